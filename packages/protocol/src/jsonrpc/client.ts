@@ -1,0 +1,163 @@
+import { RpcError } from './errors.js';
+import type { JsonRpcParams, JsonRpcResponse } from './types.js';
+
+/** The peer did not answer within the request's deadline. */
+export class RequestTimeoutError extends Error {
+  constructor(
+    readonly method: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`request '${method}' timed out after ${timeoutMs} ms`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
+/** The connection closed before the peer answered. */
+export class ConnectionClosedError extends Error {
+  constructor(message = 'connection closed') {
+    super(message);
+    this.name = 'ConnectionClosedError';
+  }
+}
+
+export interface RequestOptions {
+  /** Overrides the client's default deadline; 0 waits forever. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface ClientOptions {
+  /** Writes one serialized frame to the peer. May throw if the transport is closed. */
+  send: (frame: string) => void;
+  /** Default deadline per request in ms. Default 60 000; 0 disables. */
+  timeoutMs?: number;
+  /**
+   * Called when a request is given up (timeout or abort) so a protocol on top can tell the peer,
+   * e.g. MCP's `notifications/cancelled`.
+   */
+  onAbandon?: (id: number, method: string, reason: 'timeout' | 'abort') => void;
+}
+
+interface Pending {
+  method: string;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+/**
+ * The calling side of JSON-RPC: numbers requests, correlates responses by id, enforces deadlines.
+ * Feed it every response that arrives with `handleResponse`.
+ */
+export class JsonRpcClient {
+  readonly #send: (frame: string) => void;
+  readonly #timeoutMs: number;
+  readonly #onAbandon: ClientOptions['onAbandon'];
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #closed: Error | undefined;
+
+  constructor(options: ClientOptions) {
+    this.#send = options.send;
+    this.#timeoutMs = options.timeoutMs ?? 60_000;
+    this.#onAbandon = options.onAbandon;
+  }
+
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  request<R = unknown>(
+    method: string,
+    params?: JsonRpcParams,
+    options: RequestOptions = {},
+  ): Promise<R> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const id = this.#nextId++;
+    let frame: string;
+    try {
+      frame = JSON.stringify(
+        params === undefined
+          ? { jsonrpc: '2.0', id, method }
+          : { jsonrpc: '2.0', id, method, params },
+      );
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<R>((resolve, reject) => {
+      const pending: Pending = {
+        method,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        timer: undefined,
+        signal,
+        onAbort: undefined,
+      };
+      const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
+      if (timeoutMs > 0) {
+        pending.timer = setTimeout(
+          () => this.#abandon(id, 'timeout', new RequestTimeoutError(method, timeoutMs)),
+          timeoutMs,
+        );
+      }
+      if (signal) {
+        pending.onAbort = () => this.#abandon(id, 'abort', signal.reason);
+        signal.addEventListener('abort', pending.onAbort, { once: true });
+      }
+      this.#pending.set(id, pending);
+      try {
+        this.#send(frame);
+      } catch (err) {
+        this.#finish(id);
+        reject(err);
+      }
+    });
+  }
+
+  /** Send a notification: no id, no answer. */
+  notify(method: string, params?: JsonRpcParams): void {
+    if (this.#closed) throw this.#closed;
+    this.#send(
+      JSON.stringify(
+        params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
+      ),
+    );
+  }
+
+  /** Settle the request a response answers. Returns false for an id this client is not waiting on. */
+  handleResponse(response: JsonRpcResponse): boolean {
+    if (typeof response.id !== 'number') return false;
+    const pending = this.#finish(response.id);
+    if (!pending) return false;
+    if ('error' in response) pending.reject(RpcError.fromObject(response.error));
+    else pending.resolve(response.result);
+    return true;
+  }
+
+  /** Reject every pending request and refuse new ones. */
+  close(reason: Error = new ConnectionClosedError()): void {
+    if (this.#closed) return;
+    this.#closed = reason;
+    for (const id of [...this.#pending.keys()]) this.#finish(id)?.reject(reason);
+  }
+
+  #abandon(id: number, why: 'timeout' | 'abort', reason: unknown): void {
+    const pending = this.#finish(id);
+    if (!pending) return;
+    pending.reject(reason);
+    this.#onAbandon?.(id, pending.method, why);
+  }
+
+  #finish(id: number): Pending | undefined {
+    const pending = this.#pending.get(id);
+    if (!pending) return undefined;
+    this.#pending.delete(id);
+    if (pending.timer) clearTimeout(pending.timer);
+    if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
+    return pending;
+  }
+}

@@ -1,0 +1,170 @@
+import { ErrorCode } from './errors.js';
+import type {
+  JsonRpcErrorObject,
+  JsonRpcFailure,
+  JsonRpcId,
+  JsonRpcParams,
+  JsonRpcResponse,
+} from './types.js';
+
+/** One classified element of a frame. */
+export type Incoming =
+  | { kind: 'request'; id: JsonRpcId; method: string; params: JsonRpcParams | undefined }
+  | { kind: 'notification'; method: string; params: JsonRpcParams | undefined }
+  | { kind: 'response'; response: JsonRpcResponse }
+  | { kind: 'invalid'; reply: JsonRpcFailure };
+
+/** One frame: a single message, a batch, or something that is not JSON-RPC at all. */
+export type Frame =
+  | { kind: 'single'; message: Incoming }
+  | { kind: 'batch'; messages: Incoming[] }
+  /** Answer with `reply` and nothing else: unparsable JSON or an empty batch. */
+  | { kind: 'invalid'; reply: JsonRpcFailure }
+  /** Nothing to do: an empty or whitespace-only frame. */
+  | { kind: 'empty' };
+
+export function errorResponse(id: JsonRpcId, error: JsonRpcErrorObject): JsonRpcFailure {
+  return { jsonrpc: '2.0', id, error };
+}
+
+function invalid(id: JsonRpcId, message: string): Incoming {
+  return {
+    kind: 'invalid',
+    reply: errorResponse(id, {
+      code: ErrorCode.InvalidRequest,
+      message: 'Invalid Request',
+      data: { reason: message },
+    }),
+  };
+}
+
+function isId(value: unknown): value is JsonRpcId {
+  return (
+    typeof value === 'string' ||
+    value === null ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
+}
+
+function isErrorObject(value: unknown): value is JsonRpcErrorObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const e = value as Record<string, unknown>;
+  return Number.isInteger(e.code) && typeof e.message === 'string';
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** Classify one decoded JSON value as a request, notification, response or invalid request. */
+export function classify(value: unknown): Incoming {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return invalid(null, 'a JSON-RPC message must be an object');
+  }
+  const msg = value as Record<string, unknown>;
+  const hasId = hasOwn.call(msg, 'id');
+  // The id is echoed whenever it can be: a request that is wrong in another way still gets
+  // its answer correlated (JSON-RPC 2.0 §5: null only if the id could not be detected).
+  const id: JsonRpcId = hasId && isId(msg.id) ? msg.id : null;
+
+  if (msg.jsonrpc !== '2.0') return invalid(id, 'jsonrpc must be exactly "2.0"');
+  if (hasId && !isId(msg.id)) return invalid(null, 'id must be a string, a number or null');
+
+  if (hasOwn.call(msg, 'method')) {
+    const method = msg.method;
+    if (typeof method !== 'string') return invalid(id, 'method must be a string');
+    const params = msg.params;
+    if (params !== undefined && (typeof params !== 'object' || params === null)) {
+      return invalid(id, 'params must be an array or an object');
+    }
+    const p = params as JsonRpcParams | undefined;
+    return hasId
+      ? { kind: 'request', id, method, params: p }
+      : { kind: 'notification', method, params: p };
+  }
+
+  const hasResult = hasOwn.call(msg, 'result');
+  const hasError = hasOwn.call(msg, 'error');
+  if (hasId && hasResult !== hasError) {
+    if (hasResult)
+      return { kind: 'response', response: { jsonrpc: '2.0', id, result: msg.result } };
+    if (isErrorObject(msg.error)) {
+      const { code, message, data } = msg.error;
+      const error: JsonRpcErrorObject =
+        data === undefined ? { code, message } : { code, message, data };
+      return { kind: 'response', response: { jsonrpc: '2.0', id, error } };
+    }
+    return invalid(id, 'error must be an object with an integer code and a string message');
+  }
+  if (hasResult && hasError) return invalid(id, 'a response must not carry both result and error');
+  return invalid(id, 'method is required');
+}
+
+const PARSE_ERROR = (reason: string): JsonRpcFailure =>
+  errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error', data: { reason } });
+
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // JSON whitespace (RFC 8259 §2) plus a byte-order mark some writers emit.
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0xfeff) return false;
+  }
+  return true;
+}
+
+/** Decode one frame of text into a single message, a batch, or an invalid frame. */
+export function decodeFrame(text: string): Frame {
+  let source = text;
+  if (source.charCodeAt(0) === 0xfeff) source = source.slice(1);
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch (err) {
+    if (isBlank(source)) return { kind: 'empty' };
+    return {
+      kind: 'invalid',
+      reply: PARSE_ERROR(err instanceof Error ? err.message : 'invalid JSON'),
+    };
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0) {
+      return {
+        kind: 'invalid',
+        reply: errorResponse(null, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Invalid Request',
+          data: { reason: 'a batch must contain at least one message' },
+        }),
+      };
+    }
+    const messages = new Array<Incoming>(value.length);
+    for (let i = 0; i < value.length; i++) messages[i] = classify(value[i]);
+    return { kind: 'batch', messages };
+  }
+  return { kind: 'single', message: classify(value) };
+}
+
+/**
+ * Serialize a response. A result JSON cannot express (BigInt, cycles, nesting beyond the stack)
+ * becomes a -32603 for that id instead of an exception in the transport.
+ */
+export function encodeResponse(response: JsonRpcResponse): string {
+  try {
+    return JSON.stringify(response);
+  } catch {
+    return JSON.stringify(
+      errorResponse(response.id, {
+        code: ErrorCode.InternalError,
+        message: 'Internal error',
+        data: { reason: 'the result could not be serialized as JSON' },
+      }),
+    );
+  }
+}
+
+export function encodeBatch(responses: readonly JsonRpcResponse[]): string {
+  let out = '[';
+  for (let i = 0; i < responses.length; i++) {
+    if (i > 0) out += ',';
+    out += encodeResponse(responses[i] as JsonRpcResponse);
+  }
+  return `${out}]`;
+}

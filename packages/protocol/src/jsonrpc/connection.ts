@@ -1,0 +1,205 @@
+import { ConnectionClosedError, JsonRpcClient, type RequestOptions } from './client.js';
+import { encodeResponse, errorResponse } from './codec.js';
+import { Dispatcher, type DispatchOptions, type EngineLogger } from './dispatcher.js';
+import { ErrorCode } from './errors.js';
+import { isPromiseLike } from './method.js';
+import type { FrameSink, FrameTransport } from './transport.js';
+import type { JsonRpcId, JsonRpcParams } from './types.js';
+
+export interface ConnectionOptions<E> {
+  transport: FrameTransport;
+  /** Methods this side serves. Without one, every incoming request is answered -32601. */
+  dispatcher?: Dispatcher<E>;
+  /** Attached to every call's context (`ctx.extra`). */
+  extra?: E;
+  /** Default deadline for requests this side sends. Default 60 000 ms. */
+  requestTimeoutMs?: number;
+  /** After the peer closes, how long in-flight calls may still finish. Default 10 000 ms. */
+  drainTimeoutMs?: number;
+  logger?: EngineLogger;
+  /** Told when an outgoing request is given up (timeout or abort). */
+  onAbandon?: (id: number, method: string, reason: 'timeout' | 'abort') => void;
+}
+
+const idKey = (id: JsonRpcId | undefined): string =>
+  typeof id === 'string' ? `s${id}` : `n${String(id)}`;
+
+/**
+ * One JSON-RPC peer over one transport: it answers the peer's requests through a dispatcher and
+ * sends its own requests through a client, on the same channel (as MCP needs in both directions).
+ */
+export class JsonRpcConnection<E = unknown> {
+  readonly #transport: FrameTransport;
+  readonly #dispatcher: Dispatcher<E>;
+  readonly #client: JsonRpcClient;
+  readonly #logger: EngineLogger | undefined;
+  readonly #drainTimeoutMs: number;
+  readonly #dispatchOptions: DispatchOptions<E>;
+  // Abort controllers are made only for calls whose handler reads ctx.signal.
+  readonly #controllers = new Map<string, AbortController>();
+  #inflight = 0;
+  #ended = false;
+  #started = false;
+  #idle: (() => void) | undefined;
+  readonly closed: Promise<void>;
+  #resolveClosed!: () => void;
+
+  constructor(options: ConnectionOptions<E>) {
+    this.#transport = options.transport;
+    this.#dispatcher = options.dispatcher ?? new Dispatcher<E>();
+    this.#logger = options.logger;
+    this.#drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
+    this.#client = new JsonRpcClient({
+      send: (frame) => this.#send(frame),
+      ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }),
+      ...(options.onAbandon ? { onAbandon: options.onAbandon } : {}),
+    });
+    this.#dispatchOptions = {
+      extra: options.extra as E,
+      signalFor: (id) => this.#signalFor(id),
+      settled: (id) => {
+        if (this.#controllers.size > 0) this.#controllers.delete(idKey(id));
+      },
+      onResponse: (response) => {
+        if (!this.#client.handleResponse(response)) {
+          this.#logger?.debug({ id: response.id }, 'response for no pending request dropped');
+        }
+      },
+    };
+    this.closed = new Promise((resolve) => {
+      this.#resolveClosed = resolve;
+    });
+  }
+
+  start(): this {
+    if (this.#started) throw new Error('connection already started');
+    this.#started = true;
+    const sink: FrameSink = {
+      frame: (text) => this.#onFrame(text),
+      rejected: (reason, bytes) => this.#onRejected(reason, bytes),
+      end: (error) => void this.#onEnd(error),
+    };
+    this.#transport.start(sink);
+    return this;
+  }
+
+  request<R = unknown>(
+    method: string,
+    params?: JsonRpcParams,
+    options?: RequestOptions,
+  ): Promise<R> {
+    return this.#client.request<R>(method, params, options);
+  }
+
+  notify(method: string, params?: JsonRpcParams): void {
+    this.#client.notify(method, params);
+  }
+
+  /** Abort the handler of an incoming request (e.g. on MCP `notifications/cancelled`). */
+  cancel(id: JsonRpcId, reason?: unknown): boolean {
+    const controller = this.#controllers.get(idKey(id));
+    if (!controller) return false;
+    controller.abort(reason);
+    return true;
+  }
+
+  get inflight(): number {
+    return this.#inflight;
+  }
+
+  /** Close from this side: stop reading, let in-flight calls finish, flush, release. */
+  close(): Promise<void> {
+    void this.#onEnd();
+    return this.closed;
+  }
+
+  #send(frame: string): void {
+    if (this.#ended && this.#inflight === 0) throw new ConnectionClosedError();
+    this.#transport.send(frame);
+  }
+
+  #signalFor(id: JsonRpcId | undefined): AbortSignal {
+    const controller = new AbortController();
+    if (id !== undefined) this.#controllers.set(idKey(id), controller);
+    return controller.signal;
+  }
+
+  #onFrame(text: string): void {
+    let reply: ReturnType<Dispatcher<E>['handleFrame']>;
+    try {
+      reply = this.#dispatcher.handleFrame(text, this.#dispatchOptions);
+    } catch (err) {
+      // The dispatcher catches handler errors itself; reaching here is a bug, not a reason to die.
+      this.#logger?.error({ err }, 'dispatch failed');
+      this.#transport.send(
+        encodeResponse(
+          errorResponse(null, { code: ErrorCode.InternalError, message: 'Internal error' }),
+        ),
+      );
+      return;
+    }
+    if (reply === undefined) return;
+    if (!isPromiseLike(reply)) {
+      this.#transport.send(reply);
+      return;
+    }
+    this.#inflight++;
+    reply.then(
+      (text) => {
+        if (text !== undefined) this.#transport.send(text);
+        this.#done();
+      },
+      (err: unknown) => {
+        this.#logger?.error({ err }, 'dispatch failed');
+        this.#done();
+      },
+    );
+  }
+
+  #done(): void {
+    this.#inflight--;
+    if (this.#inflight === 0 && this.#idle) this.#idle();
+  }
+
+  #onRejected(reason: 'too_large' | 'not_utf8', bytes: number): void {
+    this.#logger?.warn({ reason, bytes }, 'frame rejected');
+    const error =
+      reason === 'too_large'
+        ? {
+            code: ErrorCode.InvalidRequest,
+            message: 'Invalid Request',
+            data: { reason: `frame of ${bytes} bytes exceeds the limit`, bytes },
+          }
+        : {
+            code: ErrorCode.ParseError,
+            message: 'Parse error',
+            data: { reason: 'frame is not valid UTF-8' },
+          };
+    this.#transport.send(encodeResponse(errorResponse(null, error)));
+  }
+
+  async #onEnd(error?: Error): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (error) this.#logger?.debug({ err: error }, 'transport ended with an error');
+    this.#client.close(new ConnectionClosedError());
+    if (this.#inflight > 0) {
+      const idle = new Promise<void>((resolve) => {
+        this.#idle = resolve;
+      });
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.#drainTimeoutMs);
+      });
+      await Promise.race([idle, deadline]);
+      clearTimeout(timer);
+      if (this.#inflight > 0) {
+        this.#logger?.warn({ inflight: this.#inflight }, 'closing with calls still running');
+        for (const controller of this.#controllers.values())
+          controller.abort(new ConnectionClosedError());
+      }
+    }
+    await this.#transport.close();
+    this.#resolveClosed();
+  }
+}

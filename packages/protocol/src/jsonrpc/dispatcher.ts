@@ -1,0 +1,214 @@
+import { decodeFrame, encodeBatch, encodeResponse, errorResponse, type Incoming } from './codec.js';
+import { ErrorCode, RpcError, toErrorObject } from './errors.js';
+import {
+  isPromiseLike,
+  type MaybePromise,
+  type MethodDefinition,
+  type RequestContext,
+} from './method.js';
+import type { JsonRpcId, JsonRpcResponse } from './types.js';
+
+/** The subset of a pino logger the engine writes to. */
+export interface EngineLogger {
+  error(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+export interface DispatcherOptions {
+  /** Largest batch accepted; a larger one is answered with a single -32600. Default 1000. */
+  maxBatchSize?: number;
+  logger?: EngineLogger;
+}
+
+/** Per-call inputs a transport supplies. */
+export interface DispatchOptions<E> {
+  extra: E;
+  /** Abort signal for a request; connections that support cancellation pass their own. */
+  signalFor?: (id: JsonRpcId | undefined, method: string) => AbortSignal;
+  /** Called when a request finishes, so a connection can drop its cancellation state. */
+  settled?: (id: JsonRpcId | undefined) => void;
+  /** Responses to requests this side sent (two-way connections). Dropped when absent. */
+  onResponse?: (response: JsonRpcResponse) => void;
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * A registry of JSON-RPC methods and the rules for answering them. It knows nothing of
+ * transports: give it a frame of text (or a decoded message) and it gives back the reply.
+ * Synchronous handlers are answered synchronously, so a pipelined stream of cheap calls does not
+ * pay for a promise per call.
+ */
+export class Dispatcher<E = unknown> {
+  readonly #methods = new Map<string, MethodDefinition<E>>();
+  readonly #maxBatchSize: number;
+  readonly #logger: EngineLogger | undefined;
+
+  constructor(options: DispatcherOptions = {}) {
+    this.#maxBatchSize = options.maxBatchSize ?? 1000;
+    this.#logger = options.logger;
+  }
+
+  register(...definitions: MethodDefinition<E>[]): this {
+    for (const def of definitions) {
+      if (this.#methods.has(def.name))
+        throw new Error(`method '${def.name}' is already registered`);
+      this.#methods.set(def.name, def);
+    }
+    return this;
+  }
+
+  unregister(name: string): boolean {
+    return this.#methods.delete(name);
+  }
+
+  has(name: string): boolean {
+    return this.#methods.has(name);
+  }
+
+  get methodNames(): string[] {
+    return [...this.#methods.keys()];
+  }
+
+  /**
+   * Handle one frame of text. Resolves to the serialized reply, or undefined when JSON-RPC
+   * says nothing is to be sent (notifications, responses, all-notification batches).
+   */
+  handleFrame(text: string, options: DispatchOptions<E>): MaybePromise<string | undefined> {
+    const frame = decodeFrame(text);
+    switch (frame.kind) {
+      case 'empty':
+        return undefined;
+      case 'invalid':
+        return encodeResponse(frame.reply);
+      case 'single': {
+        const reply = this.dispatch(frame.message, options);
+        return isPromiseLike(reply) ? reply.then(encodeOptional) : encodeOptional(reply);
+      }
+      case 'batch': {
+        if (frame.messages.length > this.#maxBatchSize) {
+          return encodeResponse(
+            errorResponse(null, {
+              code: ErrorCode.InvalidRequest,
+              message: 'Invalid Request',
+              data: { reason: `a batch may hold at most ${this.#maxBatchSize} messages` },
+            }),
+          );
+        }
+        // Every element starts before any is awaited: the calls of a batch run concurrently.
+        const replies = frame.messages.map((m) => this.dispatch(m, options));
+        return replies.some(isPromiseLike)
+          ? Promise.all(replies).then(encodeReplies)
+          : encodeReplies(replies as (JsonRpcResponse | undefined)[]);
+      }
+    }
+  }
+
+  /** Dispatch one classified message. */
+  dispatch(
+    message: Incoming,
+    options: DispatchOptions<E>,
+  ): MaybePromise<JsonRpcResponse | undefined> {
+    switch (message.kind) {
+      case 'invalid':
+        return message.reply;
+      case 'response':
+        options.onResponse?.(message.response);
+        return undefined;
+      case 'notification': {
+        const outcome = this.#invoke(undefined, message.method, message.params, options);
+        return isPromiseLike(outcome) ? outcome.then(() => undefined) : undefined;
+      }
+      case 'request':
+        return this.#invoke(message.id, message.method, message.params, options);
+    }
+  }
+
+  #invoke(
+    id: JsonRpcId | undefined,
+    methodName: string,
+    params: Parameters<MethodDefinition['parseParams']>[0],
+    options: DispatchOptions<E>,
+  ): MaybePromise<JsonRpcResponse | undefined> {
+    const def = this.#methods.get(methodName);
+    if (def === undefined) {
+      if (id === undefined) {
+        this.#logger?.debug({ method: methodName }, 'notification for an unknown method ignored');
+        return undefined;
+      }
+      return errorResponse(id, {
+        code: ErrorCode.MethodNotFound,
+        message: 'Method not found',
+        data: { method: methodName },
+      });
+    }
+    const ctx = makeContext(id, methodName, options);
+    let outcome: unknown;
+    try {
+      const parsed = def.parseParams(params);
+      outcome = isPromiseLike(parsed)
+        ? Promise.resolve(parsed).then((p) => def.handler(p, ctx))
+        : def.handler(parsed, ctx);
+    } catch (err) {
+      return this.#settle(id, methodName, options, undefined, err, true);
+    }
+    if (isPromiseLike(outcome)) {
+      return Promise.resolve(outcome).then(
+        (result) => this.#settle(id, methodName, options, result, undefined, false),
+        (err: unknown) => this.#settle(id, methodName, options, undefined, err, true),
+      );
+    }
+    return this.#settle(id, methodName, options, outcome, undefined, false);
+  }
+
+  #settle(
+    id: JsonRpcId | undefined,
+    methodName: string,
+    options: DispatchOptions<E>,
+    result: unknown,
+    err: unknown,
+    failed: boolean,
+  ): JsonRpcResponse | undefined {
+    if (options.settled) options.settled(id);
+    if (failed) {
+      if (!RpcError.is(err)) this.#logger?.error({ err, method: methodName }, 'handler failed');
+      // Notifications never get a reply, not even an error (JSON-RPC 2.0 §4.1).
+      return id === undefined ? undefined : errorResponse(id, toErrorObject(err));
+    }
+    if (id === undefined) return undefined;
+    // A handler that returns nothing still answers: `result` is required, and undefined would
+    // vanish from the JSON.
+    return { jsonrpc: '2.0', id, result: result === undefined ? null : result };
+  }
+}
+
+function makeContext<E>(
+  id: JsonRpcId | undefined,
+  method: string,
+  options: DispatchOptions<E>,
+): RequestContext<E> {
+  const signalFor = options.signalFor;
+  if (!signalFor) return { id, method, signal: NEVER_ABORTED, extra: options.extra };
+  // Most handlers never look at their signal; an AbortController is made only for those that do.
+  let signal: AbortSignal | undefined;
+  return {
+    id,
+    method,
+    extra: options.extra,
+    get signal() {
+      signal ??= signalFor(id, method);
+      return signal;
+    },
+  };
+}
+
+function encodeOptional(reply: JsonRpcResponse | undefined): string | undefined {
+  return reply === undefined ? undefined : encodeResponse(reply);
+}
+
+function encodeReplies(replies: readonly (JsonRpcResponse | undefined)[]): string | undefined {
+  const present = replies.filter((r): r is JsonRpcResponse => r !== undefined);
+  // A batch of notifications (and responses) is answered with nothing at all (§6).
+  return present.length === 0 ? undefined : encodeBatch(present);
+}

@@ -1,0 +1,91 @@
+import type { JsonRpcErrorObject } from './types.js';
+
+/** The codes JSON-RPC 2.0 reserves (§5.1). -32000…-32099 are left to implementations. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+} as const;
+
+// A registry-wide brand instead of `instanceof`, so errors thrown by a second copy of this
+// package (two versions in one node_modules tree) are still recognised.
+const BRAND = Symbol.for('mcpkit.RpcError');
+
+/**
+ * An error that becomes a JSON-RPC error object. Throw it from a handler to answer with your own
+ * code, message and data; any other thrown value is answered as -32603 without details.
+ */
+export class RpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  readonly [BRAND] = true;
+
+  constructor(code: number, message: string, data?: unknown, options?: { cause?: unknown }) {
+    super(message, options);
+    if (!Number.isInteger(code)) throw new TypeError(`JSON-RPC error code must be an integer`);
+    this.name = 'RpcError';
+    this.code = code;
+    this.data = data;
+  }
+
+  toJSON(): JsonRpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+
+  static is(value: unknown): value is RpcError {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as { [BRAND]?: unknown })[BRAND] === true
+    );
+  }
+
+  static fromObject(error: JsonRpcErrorObject): RpcError {
+    return new RpcError(error.code, error.message, error.data);
+  }
+}
+
+export class ParseError extends RpcError {
+  constructor(data?: unknown) {
+    super(ErrorCode.ParseError, 'Parse error', data);
+    this.name = 'ParseError';
+  }
+}
+
+export class InvalidRequestError extends RpcError {
+  constructor(message = 'Invalid Request', data?: unknown) {
+    super(ErrorCode.InvalidRequest, message, data);
+    this.name = 'InvalidRequestError';
+  }
+}
+
+export class MethodNotFoundError extends RpcError {
+  constructor(method: string) {
+    super(ErrorCode.MethodNotFound, 'Method not found', { method });
+    this.name = 'MethodNotFoundError';
+  }
+}
+
+export class InvalidParamsError extends RpcError {
+  constructor(message = 'Invalid params', data?: unknown) {
+    super(ErrorCode.InvalidParams, message, data);
+    this.name = 'InvalidParamsError';
+  }
+}
+
+export class InternalError extends RpcError {
+  constructor(message = 'Internal error', data?: unknown) {
+    super(ErrorCode.InternalError, message, data);
+    this.name = 'InternalError';
+  }
+}
+
+/** The error object sent for a value a handler threw. Only RpcErrors reveal anything. */
+export function toErrorObject(thrown: unknown): JsonRpcErrorObject {
+  if (RpcError.is(thrown)) return thrown.toJSON();
+  return { code: ErrorCode.InternalError, message: 'Internal error' };
+}

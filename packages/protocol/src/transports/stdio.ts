@@ -1,0 +1,197 @@
+import type { Readable, Writable } from 'node:stream';
+import { JsonRpcConnection } from '../jsonrpc/connection.js';
+import type { Dispatcher, EngineLogger } from '../jsonrpc/dispatcher.js';
+import type { FrameSink, FrameTransport } from '../jsonrpc/transport.js';
+import { guardStdout } from '../logging/logger.js';
+import { LineFramer } from './line-framer.js';
+
+export interface StdioTransportOptions {
+  /** Where frames are read from. Default `process.stdin`. */
+  input?: Readable;
+  /** Where frames are written. Default `process.stdout`. */
+  output?: Writable;
+  /** Largest frame accepted; a longer line is answered with an error and skipped. Default 16 MiB. */
+  maxFrameBytes?: number;
+  /** End `output` on close (signals EOF to a child process). Default: unless it is process.stdout. */
+  endOutputOnClose?: boolean;
+}
+
+export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Newline-delimited JSON-RPC over a pair of streams: a server's stdin/stdout, or a child
+ * process's stdout/stdin seen from the parent.
+ *
+ * Writes are coalesced: replies produced while one input chunk is processed leave in a single
+ * write, and asynchronous replies are gathered until the next turn of the event loop. When the
+ * output pushes back, reading pauses until it drains, so a reader that stops reading bounds our
+ * memory instead of growing a queue; exactly one `drain` listener exists at a time.
+ */
+export class StdioTransport implements FrameTransport {
+  readonly #input: Readable;
+  readonly #output: Writable;
+  readonly #maxFrameBytes: number;
+  readonly #endOutput: boolean;
+  #sink: FrameSink | undefined;
+  #framer: LineFramer | undefined;
+  #queue: string[] = [];
+  #inChunk = false;
+  #scheduled = false;
+  #blocked = false;
+  #inputDone = false;
+  #outputBroken = false;
+  #closing: Promise<void> | undefined;
+  #drainWaiters: (() => void)[] = [];
+
+  constructor(options: StdioTransportOptions = {}) {
+    this.#input = options.input ?? process.stdin;
+    this.#output = options.output ?? process.stdout;
+    this.#maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.#endOutput = options.endOutputOnClose ?? this.#output !== process.stdout;
+  }
+
+  start(sink: FrameSink): void {
+    if (this.#sink) throw new Error('transport already started');
+    this.#sink = sink;
+    this.#framer = new LineFramer(this.#maxFrameBytes, {
+      line: (text) => sink.frame(text),
+      oversized: (bytes) => sink.rejected('too_large', bytes),
+      malformed: (bytes) => sink.rejected('not_utf8', bytes),
+    });
+    this.#input.on('data', this.#onData);
+    this.#input.once('end', this.#onInputEnd);
+    this.#input.once('close', this.#onInputEnd);
+    this.#input.on('error', this.#onInputError);
+    this.#output.on('error', this.#onOutputError);
+  }
+
+  get maxFrameBytes(): number {
+    return this.#maxFrameBytes;
+  }
+
+  send(frame: string): void {
+    if (this.#outputBroken) return;
+    this.#queue.push(frame);
+    if (!this.#inChunk && !this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(this.#flush);
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#doClose();
+    return this.#closing;
+  }
+
+  async #doClose(): Promise<void> {
+    this.#detachInput();
+    this.#flush();
+    if (this.#blocked && !this.#outputBroken) {
+      await new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
+    }
+    this.#output.off('error', this.#onOutputError);
+    // A late EPIPE after we are done must not become an uncaught exception.
+    this.#output.on('error', noop);
+    if (this.#endOutput && !this.#outputBroken) {
+      await new Promise<void>((resolve) => this.#output.end(resolve));
+    }
+  }
+
+  readonly #onData = (chunk: Buffer | string): void => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    this.#inChunk = true;
+    try {
+      this.#framer?.push(bytes);
+    } finally {
+      this.#inChunk = false;
+    }
+    this.#flush();
+  };
+
+  readonly #flush = (): void => {
+    this.#scheduled = false;
+    if (this.#blocked || this.#outputBroken || this.#queue.length === 0) return;
+    const queue = this.#queue;
+    this.#queue = [];
+    const data = queue.length === 1 ? `${queue[0]}\n` : `${queue.join('\n')}\n`;
+    if (!this.#output.write(data)) {
+      this.#blocked = true;
+      if (!this.#inputDone) this.#input.pause();
+      this.#output.once('drain', this.#onDrain);
+    }
+  };
+
+  readonly #onDrain = (): void => {
+    this.#blocked = false;
+    this.#flush();
+    if (this.#blocked) return;
+    for (const resolve of this.#drainWaiters.splice(0)) resolve();
+    if (!this.#inputDone) this.#input.resume();
+  };
+
+  readonly #onInputEnd = (): void => {
+    if (this.#inputDone) return;
+    this.#framer?.end();
+    this.#detachInput();
+    this.#sink?.end();
+  };
+
+  readonly #onInputError = (err: Error): void => {
+    if (this.#inputDone) return;
+    this.#detachInput();
+    this.#sink?.end(err);
+  };
+
+  readonly #onOutputError = (err: Error): void => {
+    // EPIPE: the reader went away. Nothing we write can arrive any more.
+    this.#outputBroken = true;
+    this.#queue = [];
+    this.#blocked = false;
+    for (const resolve of this.#drainWaiters.splice(0)) resolve();
+    if (!this.#inputDone) {
+      this.#detachInput();
+      this.#sink?.end(err);
+    }
+  };
+
+  #detachInput(): void {
+    if (this.#inputDone) return;
+    this.#inputDone = true;
+    this.#input.off('data', this.#onData);
+    this.#input.off('end', this.#onInputEnd);
+    this.#input.off('close', this.#onInputEnd);
+    this.#input.off('error', this.#onInputError);
+    this.#input.on('error', noop);
+    this.#input.pause();
+  }
+}
+
+function noop(): void {}
+
+export interface ServeStdioOptions<E> extends StdioTransportOptions {
+  extra?: E;
+  logger?: EngineLogger;
+  /** Route console output to stderr while serving on process.stdout. Default true. */
+  guardStdout?: boolean;
+}
+
+/**
+ * Serve a dispatcher over stdio until the input closes; resolves once every reply is written.
+ * Returns the connection through `onConnection` for servers that also send requests.
+ */
+export async function serveStdio<E>(
+  dispatcher: Dispatcher<E>,
+  options: ServeStdioOptions<E> = {},
+): Promise<void> {
+  const transport = new StdioTransport(options);
+  if ((options.guardStdout ?? true) && (options.output ?? process.stdout) === process.stdout)
+    guardStdout();
+  const connection = new JsonRpcConnection<E>({
+    transport,
+    dispatcher,
+    ...(options.extra === undefined ? {} : { extra: options.extra }),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  connection.start();
+  await connection.closed;
+}
