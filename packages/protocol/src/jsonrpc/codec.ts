@@ -148,7 +148,14 @@ export function decodeFrame(text: string): Frame {
  */
 export function encodeResponse(response: JsonRpcResponse): string {
   try {
-    return JSON.stringify(response);
+    // Assembled by hand: the envelope is fixed, and skipping a generic stringify of it is a
+    // measurable share of a cheap call's cost.
+    const id = typeof response.id === 'number' ? String(response.id) : JSON.stringify(response.id);
+    if ('error' in response)
+      return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(response.error)}}`;
+    const result = JSON.stringify(response.result);
+    // undefined (and functions/symbols) have no JSON form; `result` must still be present.
+    return `{"jsonrpc":"2.0","id":${id},"result":${result === undefined ? 'null' : result}}`;
   } catch {
     return JSON.stringify(
       errorResponse(response.id, {

@@ -143,7 +143,7 @@ export class Dispatcher<E = unknown> {
         data: { method: methodName },
       });
     }
-    const ctx = makeContext(id, methodName, options);
+    const ctx = new CallContext(id, methodName, options.extra, options.signalFor);
     let outcome: unknown;
     try {
       const parsed = def.parseParams(params);
@@ -183,24 +183,26 @@ export class Dispatcher<E = unknown> {
   }
 }
 
-function makeContext<E>(
-  id: JsonRpcId | undefined,
-  method: string,
-  options: DispatchOptions<E>,
-): RequestContext<E> {
-  const signalFor = options.signalFor;
-  if (!signalFor) return { id, method, signal: NEVER_ABORTED, extra: options.extra };
-  // Most handlers never look at their signal; an AbortController is made only for those that do.
-  let signal: AbortSignal | undefined;
-  return {
-    id,
-    method,
-    extra: options.extra,
-    get signal() {
-      signal ??= signalFor(id, method);
-      return signal;
-    },
-  };
+/**
+ * A call's context. A class with a prototype getter rather than an object literal with an own
+ * getter: V8 keeps instances of one shape fast, and most handlers never read their signal, so the
+ * AbortController is made only on first read.
+ */
+class CallContext<E> implements RequestContext<E> {
+  #signal: AbortSignal | undefined;
+  constructor(
+    readonly id: JsonRpcId | undefined,
+    readonly method: string,
+    readonly extra: E,
+    readonly signalFor: ((id: JsonRpcId | undefined, method: string) => AbortSignal) | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.#signal === undefined) {
+      this.#signal = this.signalFor ? this.signalFor(this.id, this.method) : NEVER_ABORTED;
+    }
+    return this.#signal;
+  }
 }
 
 function encodeOptional(reply: JsonRpcResponse | undefined): string | undefined {

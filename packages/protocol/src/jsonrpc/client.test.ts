@@ -1,0 +1,426 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  type ClientOptions,
+  ConnectionClosedError,
+  JsonRpcClient,
+  RequestTimeoutError,
+} from './client.js';
+import { RpcError } from './errors.js';
+
+/** A client whose `send` records every frame. Deadlines are off unless asked for. */
+function makeClient(options: Partial<ClientOptions> = {}) {
+  const frames: string[] = [];
+  const onAbandon = vi.fn<NonNullable<ClientOptions['onAbandon']>>();
+  const client = new JsonRpcClient({
+    send: (frame) => {
+      frames.push(frame);
+    },
+    timeoutMs: 0,
+    onAbandon,
+    ...options,
+  });
+  const sent = () => frames.map((f) => JSON.parse(f) as Record<string, unknown>);
+  return { client, frames, sent, onAbandon };
+}
+
+/** Mark a promise as handled: the test inspects it some other way (or closes the client). */
+function ignore(promise: Promise<unknown>): void {
+  promise.catch(() => {});
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('requests', () => {
+  it('numbers requests with increasing ids starting at 1', () => {
+    const { client, sent } = makeClient();
+    ignore(client.request('a'));
+    ignore(client.request('b'));
+    ignore(client.request('c'));
+    expect(sent().map((m) => m.id)).toEqual([1, 2, 3]);
+    expect(client.pendingCount).toBe(3);
+    client.close();
+  });
+
+  it('sends a request frame with params when given', () => {
+    const { client, frames } = makeClient();
+    ignore(client.request('subtract', [42, 23]));
+    ignore(client.request('named', { a: 1 }));
+    expect(JSON.parse(frames[0] as string)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'subtract',
+      params: [42, 23],
+    });
+    expect(JSON.parse(frames[1] as string)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'named',
+      params: { a: 1 },
+    });
+    client.close();
+  });
+
+  it('omits params from the frame when they are undefined', () => {
+    const { client, frames } = makeClient();
+    ignore(client.request('ping'));
+    expect(frames).toHaveLength(1);
+    const frame = JSON.parse(frames[0] as string) as Record<string, unknown>;
+    expect(frame).toEqual({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    expect(Object.hasOwn(frame, 'params')).toBe(false);
+    expect(frames[0]).not.toContain('params');
+    client.close();
+  });
+
+  it('resolves with the result of the matching response', async () => {
+    const { client } = makeClient();
+    const first = client.request<number>('a');
+    const second = client.request<{ ok: boolean }>('b');
+    expect(client.handleResponse({ jsonrpc: '2.0', id: 2, result: { ok: true } })).toBe(true);
+    expect(client.handleResponse({ jsonrpc: '2.0', id: 1, result: 19 })).toBe(true);
+    await expect(first).resolves.toBe(19);
+    await expect(second).resolves.toEqual({ ok: true });
+    expect(client.pendingCount).toBe(0);
+  });
+
+  it('resolves with a null result', async () => {
+    const { client } = makeClient();
+    const p = client.request('a');
+    client.handleResponse({ jsonrpc: '2.0', id: 1, result: null });
+    await expect(p).resolves.toBeNull();
+  });
+
+  it('rejects with an RpcError carrying code, message and data', async () => {
+    const { client } = makeClient();
+    const p = client.request('a');
+    expect(
+      client.handleResponse({
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32001, message: 'Resource locked', data: { retryAfter: 5 } },
+      }),
+    ).toBe(true);
+    const err = await p.catch((e: unknown) => e);
+    expect(RpcError.is(err)).toBe(true);
+    if (!RpcError.is(err)) return;
+    expect(err.code).toBe(-32001);
+    expect(err.message).toBe('Resource locked');
+    expect(err.data).toEqual({ retryAfter: 5 });
+    expect(client.pendingCount).toBe(0);
+  });
+
+  it('rejects with an RpcError without data when the error has none', async () => {
+    const { client } = makeClient();
+    const p = client.request('a');
+    client.handleResponse({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'nope' } });
+    const err = await p.catch((e: unknown) => e);
+    expect(RpcError.is(err)).toBe(true);
+    if (RpcError.is(err)) {
+      expect(err.code).toBe(-32601);
+      expect(err.data).toBeUndefined();
+    }
+  });
+
+  it('returns false for a response to an unknown id', () => {
+    const { client } = makeClient();
+    ignore(client.request('a'));
+    expect(client.handleResponse({ jsonrpc: '2.0', id: 99, result: 1 })).toBe(false);
+    expect(client.handleResponse({ jsonrpc: '2.0', id: null, result: 1 })).toBe(false);
+    expect(client.pendingCount).toBe(1);
+    client.close();
+  });
+
+  it('does not match the string id "1" to the numeric id 1', async () => {
+    const { client } = makeClient();
+    const p = client.request('a');
+    expect(client.handleResponse({ jsonrpc: '2.0', id: '1', result: 'wrong' })).toBe(false);
+    expect(client.pendingCount).toBe(1);
+    expect(client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'right' })).toBe(true);
+    await expect(p).resolves.toBe('right');
+  });
+
+  it('settles a request only once', async () => {
+    const { client } = makeClient();
+    const p = client.request('a');
+    expect(client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'first' })).toBe(true);
+    expect(client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'second' })).toBe(false);
+    await expect(p).resolves.toBe('first');
+  });
+
+  it('accepts a response delivered synchronously from inside send', async () => {
+    const client: JsonRpcClient = new JsonRpcClient({
+      timeoutMs: 0,
+      send: (frame) => {
+        const { id } = JSON.parse(frame) as { id: number };
+        expect(client.handleResponse({ jsonrpc: '2.0', id, result: 'loopback' })).toBe(true);
+      },
+    });
+    await expect(client.request('echo')).resolves.toBe('loopback');
+    expect(client.pendingCount).toBe(0);
+  });
+});
+
+describe('timeouts', () => {
+  it('rejects with RequestTimeoutError and calls onAbandon with the reason timeout', async () => {
+    vi.useFakeTimers();
+    const { client, onAbandon } = makeClient({ timeoutMs: 1000 });
+    const p = client.request('slow.method');
+    const settled = p.catch((e: unknown) => e);
+    vi.advanceTimersByTime(999);
+    expect(client.pendingCount).toBe(1);
+    expect(onAbandon).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    const err = await settled;
+    expect(err).toBeInstanceOf(RequestTimeoutError);
+    expect((err as RequestTimeoutError).method).toBe('slow.method');
+    expect((err as RequestTimeoutError).timeoutMs).toBe(1000);
+    expect(onAbandon).toHaveBeenCalledTimes(1);
+    expect(onAbandon).toHaveBeenCalledWith(1, 'slow.method', 'timeout');
+    expect(client.pendingCount).toBe(0);
+  });
+
+  it('uses a per-request timeout over the default', async () => {
+    vi.useFakeTimers();
+    const { client, onAbandon } = makeClient({ timeoutMs: 60_000 });
+    const p = client.request('quick', undefined, { timeoutMs: 10 });
+    const settled = p.catch((e: unknown) => e);
+    vi.advanceTimersByTime(10);
+    expect(await settled).toBeInstanceOf(RequestTimeoutError);
+    expect(onAbandon).toHaveBeenCalledWith(1, 'quick', 'timeout');
+  });
+
+  it('times out with a short real timeout', async () => {
+    const { client, onAbandon } = makeClient({ timeoutMs: 20 });
+    await expect(client.request('real')).rejects.toBeInstanceOf(RequestTimeoutError);
+    expect(onAbandon).toHaveBeenCalledWith(1, 'real', 'timeout');
+  });
+
+  it('never times out with timeoutMs 0', async () => {
+    vi.useFakeTimers();
+    const { client, onAbandon } = makeClient({ timeoutMs: 1000 });
+    const p = client.request('forever', undefined, { timeoutMs: 0 });
+    vi.advanceTimersByTime(24 * 60 * 60 * 1000);
+    expect(client.pendingCount).toBe(1);
+    expect(onAbandon).not.toHaveBeenCalled();
+    client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'finally' });
+    await expect(p).resolves.toBe('finally');
+  });
+
+  it('never times out when the client default is 0', () => {
+    vi.useFakeTimers();
+    const { client, onAbandon } = makeClient({ timeoutMs: 0 });
+    ignore(client.request('forever'));
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(10 * 60 * 1000);
+    expect(client.pendingCount).toBe(1);
+    expect(onAbandon).not.toHaveBeenCalled();
+    client.close();
+  });
+
+  it('defaults to a 60 s deadline', async () => {
+    vi.useFakeTimers();
+    const client = new JsonRpcClient({ send: () => {} });
+    const settled = client.request('x').catch((e: unknown) => e);
+    vi.advanceTimersByTime(59_999);
+    expect(client.pendingCount).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(await settled).toBeInstanceOf(RequestTimeoutError);
+  });
+
+  it('clears the timer once a response arrives', async () => {
+    vi.useFakeTimers();
+    const { client, onAbandon } = makeClient({ timeoutMs: 100 });
+    const p = client.request('a');
+    expect(vi.getTimerCount()).toBe(1);
+    client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'ok' });
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(1000);
+    await expect(p).resolves.toBe('ok');
+    expect(onAbandon).not.toHaveBeenCalled();
+  });
+
+  it('ignores a late response after a timeout', async () => {
+    vi.useFakeTimers();
+    const { client } = makeClient({ timeoutMs: 50 });
+    const settled = client.request('a').catch((e: unknown) => e);
+    vi.advanceTimersByTime(50);
+    expect(await settled).toBeInstanceOf(RequestTimeoutError);
+    expect(client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'late' })).toBe(false);
+    expect(
+      client.handleResponse({ jsonrpc: '2.0', id: 1, error: { code: 1, message: 'late' } }),
+    ).toBe(false);
+    expect(client.pendingCount).toBe(0);
+  });
+});
+
+describe('abort signals', () => {
+  it('rejects with the abort reason and calls onAbandon with the reason abort', async () => {
+    const { client, onAbandon, frames } = makeClient();
+    const controller = new AbortController();
+    const p = client.request('long', [1], { signal: controller.signal });
+    expect(frames).toHaveLength(1);
+    const reason = new Error('user cancelled');
+    controller.abort(reason);
+    await expect(p).rejects.toBe(reason);
+    expect(onAbandon).toHaveBeenCalledTimes(1);
+    expect(onAbandon).toHaveBeenCalledWith(1, 'long', 'abort');
+    expect(client.pendingCount).toBe(0);
+    expect(client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'late' })).toBe(false);
+  });
+
+  it('rejects with an AbortError when aborted without a reason', async () => {
+    const { client } = makeClient();
+    const controller = new AbortController();
+    const p = client.request('long', undefined, { signal: controller.signal });
+    controller.abort();
+    const err = await p.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).name).toBe('AbortError');
+  });
+
+  it('rejects an already-aborted signal without sending', async () => {
+    const { client, frames, onAbandon } = makeClient();
+    const reason = new Error('too late');
+    await expect(
+      client.request('never', undefined, { signal: AbortSignal.abort(reason) }),
+    ).rejects.toBe(reason);
+    expect(frames).toHaveLength(0);
+    expect(client.pendingCount).toBe(0);
+    expect(onAbandon).not.toHaveBeenCalled();
+  });
+
+  it('ignores an abort after the response arrived', async () => {
+    const { client, onAbandon } = makeClient();
+    const controller = new AbortController();
+    const p = client.request('a', undefined, { signal: controller.signal });
+    client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'done' });
+    controller.abort(new Error('too late'));
+    await expect(p).resolves.toBe('done');
+    expect(onAbandon).not.toHaveBeenCalled();
+  });
+
+  it('does not report a timeout for a request that was aborted', async () => {
+    vi.useFakeTimers();
+    const { client, onAbandon } = makeClient({ timeoutMs: 100 });
+    const controller = new AbortController();
+    const settled = client.request('a', undefined, { signal: controller.signal }).catch((e) => e);
+    controller.abort(new Error('stop'));
+    vi.advanceTimersByTime(1000);
+    expect(((await settled) as Error).message).toBe('stop');
+    expect(onAbandon).toHaveBeenCalledTimes(1);
+    expect(onAbandon).toHaveBeenCalledWith(1, 'a', 'abort');
+  });
+});
+
+describe('send failures and serialization', () => {
+  it('rejects the request when send throws, leaving nothing pending', async () => {
+    const boom = new Error('transport closed');
+    const client = new JsonRpcClient({
+      timeoutMs: 1000,
+      send: () => {
+        throw boom;
+      },
+    });
+    await expect(client.request('a', [1])).rejects.toBe(boom);
+    expect(client.pendingCount).toBe(0);
+  });
+
+  it('rejects unserializable params without sending', async () => {
+    const { client, frames } = makeClient();
+    await expect(client.request('big', [1n])).rejects.toBeInstanceOf(TypeError);
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    await expect(client.request('loop', circular)).rejects.toBeInstanceOf(TypeError);
+    expect(frames).toHaveLength(0);
+    expect(client.pendingCount).toBe(0);
+  });
+});
+
+describe('close', () => {
+  it('rejects every pending request with ConnectionClosedError', async () => {
+    const { client, onAbandon } = makeClient();
+    const a = client.request('a');
+    const b = client.request('b');
+    client.close();
+    await expect(a).rejects.toBeInstanceOf(ConnectionClosedError);
+    await expect(b).rejects.toBeInstanceOf(ConnectionClosedError);
+    expect(client.pendingCount).toBe(0);
+    expect(onAbandon).not.toHaveBeenCalled();
+  });
+
+  it('rejects later requests without sending', async () => {
+    const { client, frames } = makeClient();
+    client.close();
+    await expect(client.request('after')).rejects.toBeInstanceOf(ConnectionClosedError);
+    expect(frames).toHaveLength(0);
+    expect(client.pendingCount).toBe(0);
+  });
+
+  it('uses a custom reason, and a second close keeps the first', async () => {
+    const { client } = makeClient();
+    const p = client.request('a');
+    const reason = new Error('peer went away');
+    client.close(reason);
+    client.close(new Error('other'));
+    await expect(p).rejects.toBe(reason);
+    await expect(client.request('b')).rejects.toBe(reason);
+  });
+
+  it('clears deadlines so closed requests never time out', async () => {
+    vi.useFakeTimers();
+    const { client, onAbandon } = makeClient({ timeoutMs: 100 });
+    const settled = client.request('a').catch((e: unknown) => e);
+    client.close();
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(1000);
+    expect(await settled).toBeInstanceOf(ConnectionClosedError);
+    expect(onAbandon).not.toHaveBeenCalled();
+  });
+
+  it('ignores responses after close', async () => {
+    const { client } = makeClient();
+    const settled = client.request('a').catch((e: unknown) => e);
+    client.close();
+    expect(client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'late' })).toBe(false);
+    expect(await settled).toBeInstanceOf(ConnectionClosedError);
+  });
+});
+
+describe('notifications', () => {
+  it('sends a notification frame without an id', () => {
+    const { client, frames } = makeClient();
+    client.notify('notifications/initialized');
+    client.notify('progress', { done: 3 });
+    client.notify('update', [1, 2]);
+    expect(frames.map((f) => JSON.parse(f))).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', method: 'progress', params: { done: 3 } },
+      { jsonrpc: '2.0', method: 'update', params: [1, 2] },
+    ]);
+    expect(frames[0]).not.toContain('"id"');
+    expect(frames[0]).not.toContain('params');
+    expect(client.pendingCount).toBe(0);
+  });
+
+  it('does not consume request ids', () => {
+    const { client, sent } = makeClient();
+    client.notify('n');
+    ignore(client.request('r'));
+    expect(sent()[1]?.id).toBe(1);
+    client.close();
+  });
+
+  it('throws after close without sending', () => {
+    const { client, frames } = makeClient();
+    client.close();
+    expect(() => client.notify('late')).toThrow(ConnectionClosedError);
+    expect(frames).toHaveLength(0);
+  });
+
+  it('throws when params cannot be serialized', () => {
+    const { client, frames } = makeClient();
+    expect(() => client.notify('big', [1n])).toThrow(TypeError);
+    expect(frames).toHaveLength(0);
+  });
+});

@@ -1,0 +1,458 @@
+import { describe, expect, it } from 'vitest';
+import { classify, decodeFrame, encodeBatch, encodeResponse, type Incoming } from './codec.js';
+import type { JsonRpcResponse } from './types.js';
+
+/** Decode a frame that must hold a single message and return that message. */
+function single(text: string): Incoming {
+  const frame = decodeFrame(text);
+  if (frame.kind !== 'single') throw new Error(`expected a single message, got ${frame.kind}`);
+  return frame.message;
+}
+
+/** Classify a value that must be invalid and return its reply. */
+function invalidReply(value: unknown) {
+  const message = classify(value);
+  if (message.kind !== 'invalid') throw new Error(`expected invalid, got ${message.kind}`);
+  return message.reply;
+}
+
+describe('decodeFrame', () => {
+  it('answers invalid JSON with a -32700 parse error and id null', () => {
+    for (const text of [
+      '{',
+      '{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]',
+      'nul',
+    ]) {
+      const frame = decodeFrame(text);
+      expect(frame.kind).toBe('invalid');
+      if (frame.kind !== 'invalid') continue;
+      expect(frame.reply.jsonrpc).toBe('2.0');
+      expect(frame.reply.id).toBeNull();
+      expect(frame.reply.error.code).toBe(-32700);
+      expect(frame.reply.error.message).toBe('Parse error');
+    }
+  });
+
+  it('treats an empty or whitespace-only frame as empty', () => {
+    for (const text of ['', ' ', '\t', '\r\n', ' \n\t\r ', '\uFEFF', '\uFEFF  \n']) {
+      expect(decodeFrame(text)).toEqual({ kind: 'empty' });
+    }
+  });
+
+  it('does not treat non-JSON-whitespace as empty', () => {
+    const frame = decodeFrame('\u00a0');
+    expect(frame.kind).toBe('invalid');
+    if (frame.kind === 'invalid') expect(frame.reply.error.code).toBe(-32700);
+  });
+
+  it('tolerates a leading byte-order mark', () => {
+    const message = single('\uFEFF{"jsonrpc":"2.0","id":1,"method":"ping"}');
+    expect(message).toEqual({ kind: 'request', id: 1, method: 'ping', params: undefined });
+  });
+
+  it('accepts surrounding JSON whitespace', () => {
+    const message = single('  \n{"jsonrpc":"2.0","method":"ping"}\r\n ');
+    expect(message).toEqual({ kind: 'notification', method: 'ping', params: undefined });
+  });
+
+  it('answers an empty batch with a single -32600 and id null', () => {
+    for (const text of ['[]', ' [ ] ']) {
+      const frame = decodeFrame(text);
+      expect(frame.kind).toBe('invalid');
+      if (frame.kind !== 'invalid') continue;
+      expect(frame.reply).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid Request' },
+      });
+    }
+  });
+
+  it('classifies each batch element individually', () => {
+    const frame = decodeFrame(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'sum', params: [1, 2, 4] },
+        { jsonrpc: '2.0', method: 'notify_hello', params: [7] },
+        { foo: 'boo' },
+        1,
+        { jsonrpc: '2.0', id: 2, result: 19 },
+        [],
+      ]),
+    );
+    expect(frame.kind).toBe('batch');
+    if (frame.kind !== 'batch') return;
+    expect(frame.messages.map((m) => m.kind)).toEqual([
+      'request',
+      'notification',
+      'invalid',
+      'invalid',
+      'response',
+      'invalid',
+    ]);
+    expect(frame.messages[0]).toEqual({ kind: 'request', id: 1, method: 'sum', params: [1, 2, 4] });
+    expect(frame.messages[1]).toEqual({
+      kind: 'notification',
+      method: 'notify_hello',
+      params: [7],
+    });
+    expect(frame.messages[4]).toEqual({
+      kind: 'response',
+      response: { jsonrpc: '2.0', id: 2, result: 19 },
+    });
+  });
+
+  it('turns a batch of one invalid value into a batch, not a single', () => {
+    const frame = decodeFrame('[1]');
+    expect(frame.kind).toBe('batch');
+    if (frame.kind !== 'batch') return;
+    expect(frame.messages).toHaveLength(1);
+    const [first] = frame.messages;
+    expect(first?.kind).toBe('invalid');
+    if (first?.kind === 'invalid') {
+      expect(first.reply.id).toBeNull();
+      expect(first.reply.error.code).toBe(-32600);
+    }
+  });
+
+  it('classifies non-object single values as invalid requests with id null', () => {
+    for (const text of ['1', '"x"', 'null', 'true']) {
+      const message = single(text);
+      expect(message.kind).toBe('invalid');
+      if (message.kind !== 'invalid') continue;
+      expect(message.reply.id).toBeNull();
+      expect(message.reply.error.code).toBe(-32600);
+    }
+  });
+});
+
+describe('classify: requests and notifications', () => {
+  it('classifies a message with an id as a request', () => {
+    expect(classify({ jsonrpc: '2.0', id: 7, method: 'm', params: { a: 1 } })).toEqual({
+      kind: 'request',
+      id: 7,
+      method: 'm',
+      params: { a: 1 },
+    });
+  });
+
+  it('classifies a message with id null as a request (not a notification)', () => {
+    expect(classify({ jsonrpc: '2.0', id: null, method: 'm' })).toEqual({
+      kind: 'request',
+      id: null,
+      method: 'm',
+      params: undefined,
+    });
+  });
+
+  it('classifies a message without an id as a notification', () => {
+    expect(classify({ jsonrpc: '2.0', method: 'm', params: [1] })).toEqual({
+      kind: 'notification',
+      method: 'm',
+      params: [1],
+    });
+  });
+
+  it('accepts array and object params, and absent params', () => {
+    expect(classify({ jsonrpc: '2.0', id: 1, method: 'm', params: [] })).toMatchObject({
+      kind: 'request',
+      params: [],
+    });
+    expect(classify({ jsonrpc: '2.0', id: 1, method: 'm', params: {} })).toMatchObject({
+      kind: 'request',
+      params: {},
+    });
+    expect(classify({ jsonrpc: '2.0', id: 1, method: 'm' })).toMatchObject({
+      kind: 'request',
+      params: undefined,
+    });
+  });
+
+  it.each([
+    ['a string', 'bar'],
+    ['a number', 3],
+    ['null', null],
+    ['a boolean', true],
+  ])('rejects params that are %s with -32600', (_label, params) => {
+    const reply = invalidReply({ jsonrpc: '2.0', id: 5, method: 'm', params });
+    expect(reply.error.code).toBe(-32600);
+    expect(reply.error.message).toBe('Invalid Request');
+    expect(reply.id).toBe(5);
+  });
+
+  it('rejects a non-string method with -32600, echoing the id', () => {
+    const reply = invalidReply({ jsonrpc: '2.0', id: 'abc', method: 1, params: 'bar' });
+    expect(reply).toMatchObject({ jsonrpc: '2.0', id: 'abc', error: { code: -32600 } });
+  });
+
+  it('rejects a message with neither method nor result/error', () => {
+    const reply = invalidReply({ jsonrpc: '2.0', id: 3 });
+    expect(reply).toMatchObject({ id: 3, error: { code: -32600 } });
+  });
+
+  it('rejects an object without jsonrpc', () => {
+    const reply = invalidReply({ foo: 'boo' });
+    expect(reply).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+});
+
+describe('classify: jsonrpc version', () => {
+  it.each([
+    ['the number 2.0', 2.0],
+    ['the string "2"', '2'],
+    ['the string "1.0"', '1.0'],
+    ['the string "2.0 "', '2.0 '],
+    ['null', null],
+  ])('rejects jsonrpc as %s with -32600', (_label, version) => {
+    const reply = invalidReply({ jsonrpc: version, id: 1, method: 'm' });
+    expect(reply.error.code).toBe(-32600);
+    expect(reply.id).toBe(1);
+  });
+
+  it('rejects a missing jsonrpc member with -32600', () => {
+    const reply = invalidReply({ id: 1, method: 'm' });
+    expect(reply.error.code).toBe(-32600);
+    expect(reply.id).toBe(1);
+  });
+
+  it('rejects jsonrpc given as the number 2.0 in raw JSON text', () => {
+    const message = single('{"jsonrpc":2.0,"id":9,"method":"m"}');
+    expect(message.kind).toBe('invalid');
+    if (message.kind === 'invalid') {
+      expect(message.reply.error.code).toBe(-32600);
+      expect(message.reply.id).toBe(9);
+    }
+  });
+
+  it('rejects a notification with a wrong version (answered with id null)', () => {
+    const reply = invalidReply({ jsonrpc: '1.0', method: 'm' });
+    expect(reply).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+});
+
+describe('classify: id handling', () => {
+  it.each([
+    ['0', 0],
+    ['-1', -1],
+    ['1.5', 1.5],
+    ['a large integer', 9007199254740991],
+    ['the empty string', ''],
+    ['a string', 'req-1'],
+    ['a numeric string', '1'],
+    ['null', null],
+  ])('echoes id %s exactly on a request', (_label, id) => {
+    const message = classify({ jsonrpc: '2.0', id, method: 'm' });
+    expect(message.kind).toBe('request');
+    if (message.kind === 'request') expect(message.id).toBe(id);
+  });
+
+  it.each([
+    ['0', 0],
+    ['-1', -1],
+    ['1.5', 1.5],
+    ['the empty string', ''],
+    ['a string', 'x'],
+  ])('echoes id %s on an otherwise invalid request', (_label, id) => {
+    const reply = invalidReply({ jsonrpc: '2.0', id, method: 'm', params: 'nope' });
+    expect(reply.id).toBe(id);
+    expect(reply.error.code).toBe(-32600);
+  });
+
+  it('echoes the id when the version is wrong', () => {
+    expect(invalidReply({ jsonrpc: '1.0', id: 'keep-me', method: 'm' }).id).toBe('keep-me');
+  });
+
+  it.each([
+    ['an object', { a: 1 }],
+    ['an array', [1]],
+    ['a boolean', true],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['NaN', Number.NaN],
+  ])('answers an id that is %s with -32600 and id null', (_label, id) => {
+    const reply = invalidReply({ jsonrpc: '2.0', id, method: 'm' });
+    expect(reply.id).toBeNull();
+    expect(reply.error.code).toBe(-32600);
+  });
+
+  it('answers an id that overflows to Infinity in raw JSON with id null', () => {
+    const message = single('{"jsonrpc":"2.0","id":1e400,"method":"m"}');
+    expect(message.kind).toBe('invalid');
+    if (message.kind === 'invalid') expect(message.reply.id).toBeNull();
+  });
+
+  it('keeps ids distinct by type: "1" is not 1', () => {
+    const s = classify({ jsonrpc: '2.0', id: '1', method: 'm' });
+    const n = classify({ jsonrpc: '2.0', id: 1, method: 'm' });
+    expect(s).toMatchObject({ kind: 'request', id: '1' });
+    expect(n).toMatchObject({ kind: 'request', id: 1 });
+  });
+
+  it('echoes ids exactly through a decoded frame', () => {
+    const frame = decodeFrame(
+      '[{"jsonrpc":"2.0","id":0,"method":"a"},{"jsonrpc":"2.0","id":-1,"method":"b"},' +
+        '{"jsonrpc":"2.0","id":"","method":"c"},{"jsonrpc":"2.0","id":1.5,"method":"d"},' +
+        '{"jsonrpc":"2.0","id":null,"method":"e"}]',
+    );
+    expect(frame.kind).toBe('batch');
+    if (frame.kind !== 'batch') return;
+    const ids = frame.messages.map((m) => (m.kind === 'request' ? m.id : 'not-a-request'));
+    expect(ids).toEqual([0, -1, '', 1.5, null]);
+  });
+});
+
+describe('classify: responses', () => {
+  it('classifies a success response', () => {
+    expect(classify({ jsonrpc: '2.0', id: 1, result: { ok: true } })).toEqual({
+      kind: 'response',
+      response: { jsonrpc: '2.0', id: 1, result: { ok: true } },
+    });
+  });
+
+  it('classifies a success response whose result is null', () => {
+    expect(classify({ jsonrpc: '2.0', id: 'a', result: null })).toEqual({
+      kind: 'response',
+      response: { jsonrpc: '2.0', id: 'a', result: null },
+    });
+  });
+
+  it('classifies an error response with integer code and string message', () => {
+    expect(
+      classify({ jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found' } }),
+    ).toEqual({
+      kind: 'response',
+      response: { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found' } },
+    });
+  });
+
+  it('keeps error data and drops unknown error members', () => {
+    const message = classify({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32001, message: 'custom', data: { why: 'x' }, extra: 1 },
+    });
+    expect(message).toEqual({
+      kind: 'response',
+      response: {
+        jsonrpc: '2.0',
+        id: 2,
+        error: { code: -32001, message: 'custom', data: { why: 'x' } },
+      },
+    });
+  });
+
+  it('classifies an error response with id null', () => {
+    expect(
+      classify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }),
+    ).toMatchObject({ kind: 'response', response: { id: null } });
+  });
+
+  it('rejects a response carrying both result and error', () => {
+    const reply = invalidReply({
+      jsonrpc: '2.0',
+      id: 4,
+      result: 1,
+      error: { code: 1, message: 'x' },
+    });
+    expect(reply).toMatchObject({ id: 4, error: { code: -32600 } });
+  });
+
+  it.each([
+    ['a non-integer code', { code: 1.5, message: 'x' }],
+    ['a string code', { code: '1', message: 'x' }],
+    ['a missing code', { message: 'x' }],
+    ['a numeric message', { code: 1, message: 2 }],
+    ['a missing message', { code: 1 }],
+    ['null', null],
+    ['a string', 'oops'],
+    ['an array', [1, 'x']],
+  ])('rejects an error object with %s', (_label, error) => {
+    const reply = invalidReply({ jsonrpc: '2.0', id: 6, error });
+    expect(reply).toMatchObject({ jsonrpc: '2.0', id: 6, error: { code: -32600 } });
+  });
+
+  it('rejects a response without an id', () => {
+    expect(classify({ jsonrpc: '2.0', result: 1 }).kind).toBe('invalid');
+  });
+
+  it('rejects a response with the wrong version', () => {
+    expect(classify({ jsonrpc: '1.0', id: 1, result: 1 }).kind).toBe('invalid');
+  });
+});
+
+describe('encodeResponse', () => {
+  it('serializes a success and an error response', () => {
+    expect(JSON.parse(encodeResponse({ jsonrpc: '2.0', id: 1, result: [1, 'a'] }))).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: [1, 'a'],
+    });
+    expect(
+      JSON.parse(
+        encodeResponse({ jsonrpc: '2.0', id: 'x', error: { code: -32000, message: 'm', data: 1 } }),
+      ),
+    ).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32000, message: 'm', data: 1 } });
+  });
+
+  it.each([
+    ['0', 0],
+    ['-1', -1],
+    ['""', ''],
+    ['1.5', 1.5],
+    ['null', null],
+  ])('echoes id %s exactly', (_label, id) => {
+    expect(JSON.parse(encodeResponse({ jsonrpc: '2.0', id, result: true })).id).toBe(id);
+  });
+
+  it('turns a BigInt result into -32603 for the same id', () => {
+    const out = JSON.parse(encodeResponse({ jsonrpc: '2.0', id: 42, result: { n: 10n } }));
+    expect(out).toMatchObject({
+      jsonrpc: '2.0',
+      id: 42,
+      error: { code: -32603, message: 'Internal error' },
+    });
+    expect(out).not.toHaveProperty('result');
+  });
+
+  it('turns a circular result into -32603 for the same id', () => {
+    const circular: Record<string, unknown> = { a: 1 };
+    circular.self = circular;
+    const out = JSON.parse(encodeResponse({ jsonrpc: '2.0', id: 'c', result: circular }));
+    expect(out).toMatchObject({ jsonrpc: '2.0', id: 'c', error: { code: -32603 } });
+    expect(out).not.toHaveProperty('result');
+  });
+
+  it('turns unserializable error data into -32603 for the same id', () => {
+    const out = JSON.parse(
+      encodeResponse({ jsonrpc: '2.0', id: 0, error: { code: -32001, message: 'x', data: 1n } }),
+    );
+    expect(out).toMatchObject({ id: 0, error: { code: -32603 } });
+  });
+});
+
+describe('encodeBatch', () => {
+  it('serializes responses as a JSON array in order', () => {
+    const responses: JsonRpcResponse[] = [
+      { jsonrpc: '2.0', id: 1, result: 7 },
+      { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found' } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } },
+    ];
+    expect(JSON.parse(encodeBatch(responses))).toEqual(responses);
+  });
+
+  it('serializes an empty list as []', () => {
+    expect(encodeBatch([])).toBe('[]');
+  });
+
+  it('replaces only the unserializable element of a batch', () => {
+    const out = JSON.parse(
+      encodeBatch([
+        { jsonrpc: '2.0', id: 1, result: 'ok' },
+        { jsonrpc: '2.0', id: 2, result: 2n },
+        { jsonrpc: '2.0', id: 3, result: 'ok' },
+      ]),
+    );
+    expect(out).toHaveLength(3);
+    expect(out[0]).toEqual({ jsonrpc: '2.0', id: 1, result: 'ok' });
+    expect(out[1]).toMatchObject({ jsonrpc: '2.0', id: 2, error: { code: -32603 } });
+    expect(out[2]).toEqual({ jsonrpc: '2.0', id: 3, result: 'ok' });
+  });
+});

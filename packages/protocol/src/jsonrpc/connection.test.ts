@@ -1,0 +1,103 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { StdioTransport } from '../transports/stdio.js';
+import { ConnectionClosedError, RequestTimeoutError } from './client.js';
+import { JsonRpcConnection } from './connection.js';
+import { RpcError } from './errors.js';
+import { method } from './method.js';
+import { createServer } from './server.js';
+
+/** Two connections joined back to back, as a parent and a child process would be. */
+function pair(options: { requestTimeoutMs?: number } = {}) {
+  const aToB = new PassThrough();
+  const bToA = new PassThrough();
+  const abandoned: [number, string, string][] = [];
+  const started: string[] = [];
+  const b = new JsonRpcConnection({
+    transport: new StdioTransport({ input: aToB, output: bToA }),
+    dispatcher: createServer<{ side: string }>(
+      method(
+        'subtract',
+        ['minuend', 'subtrahend'],
+        ({ minuend, subtrahend }) => Number(minuend) - Number(subtrahend),
+      ),
+      method('whoami', (_p, ctx) => ctx.extra.side),
+      method('ask_back', async () => `peer says ${await b.request('name')}`),
+      method('wait', (_p, ctx) => {
+        started.push(String(ctx.id));
+        return new Promise((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () =>
+            reject(new RpcError(-32800, 'Request cancelled')),
+          );
+        });
+      }),
+    ),
+    extra: { side: 'b' },
+  }).start();
+  const a = new JsonRpcConnection({
+    transport: new StdioTransport({ input: bToA, output: aToB }),
+    dispatcher: createServer(method('name', () => 'a')),
+    onAbandon: (id, m, why) => abandoned.push([id, m, why]),
+    ...options,
+  }).start();
+  return { a, b, abandoned, started };
+}
+
+describe('JsonRpcConnection', () => {
+  it('sends requests and correlates the answers, by position and by name', async () => {
+    const { a } = pair();
+    const results = await Promise.all([
+      a.request('subtract', [42, 23]),
+      a.request('subtract', { subtrahend: 23, minuend: 42 }),
+      a.request('whoami'),
+    ]);
+    expect(results).toEqual([19, 19, 'b']);
+  });
+
+  it('serves and calls on the same channel in both directions', async () => {
+    const { a } = pair();
+    expect(await a.request('ask_back')).toBe('peer says a');
+  });
+
+  it('rejects with the RpcError the peer answered', async () => {
+    const { a } = pair();
+    const err = await a.request('nope').catch((e: unknown) => e);
+    expect(RpcError.is(err)).toBe(true);
+    expect(err).toMatchObject({
+      code: -32601,
+      message: 'Method not found',
+      data: { method: 'nope' },
+    });
+  });
+
+  it('times a request out, reports it abandoned, and ignores the late answer', async () => {
+    const { a, abandoned } = pair({ requestTimeoutMs: 30 });
+    const err = await a.request('wait').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RequestTimeoutError);
+    expect(abandoned).toEqual([[1, 'wait', 'timeout']]);
+    expect(await a.request('whoami')).toBe('b');
+  });
+
+  it('aborts a running handler when the caller cancels it', async () => {
+    const { a, b, started } = pair();
+    const pending = a.request('wait', [], { timeoutMs: 0 });
+    while (started.length === 0) await new Promise((r) => setTimeout(r, 1));
+    expect(b.cancel(Number(started[0]))).toBe(true);
+    await expect(pending).rejects.toMatchObject({ code: -32800 });
+    expect(b.cancel(12345)).toBe(false);
+  });
+
+  it('rejects pending requests when the peer closes', async () => {
+    const { a, b } = pair();
+    const pending = a.request('wait', [], { timeoutMs: 0 });
+    await b.close();
+    await expect(pending).rejects.toBeInstanceOf(ConnectionClosedError);
+    await a.closed;
+    await expect(a.request('whoami')).rejects.toBeInstanceOf(ConnectionClosedError);
+  });
+
+  it('refuses to start twice', () => {
+    const { a } = pair();
+    expect(() => a.start()).toThrow(/already started/);
+  });
+});
