@@ -20,6 +20,7 @@ export {
   type DispatcherOptions,
   type DispatchOptions,
   type EngineLogger,
+  NO_REPLY,
 } from './jsonrpc/dispatcher.js';
 export {
   ErrorCode,

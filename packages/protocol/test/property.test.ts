@@ -166,7 +166,7 @@ describe('property: any input gets nothing or well-formed replies', () => {
         fc.array(fc.nat(64), { maxLength: 20 }),
         fc.boolean(),
         async (frames, cuts, crlf) => {
-          const bytes = Buffer.from(frames.join(crlf ? '\r\n' : '\n') + '\n');
+          const bytes = Buffer.from(`${frames.join(crlf ? '\r\n' : '\n')}\n`);
           const expected = (
             await Promise.all(frames.map((f) => server.handleFrame(f, { extra: undefined })))
           ).filter((r): r is string => r !== undefined);

@@ -424,3 +424,29 @@ describe('notifications', () => {
     expect(frames).toHaveLength(0);
   });
 });
+
+describe('JsonRpcClient deadlines beyond the timer range', () => {
+  it('treats Infinity and delays above 2^31-1 ms as no deadline', async () => {
+    const frames: string[] = [];
+    const client = new JsonRpcClient({
+      send: (f) => frames.push(f),
+      timeoutMs: Number.POSITIVE_INFINITY,
+    });
+    const a = client.request('a');
+    const b = client.request('b', undefined, { timeoutMs: 2 ** 31 });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(client.pendingCount).toBe(2);
+    expect(client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'A' })).toBe(true);
+    expect(client.handleResponse({ jsonrpc: '2.0', id: 2, result: 'B' })).toBe(true);
+    await expect(Promise.all([a, b])).resolves.toEqual(['A', 'B']);
+  });
+
+  it('settles a request whose error response carries a non-integer code', async () => {
+    const client = new JsonRpcClient({ send: () => {} });
+    const pending = client.request('x');
+    expect(
+      client.handleResponse({ jsonrpc: '2.0', id: 1, error: { code: 1.5, message: 'odd' } }),
+    ).toBe(true);
+    await expect(pending).rejects.toMatchObject({ code: -32603, message: 'odd' });
+  });
+});

@@ -24,6 +24,8 @@ export interface RequestOptions {
   /** Overrides the client's default deadline; 0 waits forever. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Send this request's frame here instead of the client's default path (an SSE stream). */
+  via?: (frame: string) => void;
 }
 
 export interface ClientOptions {
@@ -37,6 +39,8 @@ export interface ClientOptions {
    */
   onAbandon?: (id: number, method: string, reason: 'timeout' | 'abort') => void;
 }
+
+const MAX_TIMER_MS = 2_147_483_647;
 
 interface Pending {
   method: string;
@@ -98,7 +102,8 @@ export class JsonRpcClient {
         onAbort: undefined,
       };
       const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
-      if (timeoutMs > 0) {
+      // Node turns delays above 2^31-1 ms into 1 ms; longer (or infinite) deadlines mean none.
+      if (timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS) {
         pending.timer = setTimeout(
           () => this.#abandon(id, 'timeout', new RequestTimeoutError(method, timeoutMs)),
           timeoutMs,
@@ -110,7 +115,7 @@ export class JsonRpcClient {
       }
       this.#pending.set(id, pending);
       try {
-        this.#send(frame);
+        (options.via ?? this.#send)(frame);
       } catch (err) {
         this.#finish(id);
         reject(err);

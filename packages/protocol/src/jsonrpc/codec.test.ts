@@ -402,6 +402,48 @@ describe('encodeResponse', () => {
     expect(JSON.parse(encodeResponse({ jsonrpc: '2.0', id, result: true })).id).toBe(id);
   });
 
+  it.each([
+    ['a string with quotes and backslashes', 'a"b\\c'],
+    ['a string with control and non-ASCII characters', 'line\nbreak \u2028 é 😀'],
+    ['a very large number', 1e21],
+    ['a very small number', 5e-324],
+    ['the largest safe integer', Number.MAX_SAFE_INTEGER],
+  ])('round-trips id that is %s as valid JSON', (_label, id) => {
+    const text = encodeResponse({ jsonrpc: '2.0', id, result: 1 });
+    expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id, result: 1 });
+    const failure = encodeResponse({ jsonrpc: '2.0', id, error: { code: 1, message: 'x' } });
+    expect(JSON.parse(failure).id).toBe(id);
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['a function', () => 1],
+    ['a symbol', Symbol('s')],
+    ['an object whose toJSON returns undefined', { toJSON: () => undefined }],
+  ])('keeps result present (as null) when the result is %s', (_label, result) => {
+    const out = JSON.parse(encodeResponse({ jsonrpc: '2.0', id: 3, result }));
+    expect(out).toEqual({ jsonrpc: '2.0', id: 3, result: null });
+    expect(Object.hasOwn(out, 'result')).toBe(true);
+  });
+
+  it('serializes a result that uses toJSON', () => {
+    const out = JSON.parse(
+      encodeResponse({ jsonrpc: '2.0', id: 1, result: { when: new Date(0), n: [1, 'x', null] } }),
+    );
+    expect(out.result).toEqual({ when: '1970-01-01T00:00:00.000Z', n: [1, 'x', null] });
+  });
+
+  it('turns a result whose toJSON throws into -32603 for the same id', () => {
+    const result = {
+      toJSON() {
+        throw new Error('secret detail');
+      },
+    };
+    const text = encodeResponse({ jsonrpc: '2.0', id: 'tj', result });
+    expect(text).not.toContain('secret detail');
+    expect(JSON.parse(text)).toMatchObject({ id: 'tj', error: { code: -32603 } });
+  });
+
   it('turns a BigInt result into -32603 for the same id', () => {
     const out = JSON.parse(encodeResponse({ jsonrpc: '2.0', id: 42, result: { n: 10n } }));
     expect(out).toMatchObject({

@@ -13,7 +13,7 @@ function pair(options: { requestTimeoutMs?: number } = {}) {
   const bToA = new PassThrough();
   const abandoned: [number, string, string][] = [];
   const started: string[] = [];
-  const b = new JsonRpcConnection({
+  const b: JsonRpcConnection<{ side: string }> = new JsonRpcConnection({
     transport: new StdioTransport({ input: aToB, output: bToA }),
     dispatcher: createServer<{ side: string }>(
       method(

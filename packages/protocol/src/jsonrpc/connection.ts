@@ -1,3 +1,4 @@
+import { CancellationRegistry } from './cancellation.js';
 import { ConnectionClosedError, JsonRpcClient, type RequestOptions } from './client.js';
 import { encodeResponse, errorResponse } from './codec.js';
 import { Dispatcher, type DispatchOptions, type EngineLogger } from './dispatcher.js';
@@ -17,12 +18,11 @@ export interface ConnectionOptions<E> {
   /** After the peer closes, how long in-flight calls may still finish. Default 10 000 ms. */
   drainTimeoutMs?: number;
   logger?: EngineLogger;
+  /** Where the signals of incoming calls live; share one to cancel calls from elsewhere. */
+  cancellation?: CancellationRegistry;
   /** Told when an outgoing request is given up (timeout or abort). */
   onAbandon?: (id: number, method: string, reason: 'timeout' | 'abort') => void;
 }
-
-const idKey = (id: JsonRpcId | undefined): string =>
-  typeof id === 'string' ? `s${id}` : `n${String(id)}`;
 
 /**
  * One JSON-RPC peer over one transport: it answers the peer's requests through a dispatcher and
@@ -35,8 +35,7 @@ export class JsonRpcConnection<E = unknown> {
   readonly #logger: EngineLogger | undefined;
   readonly #drainTimeoutMs: number;
   readonly #dispatchOptions: DispatchOptions<E>;
-  // Abort controllers are made only for calls whose handler reads ctx.signal.
-  readonly #controllers = new Map<string, AbortController>();
+  readonly #cancellation: CancellationRegistry;
   #inflight = 0;
   #ended = false;
   #started = false;
@@ -54,12 +53,12 @@ export class JsonRpcConnection<E = unknown> {
       ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }),
       ...(options.onAbandon ? { onAbandon: options.onAbandon } : {}),
     });
+    const cancellation = options.cancellation ?? new CancellationRegistry();
+    this.#cancellation = cancellation;
     this.#dispatchOptions = {
       extra: options.extra as E,
-      signalFor: (id) => this.#signalFor(id),
-      settled: (id) => {
-        if (this.#controllers.size > 0) this.#controllers.delete(idKey(id));
-      },
+      signalFor: (id) => cancellation.signalFor(id),
+      settled: (id) => cancellation.settled(id),
       onResponse: (response) => {
         if (!this.#client.handleResponse(response)) {
           this.#logger?.debug({ id: response.id }, 'response for no pending request dropped');
@@ -97,10 +96,7 @@ export class JsonRpcConnection<E = unknown> {
 
   /** Abort the handler of an incoming request (e.g. on MCP `notifications/cancelled`). */
   cancel(id: JsonRpcId, reason?: unknown): boolean {
-    const controller = this.#controllers.get(idKey(id));
-    if (!controller) return false;
-    controller.abort(reason);
-    return true;
+    return this.#cancellation.cancel(id, reason);
   }
 
   get inflight(): number {
@@ -116,12 +112,6 @@ export class JsonRpcConnection<E = unknown> {
   #send(frame: string): void {
     if (this.#ended && this.#inflight === 0) throw new ConnectionClosedError();
     this.#transport.send(frame);
-  }
-
-  #signalFor(id: JsonRpcId | undefined): AbortSignal {
-    const controller = new AbortController();
-    if (id !== undefined) this.#controllers.set(idKey(id), controller);
-    return controller.signal;
   }
 
   #onFrame(text: string): void {
@@ -195,8 +185,7 @@ export class JsonRpcConnection<E = unknown> {
       clearTimeout(timer);
       if (this.#inflight > 0) {
         this.#logger?.warn({ inflight: this.#inflight }, 'closing with calls still running');
-        for (const controller of this.#controllers.values())
-          controller.abort(new ConnectionClosedError());
+        this.#cancellation.abortAll(new ConnectionClosedError());
       }
     }
     await this.#transport.close();

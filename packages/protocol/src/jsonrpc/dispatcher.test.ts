@@ -502,6 +502,15 @@ describe('results', () => {
     });
   });
 
+  it('answers a result JSON cannot express as a value (function, symbol) with result null', async () => {
+    const server = createServer(
+      method('fn', () => () => 1),
+      method('sym', () => Symbol('s')),
+    );
+    expect(await call(server, req(1, 'fn'))).toEqual({ jsonrpc: '2.0', id: 1, result: null });
+    expect(await call(server, req(2, 'sym'))).toEqual({ jsonrpc: '2.0', id: 2, result: null });
+  });
+
   it('passes falsy results through unchanged', async () => {
     const server = createServer(
       method('zero', () => 0),

@@ -1,4 +1,11 @@
-import { decodeFrame, encodeBatch, encodeResponse, errorResponse, type Incoming } from './codec.js';
+import {
+  decodeFrame,
+  encodeBatch,
+  encodeResponse,
+  errorResponse,
+  type Frame,
+  type Incoming,
+} from './codec.js';
 import { ErrorCode, RpcError, toErrorObject } from './errors.js';
 import {
   isPromiseLike,
@@ -33,6 +40,12 @@ export interface DispatchOptions<E> {
 }
 
 const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * Return this from a handler to send no response at all — for a request the peer has cancelled
+ * (MCP: "the receiver SHOULD NOT send a response for the cancelled request").
+ */
+export const NO_REPLY: unique symbol = Symbol.for('mcpkit.noReply');
 
 /**
  * A registry of JSON-RPC methods and the rules for answering them. It knows nothing of
@@ -76,7 +89,11 @@ export class Dispatcher<E = unknown> {
    * says nothing is to be sent (notifications, responses, all-notification batches).
    */
   handleFrame(text: string, options: DispatchOptions<E>): MaybePromise<string | undefined> {
-    const frame = decodeFrame(text);
+    return this.handleDecoded(decodeFrame(text), options);
+  }
+
+  /** Like handleFrame, for a frame the transport already decoded (to look inside first). */
+  handleDecoded(frame: Frame, options: DispatchOptions<E>): MaybePromise<string | undefined> {
     switch (frame.kind) {
       case 'empty':
         return undefined;
@@ -176,7 +193,7 @@ export class Dispatcher<E = unknown> {
       // Notifications never get a reply, not even an error (JSON-RPC 2.0 §4.1).
       return id === undefined ? undefined : errorResponse(id, toErrorObject(err));
     }
-    if (id === undefined) return undefined;
+    if (id === undefined || result === NO_REPLY) return undefined;
     // A handler that returns nothing still answers: `result` is required, and undefined would
     // vanish from the JSON.
     return { jsonrpc: '2.0', id, result: result === undefined ? null : result };

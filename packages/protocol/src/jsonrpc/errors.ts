@@ -44,8 +44,10 @@ export class RpcError extends Error {
     );
   }
 
+  /** The error a peer answered with; a malformed code becomes -32603 rather than a throw. */
   static fromObject(error: JsonRpcErrorObject): RpcError {
-    return new RpcError(error.code, error.message, error.data);
+    const code = Number.isInteger(error.code) ? error.code : ErrorCode.InternalError;
+    return new RpcError(code, String(error.message), error.data);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
-import { JsonRpcConnection } from '../jsonrpc/connection.js';
+import type { CancellationRegistry } from '../jsonrpc/cancellation.js';
+import { type ConnectionOptions, JsonRpcConnection } from '../jsonrpc/connection.js';
 import type { Dispatcher, EngineLogger } from '../jsonrpc/dispatcher.js';
 import type { FrameSink, FrameTransport } from '../jsonrpc/transport.js';
 import { guardStdout } from '../logging/logger.js';
@@ -173,16 +174,15 @@ export interface ServeStdioOptions<E> extends StdioTransportOptions {
   logger?: EngineLogger;
   /** Route console output to stderr while serving on process.stdout. Default true. */
   guardStdout?: boolean;
+  cancellation?: CancellationRegistry;
+  onAbandon?: ConnectionOptions<E>['onAbandon'];
 }
 
-/**
- * Serve a dispatcher over stdio until the input closes; resolves once every reply is written.
- * Returns the connection through `onConnection` for servers that also send requests.
- */
-export async function serveStdio<E>(
+/** Start a connection that serves `dispatcher` over stdio (or the given streams). */
+export function connectStdio<E>(
   dispatcher: Dispatcher<E>,
   options: ServeStdioOptions<E> = {},
-): Promise<void> {
+): JsonRpcConnection<E> {
   const transport = new StdioTransport(options);
   if ((options.guardStdout ?? true) && (options.output ?? process.stdout) === process.stdout)
     guardStdout();
@@ -191,7 +191,16 @@ export async function serveStdio<E>(
     dispatcher,
     ...(options.extra === undefined ? {} : { extra: options.extra }),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.cancellation ? { cancellation: options.cancellation } : {}),
+    ...(options.onAbandon ? { onAbandon: options.onAbandon } : {}),
   });
-  connection.start();
-  await connection.closed;
+  return connection.start();
+}
+
+/** Serve a dispatcher over stdio until the input closes; resolves once every reply is written. */
+export async function serveStdio<E>(
+  dispatcher: Dispatcher<E>,
+  options: ServeStdioOptions<E> = {},
+): Promise<void> {
+  await connectStdio(dispatcher, options).closed;
 }

@@ -1,0 +1,44 @@
+import type { ServerResponse } from 'node:http';
+import { encodeResponse, errorResponse } from '../jsonrpc/codec.js';
+import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    ...headers,
+  });
+  res.end(body);
+}
+
+/** An HTTP-level refusal whose body is a JSON-RPC error without an id. */
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  error: JsonRpcErrorObject,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(res, status, encodeResponse(errorResponse(null, error)), headers);
+}
+
+export function sendEmpty(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(status, headers);
+  res.end();
+}

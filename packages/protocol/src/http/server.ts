@@ -1,0 +1,240 @@
+import { isUtf8 } from 'node:buffer';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { EngineLogger } from '../jsonrpc/dispatcher.js';
+import { ErrorCode } from '../jsonrpc/errors.js';
+import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
+import type { McpServer } from '../mcp/server.js';
+import type { AuthInfo } from '../mcp/session.js';
+import { type Authenticator, bearerToken, type StaticToken, staticTokens } from './auth.js';
+import { BodyTooLargeError, isJsonContentType, readBody } from './body.js';
+import { checkHostAndOrigin, isLoopback, type OriginPolicy } from './origin.js';
+import { handlePlainPost } from './plain.js';
+import { sendEmpty, sendError } from './respond.js';
+import { StreamableHttpHandler, type StreamableOptions } from './streamable.js';
+
+export interface HttpAuthOptions {
+  /** Fixed bearer tokens with their scopes. */
+  tokens?: readonly StaticToken[];
+  /** Or any lookup (API keys in a database …); return undefined to refuse. */
+  authenticate?: Authenticator;
+  /** The JSON-RPC error in a 401's body. Default -32001 "Authentication failed". */
+  error?: (reason: string) => JsonRpcErrorObject;
+}
+
+export interface RateLimitOptions {
+  /** Requests allowed per caller per window. */
+  points: number;
+  /** Window in seconds. */
+  durationSec: number;
+  /** A limiter of your own (Redis, PostgreSQL …) instead of the in-memory one. */
+  limiter?: RateLimiterAbstract;
+  /** The JSON-RPC error in a 429's body. Default -32000 "Rate limit exceeded". */
+  error?: (retryAfterSec: number) => JsonRpcErrorObject;
+}
+
+export interface McpHttpOptions extends OriginPolicy {
+  /** Default 127.0.0.1. Anything but loopback requires auth. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Paths answering plain JSON-RPC POSTs (seed style), e.g. ['/', '/api/mcp']. */
+  plainPaths?: readonly string[];
+  /** Path of the Streamable HTTP endpoint; false to disable. Default '/mcp'. */
+  streamablePath?: string | false;
+  streamable?: StreamableOptions;
+  auth?: HttpAuthOptions;
+  rateLimit?: RateLimitOptions;
+  /** Largest request body. Default 4 MiB. */
+  maxBodyBytes?: number;
+  logger?: EngineLogger;
+}
+
+export interface McpHttpServer {
+  readonly server: Server;
+  readonly streamable: StreamableHttpHandler | undefined;
+  /** Start listening; resolves with the URL of the Streamable endpoint's origin. */
+  listen(): Promise<{ url: string; port: number; host: string }>;
+  close(): Promise<void>;
+  /** The request handler, to mount in a server of your own. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+}
+
+const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * Serve an McpServer over HTTP: plain JSON-RPC POST paths and the Streamable HTTP endpoint, behind
+ * Host/Origin checks, bearer auth, a per-caller rate limit and body limits.
+ */
+export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}): McpHttpServer {
+  const host = options.host ?? '127.0.0.1';
+  const authOptions = options.auth;
+  const authenticate: Authenticator | undefined =
+    authOptions?.authenticate ??
+    (authOptions?.tokens?.length ? staticTokens(authOptions.tokens) : undefined);
+  if (!isLoopback(host) && !authenticate) {
+    throw new Error(
+      `refusing to listen on ${host} without auth: configure tokens or bind to 127.0.0.1`,
+    );
+  }
+  const plain = new Set(options.plainPaths ?? []);
+  const streamablePath = options.streamablePath === undefined ? '/mcp' : options.streamablePath;
+  const streamable = streamablePath
+    ? new StreamableHttpHandler(mcp, {
+        ...(options.logger ? { logger: options.logger } : {}),
+        ...options.streamable,
+      })
+    : undefined;
+  const maxBody = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
+  const limiter = options.rateLimit
+    ? (options.rateLimit.limiter ??
+      new RateLimiterMemory({
+        points: options.rateLimit.points,
+        duration: options.rateLimit.durationSec,
+      }))
+    : undefined;
+  const authError =
+    authOptions?.error ??
+    ((reason: string) => ({ code: -32001, message: 'Authentication failed', data: { reason } }));
+  const rateError =
+    options.rateLimit?.error ??
+    ((retryAfter: number) => ({
+      code: -32000,
+      message: 'Rate limit exceeded',
+      data: { retryAfter },
+    }));
+  const logger = options.logger;
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const isPlain = plain.has(path);
+    const isStreamable = streamable !== undefined && path === streamablePath;
+    if (!isPlain && !isStreamable) {
+      sendError(res, 404, { code: ErrorCode.MethodNotFound, message: `Not Found: ${path}` });
+      return;
+    }
+    const refused = checkHostAndOrigin(req, options, host);
+    if (refused) {
+      sendError(res, 403, { code: ErrorCode.InvalidRequest, message: `Forbidden: ${refused}` });
+      return;
+    }
+    const method = req.method ?? 'GET';
+    const allowed = isPlain ? 'POST' : (streamable as StreamableHttpHandler).allowedMethods;
+    if (!allowed.split(', ').includes(method)) {
+      sendEmpty(res, 405, { Allow: allowed });
+      return;
+    }
+
+    let auth: AuthInfo | undefined;
+    if (authenticate) {
+      const parsed = bearerToken(req.headers.authorization);
+      if ('reason' in parsed) {
+        sendError(res, 401, authError(parsed.reason), { 'WWW-Authenticate': 'Bearer' });
+        return;
+      }
+      auth = await authenticate(parsed.token, req);
+      if (!auth) {
+        sendError(res, 401, authError('invalid or revoked token'), {
+          'WWW-Authenticate': 'Bearer error="invalid_token"',
+        });
+        return;
+      }
+    }
+
+    if (limiter) {
+      const key = auth?.subject ?? req.socket.remoteAddress ?? 'unknown';
+      try {
+        await limiter.consume(key);
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) throw err;
+        const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+        sendError(res, 429, rateError(retryAfter), { 'Retry-After': String(retryAfter) });
+        return;
+      }
+    }
+
+    if (method === 'GET') {
+      (streamable as StreamableHttpHandler).handleGet(req, res, auth);
+      return;
+    }
+    if (method === 'DELETE') {
+      (streamable as StreamableHttpHandler).handleDelete(req, res, auth);
+      return;
+    }
+    if (!isJsonContentType(req.headers['content-type'])) {
+      sendError(res, 415, {
+        code: ErrorCode.InvalidRequest,
+        message: 'Unsupported Media Type: Content-Type must be application/json',
+      });
+      return;
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await readBody(req, maxBody);
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) {
+        sendError(res, 413, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Payload Too Large',
+          data: { maxBytes: err.limit },
+        });
+        return;
+      }
+      throw err;
+    }
+    if (!isUtf8(bytes)) {
+      sendError(res, isPlain ? 200 : 400, {
+        code: ErrorCode.ParseError,
+        message: 'Parse error',
+        data: { reason: 'body is not valid UTF-8' },
+      });
+      return;
+    }
+    const body = bytes.toString('utf8');
+    if (isPlain) await handlePlainPost(mcp, res, body, auth);
+    else await (streamable as StreamableHttpHandler).handlePost(req, res, body, auth);
+  }
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    route(req, res).catch((err: unknown) => {
+      logger?.error({ err, url: req.url }, 'http request failed');
+      if (!res.headersSent)
+        sendError(res, 500, { code: ErrorCode.InternalError, message: 'Internal error' });
+      else res.end();
+    });
+  };
+
+  const server = createServer(handle);
+  // Slow-loris protection: a client gets this long to send its headers and body.
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 120_000;
+
+  return {
+    server,
+    streamable,
+    handle,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port ?? 0, host, () => {
+          server.off('error', reject);
+          const address = server.address() as AddressInfo;
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve({
+            url: `http://${shownHost}:${address.port}`,
+            port: address.port,
+            host: address.address,
+          });
+        });
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        streamable?.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,67 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * A Server-Sent Events stream of JSON-RPC messages. Headers go out on the first event, so a
+ * handler that never sends one can still answer with plain JSON.
+ */
+export class SseStream {
+  readonly #res: ServerResponse;
+  readonly #headers: Record<string, string>;
+  #open = false;
+  #closed = false;
+  #keepAlive: ReturnType<typeof setInterval> | undefined;
+
+  constructor(res: ServerResponse, headers: Record<string, string> = {}, keepAliveMs = 0) {
+    this.#res = res;
+    this.#headers = headers;
+    res.once('close', () => this.#markClosed());
+    if (keepAliveMs > 0) {
+      this.#keepAlive = setInterval(() => this.#write(': keep-alive\n\n'), keepAliveMs);
+      this.#keepAlive.unref();
+    }
+  }
+
+  get started(): boolean {
+    return this.#open;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Send the headers now (a GET stream opens before it has anything to say). */
+  start(): void {
+    if (this.#open || this.#closed) return;
+    this.#open = true;
+    this.#res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      ...this.#headers,
+    });
+    this.#res.flushHeaders();
+  }
+
+  /** Send one JSON-RPC message as a `message` event. Returns false once the stream is gone. */
+  send(json: string): boolean {
+    this.start();
+    return this.#write(`event: message\ndata: ${json}\n\n`);
+  }
+
+  end(): void {
+    if (this.#closed) return;
+    this.#markClosed();
+    this.#res.end();
+  }
+
+  #write(text: string): boolean {
+    if (this.#closed) return false;
+    this.#res.write(text);
+    return true;
+  }
+
+  #markClosed(): void {
+    this.#closed = true;
+    if (this.#keepAlive) clearInterval(this.#keepAlive);
+  }
+}

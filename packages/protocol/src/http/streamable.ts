@@ -1,0 +1,308 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { JsonRpcClient } from '../jsonrpc/client.js';
+import { decodeFrame, encodeResponse, type Frame, type Incoming } from '../jsonrpc/codec.js';
+import type { EngineLogger } from '../jsonrpc/dispatcher.js';
+import { ErrorCode } from '../jsonrpc/errors.js';
+import { isPromiseLike } from '../jsonrpc/method.js';
+import type { JsonRpcParams } from '../jsonrpc/types.js';
+import type { McpServer } from '../mcp/server.js';
+import { type AuthInfo, McpSession, type OutboundChannel } from '../mcp/session.js';
+import { isSupportedVersion } from '../mcp/versions.js';
+import { sendEmpty, sendError, sendJson } from './respond.js';
+import { SseStream } from './sse.js';
+
+export interface StreamableOptions {
+  /** Issue `Mcp-Session-Id` and keep state between requests. Default true. */
+  sessions?: boolean;
+  /** Idle time after which a session is forgotten. Default 30 min. */
+  sessionIdleMs?: number;
+  /** Most sessions kept at once; initialize beyond it gets 503. Default 10 000. */
+  maxSessions?: number;
+  /** Keep-alive comment interval on GET streams. Default 25 s. */
+  keepAliveMs?: number;
+  logger?: EngineLogger;
+}
+
+interface HttpSession {
+  readonly mcp: McpSession;
+  /** Correlates our requests to the client (sampling, elicitation) with its answers. */
+  readonly client: JsonRpcClient;
+  readonly subject: string | undefined;
+  stream: SseStream | undefined;
+}
+
+const notificationFrame = (method: string, params?: JsonRpcParams) =>
+  JSON.stringify(
+    params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
+  );
+
+function accepts(req: IncomingMessage, type: string): boolean {
+  const accept = req.headers.accept;
+  if (!accept) return false;
+  return accept.includes(type) || accept.includes('*/*');
+}
+
+const messagesOf = (frame: Frame & { kind: 'single' | 'batch' }): Incoming[] =>
+  frame.kind === 'single' ? [frame.message] : frame.messages;
+
+/**
+ * MCP Streamable HTTP (2025-03-26 and later) on one path: POST carries client messages and is
+ * answered with JSON — or with an SSE stream when the server has notifications or requests to
+ * send while a call runs; GET opens the stream for messages outside any call; DELETE ends a
+ * session. One McpServer serves every client; nothing is rebuilt per request.
+ */
+export class StreamableHttpHandler {
+  readonly #server: McpServer;
+  readonly #stateful: boolean;
+  readonly #idleMs: number;
+  readonly #maxSessions: number;
+  readonly #keepAliveMs: number;
+  readonly #logger: EngineLogger | undefined;
+  readonly #sessions = new Map<string, HttpSession>();
+  readonly #sweeper: ReturnType<typeof setInterval> | undefined;
+
+  constructor(server: McpServer, options: StreamableOptions = {}) {
+    this.#server = server;
+    this.#stateful = options.sessions ?? true;
+    this.#idleMs = options.sessionIdleMs ?? 30 * 60_000;
+    this.#maxSessions = options.maxSessions ?? 10_000;
+    this.#keepAliveMs = options.keepAliveMs ?? 25_000;
+    this.#logger = options.logger;
+    if (this.#stateful) {
+      this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, this.#idleMs));
+      this.#sweeper.unref();
+    }
+  }
+
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  get allowedMethods(): string {
+    return this.#stateful ? 'GET, POST, DELETE' : 'POST';
+  }
+
+  close(): void {
+    if (this.#sweeper) clearInterval(this.#sweeper);
+    for (const id of [...this.#sessions.keys()]) this.#end(id);
+  }
+
+  async handlePost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: string,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
+    if (!accepts(req, 'application/json') && !accepts(req, 'text/event-stream')) {
+      sendError(res, 406, {
+        code: ErrorCode.InvalidRequest,
+        message: 'Not Acceptable: Accept must include application/json and text/event-stream',
+      });
+      return;
+    }
+    const frame = decodeFrame(body);
+    if (frame.kind === 'empty') {
+      sendError(res, 400, {
+        code: ErrorCode.ParseError,
+        message: 'Parse error',
+        data: { reason: 'empty body' },
+      });
+      return;
+    }
+    if (frame.kind === 'invalid') {
+      sendJson(res, 400, encodeResponse(frame.reply));
+      return;
+    }
+    if (frame.kind === 'single' && frame.message.kind === 'invalid') {
+      sendJson(res, 400, encodeResponse(frame.message.reply));
+      return;
+    }
+    const messages = messagesOf(frame);
+    const isInit = messages.some((m) => m.kind === 'request' && m.method === 'initialize');
+    if (isInit && messages.length > 1) {
+      sendError(res, 400, {
+        code: ErrorCode.InvalidRequest,
+        message: 'Invalid Request: initialize must not be part of a batch',
+      });
+      return;
+    }
+
+    let session: HttpSession | undefined;
+    let created = false;
+    if (!this.#stateful) {
+      session = this.#newSession(auth);
+    } else if (isInit) {
+      if (this.#sessions.size >= this.#maxSessions) {
+        sendError(
+          res,
+          503,
+          { code: -32000, message: 'Too many sessions' },
+          { 'Retry-After': '60' },
+        );
+        return;
+      }
+      session = this.#newSession(auth);
+      created = true;
+    } else {
+      session = this.#lookup(req, res, auth);
+      if (!session) return;
+    }
+    const version = req.headers['mcp-protocol-version'];
+    if (!isInit && typeof version === 'string' && !isSupportedVersion(version)) {
+      sendError(res, 400, {
+        code: ErrorCode.InvalidRequest,
+        message: `Bad Request: unsupported MCP-Protocol-Version '${version}'`,
+      });
+      return;
+    }
+    session.mcp.lastSeen = Date.now();
+
+    const hasRequests = messages.some((m) => m.kind === 'request' || m.kind === 'invalid');
+    const wantsSse = accepts(req, 'text/event-stream');
+    const sessionHeader: Record<string, string> = this.#stateful
+      ? { 'Mcp-Session-Id': session.mcp.id }
+      : {};
+    const sse = new SseStream(res, sessionHeader);
+    const current = session;
+    // Messages the server sends while this POST's calls run travel on its own SSE stream.
+    const channel: OutboundChannel = {
+      notify: (method, params) => {
+        if (wantsSse && hasRequests && !sse.closed) sse.send(notificationFrame(method, params));
+      },
+      request: (method, params, options) => {
+        if (!wantsSse || !hasRequests || sse.closed) {
+          return Promise.reject(new Error('no stream to the client for this request'));
+        }
+        return current.client.request(method, params, { ...options, via: (f) => sse.send(f) });
+      },
+    };
+    const reply = this.#server.dispatcher.handleDecoded(frame, {
+      extra: { session: current.mcp, auth, channel },
+      signalFor: (id) => current.mcp.cancellation.signalFor(id),
+      settled: (id) => current.mcp.cancellation.settled(id),
+      onResponse: (response) => {
+        if (!current.client.handleResponse(response))
+          this.#logger?.debug({ id: response.id }, 'unmatched response');
+      },
+    });
+    const text = isPromiseLike(reply) ? await reply : reply;
+
+    if (created) {
+      // Keep the session only if initialize succeeded.
+      if (session.mcp.initializeAnswered) this.#sessions.set(session.mcp.id, session);
+      else this.#server.closeSession(session.mcp);
+    } else if (!this.#stateful) {
+      this.#server.closeSession(session.mcp);
+    }
+    if (!hasRequests) {
+      sendEmpty(res, 202, sessionHeader);
+      return;
+    }
+    if (sse.started) {
+      if (text !== undefined) sse.send(text);
+      sse.end();
+      return;
+    }
+    if (text === undefined) sendEmpty(res, 202, sessionHeader);
+    else sendJson(res, 200, text, sessionHeader);
+  }
+
+  handleGet(req: IncomingMessage, res: ServerResponse, auth: AuthInfo | undefined): void {
+    if (!this.#stateful) {
+      sendEmpty(res, 405, { Allow: this.allowedMethods });
+      return;
+    }
+    if (!accepts(req, 'text/event-stream')) {
+      sendError(res, 406, {
+        code: ErrorCode.InvalidRequest,
+        message: 'Not Acceptable: Accept must include text/event-stream',
+      });
+      return;
+    }
+    const session = this.#lookup(req, res, auth);
+    if (!session) return;
+    if (session.stream && !session.stream.closed) {
+      sendError(res, 409, {
+        code: ErrorCode.InvalidRequest,
+        message: 'Conflict: this session already has a stream open',
+      });
+      return;
+    }
+    const stream = new SseStream(res, { 'Mcp-Session-Id': session.mcp.id }, this.#keepAliveMs);
+    stream.start();
+    session.stream = stream;
+    session.mcp.channel = {
+      notify: (method, params) => {
+        stream.send(notificationFrame(method, params));
+      },
+      request: (method, params, options) =>
+        session.client.request(method, params, { ...options, via: (f) => stream.send(f) }),
+    };
+    res.once('close', () => {
+      if (session.stream === stream) {
+        session.stream = undefined;
+        session.mcp.channel = undefined;
+      }
+    });
+  }
+
+  handleDelete(req: IncomingMessage, res: ServerResponse, auth: AuthInfo | undefined): void {
+    if (!this.#stateful) {
+      sendEmpty(res, 405, { Allow: this.allowedMethods });
+      return;
+    }
+    const session = this.#lookup(req, res, auth);
+    if (!session) return;
+    this.#end(session.mcp.id);
+    sendEmpty(res, 204);
+  }
+
+  #newSession(auth: AuthInfo | undefined): HttpSession {
+    const mcp = this.#stateful ? this.#server.openSession() : new McpSession();
+    const client = new JsonRpcClient({
+      send: () => {
+        throw new Error('no stream to the client');
+      },
+    });
+    return { mcp, client, subject: auth?.subject, stream: undefined };
+  }
+
+  /** The session a request names, or an answer (400/404) already sent. */
+  #lookup(
+    req: IncomingMessage,
+    res: ServerResponse,
+    auth: AuthInfo | undefined,
+  ): HttpSession | undefined {
+    const id = req.headers['mcp-session-id'];
+    if (typeof id !== 'string' || id.length === 0) {
+      sendError(res, 400, {
+        code: ErrorCode.InvalidRequest,
+        message: 'Bad Request: Mcp-Session-Id header is required',
+      });
+      return undefined;
+    }
+    const session = this.#sessions.get(id);
+    // A session is bound to the caller that opened it; to anyone else it does not exist.
+    if (!session || session.subject !== auth?.subject) {
+      sendError(res, 404, { code: -32001, message: 'Session not found' });
+      return undefined;
+    }
+    return session;
+  }
+
+  #end(id: string): void {
+    const session = this.#sessions.get(id);
+    if (!session) return;
+    this.#sessions.delete(id);
+    session.client.close();
+    session.stream?.end();
+    this.#server.closeSession(session.mcp);
+  }
+
+  #sweep(): void {
+    const cutoff = Date.now() - this.#idleMs;
+    for (const [id, session] of this.#sessions) {
+      if (session.mcp.lastSeen < cutoff && !session.stream) this.#end(id);
+    }
+  }
+}

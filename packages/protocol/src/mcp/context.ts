@@ -1,0 +1,111 @@
+import type { RequestOptions } from '../jsonrpc/client.js';
+import { RpcError } from '../jsonrpc/errors.js';
+import type { RequestContext } from '../jsonrpc/method.js';
+import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
+import type { AuthInfo, McpSession, OutboundChannel } from './session.js';
+import {
+  type CreateMessageResult,
+  type ElicitResult,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+} from './types.js';
+
+/** What a transport attaches to every MCP call (`ctx.extra`). */
+export interface McpCallExtra {
+  session: McpSession;
+  auth?: AuthInfo | undefined;
+  /**
+   * The path back to the client for this request (the POST's SSE stream on Streamable HTTP);
+   * falls back to the session's channel.
+   */
+  channel?: OutboundChannel | undefined;
+}
+
+/** What tool, resource and prompt handlers get besides their arguments. */
+export class McpContext {
+  readonly #ctx: RequestContext<McpCallExtra>;
+  readonly #meta: Record<string, unknown> | undefined;
+
+  constructor(ctx: RequestContext<McpCallExtra>, meta: Record<string, unknown> | undefined) {
+    this.#ctx = ctx;
+    this.#meta = meta;
+  }
+
+  get signal(): AbortSignal {
+    return this.#ctx.signal;
+  }
+  get requestId(): JsonRpcId | undefined {
+    return this.#ctx.id;
+  }
+  get session(): McpSession {
+    return this.#ctx.extra.session;
+  }
+  get auth(): AuthInfo | undefined {
+    return this.#ctx.extra.auth;
+  }
+  /** The request's `_meta`, if it sent one. */
+  get meta(): Record<string, unknown> | undefined {
+    return this.#meta;
+  }
+
+  get #channel(): OutboundChannel | undefined {
+    return this.#ctx.extra.channel ?? this.#ctx.extra.session.channel;
+  }
+
+  /** Send a notification to the client, if there is a way to reach it. */
+  notify(method: string, params?: JsonRpcParams): boolean {
+    const channel = this.#channel;
+    if (!channel) return false;
+    channel.notify(method, params);
+    return true;
+  }
+
+  /** `notifications/message`, when the client's log level lets it through. */
+  log(level: LoggingLevel, data: unknown, logger?: string): boolean {
+    const min = this.session.logLevel;
+    if (min !== undefined && LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(min))
+      return false;
+    return this.notify(
+      'notifications/message',
+      logger === undefined ? { level, data } : { level, logger, data },
+    );
+  }
+
+  /** `notifications/progress` for this request, when the client asked for progress. */
+  progress(progress: number, total?: number, message?: string): boolean {
+    const token = this.#meta?.progressToken;
+    if (typeof token !== 'string' && typeof token !== 'number') return false;
+    const params: Record<string, unknown> = { progressToken: token, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    return this.notify('notifications/progress', params);
+  }
+
+  /** Ask the client's model for a completion (`sampling/createMessage`). */
+  sample(params: Record<string, unknown>, options?: RequestOptions): Promise<CreateMessageResult> {
+    return this.#request('sampling', 'sampling/createMessage', params, options);
+  }
+
+  /** Ask the user for input (`elicitation/create`). */
+  elicit(params: Record<string, unknown>, options?: RequestOptions): Promise<ElicitResult> {
+    return this.#request('elicitation', 'elicitation/create', params, options);
+  }
+
+  #request<R>(
+    capability: string,
+    method: string,
+    params: Record<string, unknown>,
+    options?: RequestOptions,
+  ): Promise<R> {
+    if (!this.session.clientCapabilities[capability]) {
+      return Promise.reject(
+        new RpcError(-32601, `Client does not support ${capability}`, { capability, method }),
+      );
+    }
+    const channel = this.#channel;
+    if (!channel) {
+      return Promise.reject(new RpcError(-32603, `No channel to the client for ${method}`));
+    }
+    return channel.request<R>(method, params, { signal: this.signal, ...options });
+  }
+}

@@ -1,0 +1,41 @@
+import { InvalidParamsError } from '../../jsonrpc/errors.js';
+import { method, type RequestContext } from '../../jsonrpc/method.js';
+import { type McpCallExtra, McpContext } from '../context.js';
+import { CompleteParams } from '../params.js';
+import type { Completer } from '../resource.js';
+import type { McpServer } from '../server.js';
+
+const MAX_VALUES = 100;
+
+export function completionMethods(server: McpServer) {
+  return [
+    method(
+      'completion/complete',
+      CompleteParams,
+      async (params, ctx: RequestContext<McpCallExtra>) => {
+        const { ref, argument } = params;
+        let completer: Completer | undefined;
+        if (ref.type === 'ref/prompt') {
+          const prompt = server.prompts.get(ref.name);
+          if (!prompt)
+            throw new InvalidParamsError(`Unknown prompt: ${ref.name}`, { prompt: ref.name });
+          completer = prompt.complete[argument.name];
+        } else {
+          const template = server.templates.find((t) => t.template.template === ref.uri);
+          if (!template && !server.resources.has(ref.uri)) {
+            throw new InvalidParamsError(`Unknown resource template: ${ref.uri}`, { uri: ref.uri });
+          }
+          completer = template?.complete[argument.name];
+        }
+        if (!completer) return { completion: { values: [], hasMore: false } };
+        const all = await completer(
+          argument.value,
+          new McpContext(ctx, params._meta),
+          params.context?.arguments ?? {},
+        );
+        const values = all.slice(0, MAX_VALUES);
+        return { completion: { values, total: all.length, hasMore: all.length > MAX_VALUES } };
+      },
+    ),
+  ];
+}

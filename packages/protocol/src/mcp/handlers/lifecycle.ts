@@ -1,0 +1,45 @@
+import { method } from '../../jsonrpc/method.js';
+import type { McpCallExtra } from '../context.js';
+import { CancelledParams, InitializeParams, SetLevelParams } from '../params.js';
+import type { McpServer } from '../server.js';
+import type { ClientCapabilities, Implementation } from '../types.js';
+import { negotiateVersion } from '../versions.js';
+
+export function lifecycleMethods(server: McpServer) {
+  const initialized = (_params: unknown, ctx: { extra: McpCallExtra }) => {
+    ctx.extra.session.initialized = true;
+  };
+  return [
+    method('initialize', InitializeParams, (params, ctx: { extra: McpCallExtra }) => {
+      const session = ctx.extra.session;
+      session.protocolVersion = negotiateVersion(params.protocolVersion);
+      session.clientCapabilities = (params.capabilities ?? {}) as ClientCapabilities;
+      session.clientInfo = params.clientInfo as Implementation | undefined;
+      session.initializeAnswered = true;
+      const result: Record<string, unknown> = {
+        protocolVersion: session.protocolVersion,
+        capabilities: server.capabilities(),
+        serverInfo: server.info,
+      };
+      if (server.instructions !== undefined) result.instructions = server.instructions;
+      return result;
+    }),
+    method<McpCallExtra>('notifications/initialized', initialized),
+    // mcp-n8n (seed 000) sends the pre-2025 bare name; accept both.
+    method<McpCallExtra>('initialized', initialized),
+    method('ping', () => ({})),
+    method('logging/setLevel', SetLevelParams, (params, ctx: { extra: McpCallExtra }) => {
+      ctx.extra.session.logLevel = params.level;
+      return {};
+    }),
+    method('notifications/cancelled', CancelledParams, (params, ctx: { extra: McpCallExtra }) => {
+      ctx.extra.session.cancellation.cancel(
+        params.requestId,
+        new Error(params.reason ?? 'cancelled by the client'),
+      );
+    }),
+    // Client-side notifications the server has nothing to do for.
+    method('notifications/roots/list_changed', () => undefined),
+    method('notifications/progress', () => undefined),
+  ];
+}

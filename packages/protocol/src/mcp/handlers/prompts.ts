@@ -1,0 +1,42 @@
+import { InvalidParamsError } from '../../jsonrpc/errors.js';
+import { method, type RequestContext } from '../../jsonrpc/method.js';
+import { type McpCallExtra, McpContext } from '../context.js';
+import { describeIssues, issueList } from '../json-schema.js';
+import { paginate } from '../pagination.js';
+import { GetPromptParams, PaginatedParams } from '../params.js';
+import { toPromptResult } from '../prompt.js';
+import type { McpServer } from '../server.js';
+
+export function promptMethods(server: McpServer) {
+  return [
+    method('prompts/list', PaginatedParams, (params) => {
+      const { page, nextCursor } = paginate(
+        [...server.prompts.values()].map((p) => p.listEntry),
+        params?.cursor,
+        server.pageSize,
+      );
+      const result: Record<string, unknown> = { prompts: page };
+      if (nextCursor) result.nextCursor = nextCursor;
+      return result;
+    }),
+    method('prompts/get', GetPromptParams, async (params, ctx: RequestContext<McpCallExtra>) => {
+      const prompt = server.prompts.get(params.name);
+      if (!prompt)
+        throw new InvalidParamsError(`Unknown prompt: ${params.name}`, { prompt: params.name });
+      let args: Record<string, string | undefined> = params.arguments ?? {};
+      if (prompt.arguments) {
+        const parsed = await prompt.arguments.safeParseAsync(args);
+        if (!parsed.success) {
+          throw new InvalidParamsError(
+            `Invalid arguments for prompt ${prompt.name}: ${describeIssues(parsed.error)}`,
+            {
+              issues: issueList(parsed.error),
+            },
+          );
+        }
+        args = parsed.data;
+      }
+      return toPromptResult(await prompt.get(args, new McpContext(ctx, params._meta)));
+    }),
+  ];
+}

@@ -1,0 +1,84 @@
+import { NO_REPLY } from '../../jsonrpc/dispatcher.js';
+import { InternalError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.js';
+import { method, type RequestContext } from '../../jsonrpc/method.js';
+import { type McpCallExtra, McpContext } from '../context.js';
+import { describeIssues, issueList } from '../json-schema.js';
+import { paginate } from '../pagination.js';
+import { CallToolParams, PaginatedParams } from '../params.js';
+import type { McpServer } from '../server.js';
+import { type Tool, ToolError, toCallToolResult, toolErrorResult } from '../tool.js';
+
+export function toolMethods(server: McpServer) {
+  return [
+    method('tools/list', PaginatedParams, (params, ctx: RequestContext<McpCallExtra>) => {
+      let tools = [...server.tools.values()];
+      if (server.listPermittedToolsOnly)
+        tools = tools.filter((t) => !server.missingScope(t, ctx.extra));
+      const { page, nextCursor } = paginate(tools, params?.cursor, server.pageSize);
+      const result: Record<string, unknown> = { tools: page.map((t) => t.listEntry) };
+      if (nextCursor) result.nextCursor = nextCursor;
+      return result;
+    }),
+    method('tools/call', CallToolParams, async (params, ctx: RequestContext<McpCallExtra>) => {
+      const tool = server.tools.get(params.name);
+      if (!tool)
+        throw new InvalidParamsError(`Unknown tool: ${params.name}`, { tool: params.name });
+      const missing = server.missingScope(tool, ctx.extra);
+      if (missing) throw server.scopeError(tool.name, missing);
+      const result = await callTool(
+        server,
+        tool,
+        params.arguments ?? {},
+        new McpContext(ctx, params._meta),
+      );
+      // A cancelled request gets no response (MCP cancellation).
+      return ctx.signal.aborted ? NO_REPLY : result;
+    }),
+  ];
+}
+
+async function callTool(
+  server: McpServer,
+  tool: Tool,
+  rawArgs: Record<string, unknown>,
+  ctx: McpContext,
+) {
+  let args: Record<string, unknown> = rawArgs;
+  if (tool.inputSchema) {
+    const parsed = await tool.inputSchema.safeParseAsync(rawArgs);
+    // Since 2025-11-25 bad arguments are a tool result the model can read and correct.
+    if (!parsed.success) {
+      return toolErrorResult(
+        `Invalid arguments for tool ${tool.name}: ${describeIssues(parsed.error)}`,
+        {
+          error: 'invalid_arguments',
+          issues: issueList(parsed.error),
+        },
+      );
+    }
+    args = parsed.data;
+  }
+  let value: unknown;
+  try {
+    value = await tool.handler(args, ctx);
+  } catch (err) {
+    if (RpcError.is(err)) throw err;
+    if (err instanceof ToolError) return toolErrorResult(err.message, err.structuredContent);
+    server.logger?.error({ err, tool: tool.name }, 'tool failed');
+    return toolErrorResult(`Tool ${tool.name} failed with an internal error`);
+  }
+  const result = toCallToolResult(value, tool);
+  if (tool.outputSchema && !result.isError) {
+    const checked = await tool.outputSchema.safeParseAsync(result.structuredContent);
+    if (!checked.success) {
+      server.logger?.error(
+        { tool: tool.name, issues: issueList(checked.error) },
+        'tool output does not match its outputSchema',
+      );
+      throw new InternalError('Internal error', {
+        reason: `tool ${tool.name} returned output that does not match its outputSchema`,
+      });
+    }
+  }
+  return result;
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+export type JsonSchema = Record<string, unknown>;
+
+const SAFE_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
+
+/** Drop what zod adds that says nothing to a client: `$schema`, ±2^53 bounds on integers. */
+function tidy(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(tidy);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$schema') continue;
+    if ((key === 'minimum' || key === 'maximum') && SAFE_BOUNDS.has(value as number)) continue;
+    out[key] = tidy(value);
+  }
+  return out;
+}
+
+/**
+ * JSON Schema (2020-12) of a zod schema for `tools/list`. Object schemas always carry
+ * `properties` and `required`, as clients and the specification's examples expect.
+ */
+export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const json = tidy(z.toJSONSchema(schema, { io, unrepresentable: 'any' })) as JsonSchema;
+  if (json.type === 'object') {
+    json.properties ??= {};
+    json.required ??= [];
+  }
+  return json;
+}
+
+/** One line per zod issue: `path: message`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map(
+      (issue) =>
+        `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`,
+    )
+    .join('; ');
+}
+
+export function issueList(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    message: issue.message,
+  }));
+}

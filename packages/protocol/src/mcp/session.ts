@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { CancellationRegistry } from '../jsonrpc/cancellation.js';
+import type { RequestOptions } from '../jsonrpc/client.js';
+import type { JsonRpcParams } from '../jsonrpc/types.js';
+import type { ClientCapabilities, Implementation, LoggingLevel } from './types.js';
+import { DEFAULT_HTTP_PROTOCOL_VERSION, type ProtocolVersion } from './versions.js';
+
+/** A way to reach the client: notifications, and requests whose answers come back. */
+export interface OutboundChannel {
+  notify(method: string, params?: JsonRpcParams): void;
+  request<R = unknown>(
+    method: string,
+    params?: JsonRpcParams,
+    options?: RequestOptions,
+  ): Promise<R>;
+}
+
+/** Who is calling, as an HTTP auth layer established it. */
+export interface AuthInfo {
+  /** A stable, non-secret name for the caller (token label, key prefix, user id). */
+  readonly subject: string;
+  readonly scopes: ReadonlySet<string>;
+  /** Anything else the app's authenticator knows (user id, key id …). */
+  readonly data?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What the server remembers about one client between requests: the negotiated version and
+ * capabilities, its log level, its resource subscriptions, and how to reach it. A stdio
+ * connection is one session; Streamable HTTP has one per `Mcp-Session-Id`; a stateless HTTP POST
+ * gets a throwaway one.
+ */
+export class McpSession {
+  readonly id: string = randomUUID();
+  protocolVersion: ProtocolVersion = DEFAULT_HTTP_PROTOCOL_VERSION;
+  clientInfo: Implementation | undefined;
+  clientCapabilities: ClientCapabilities = {};
+  /** initialize answered. */
+  initializeAnswered = false;
+  /** The client said `notifications/initialized` (or the seed-style bare `initialized`). */
+  initialized = false;
+  logLevel: LoggingLevel | undefined;
+  readonly subscriptions = new Set<string>();
+  readonly cancellation = new CancellationRegistry();
+  /** A long-lived path to the client for notifications outside any request. */
+  channel: OutboundChannel | undefined;
+  lastSeen = Date.now();
+  closed = false;
+
+  constructor(channel?: OutboundChannel) {
+    this.channel = channel;
+  }
+}

@@ -1,0 +1,137 @@
+import type { z } from 'zod';
+import type { McpContext } from './context.js';
+import { type JsonSchema, toJsonSchema } from './json-schema.js';
+import type { CallToolResult, ContentBlock, Icon, ToolAnnotations } from './types.js';
+
+type AnyObjectSchema = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
+
+export interface ToolSpec<I extends AnyObjectSchema, O extends AnyObjectSchema | undefined> {
+  /** `snake_case`; 1–128 of `A–Z a–z 0–9 _ - .` (MCP 2025-11-25). */
+  name: string;
+  title?: string;
+  description: string;
+  /** A zod object schema of the arguments. Omit for a tool without arguments. */
+  inputSchema?: I;
+  /** A zod object schema of `structuredContent`; the handler then returns that object. */
+  outputSchema?: O;
+  annotations?: ToolAnnotations;
+  /** Every scope the caller must hold. */
+  requiredScopes?: readonly string[];
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  handler: (
+    args: z.output<I>,
+    ctx: McpContext,
+  ) => O extends AnyObjectSchema
+    ? z.input<O> | CallToolResult | Promise<z.input<O> | CallToolResult>
+    : unknown;
+}
+
+/** A tool ready to register: its definition plus the `tools/list` entry, computed once. */
+export interface Tool {
+  readonly name: string;
+  readonly inputSchema: AnyObjectSchema | undefined;
+  readonly outputSchema: AnyObjectSchema | undefined;
+  readonly requiredScopes: readonly string[];
+  readonly listEntry: Readonly<Record<string, unknown>>;
+  readonly handler: (args: Record<string, unknown>, ctx: McpContext) => unknown;
+}
+
+export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const EMPTY_INPUT: JsonSchema = { type: 'object', properties: {}, required: [] };
+
+/**
+ * Define a tool: one shape for every tool of every app.
+ *
+ *     export const getProject = defineTool({
+ *       name: 'get_project',
+ *       description: 'Details of one project',
+ *       inputSchema: z.object({ projectId: z.string() }),
+ *       annotations: { readOnlyHint: true },
+ *       handler: async ({ projectId }, ctx) => …,
+ *     });
+ */
+export function defineTool<
+  I extends AnyObjectSchema = AnyObjectSchema,
+  O extends AnyObjectSchema | undefined = undefined,
+>(spec: ToolSpec<I, O>): Tool {
+  if (!TOOL_NAME.test(spec.name)) {
+    throw new TypeError(`tool name '${spec.name}' must be 1–128 characters of A–Z a–z 0–9 _ - .`);
+  }
+  if (typeof spec.description !== 'string' || spec.description.length === 0) {
+    throw new TypeError(`tool '${spec.name}' needs a description`);
+  }
+  const entry: Record<string, unknown> = { name: spec.name };
+  if (spec.title !== undefined) entry.title = spec.title;
+  entry.description = spec.description;
+  entry.inputSchema = spec.inputSchema ? toJsonSchema(spec.inputSchema, 'input') : EMPTY_INPUT;
+  if (spec.outputSchema) entry.outputSchema = toJsonSchema(spec.outputSchema, 'output');
+  if (spec.annotations) entry.annotations = spec.annotations;
+  if (spec.icons) entry.icons = spec.icons;
+  if (spec._meta) entry._meta = spec._meta;
+  return {
+    name: spec.name,
+    inputSchema: spec.inputSchema,
+    outputSchema: spec.outputSchema,
+    requiredScopes: spec.requiredScopes ?? [],
+    listEntry: Object.freeze(entry),
+    handler: spec.handler as Tool['handler'],
+  };
+}
+
+/** A failure the model should see: answered as a tool result with `isError: true`. */
+export class ToolError extends Error {
+  constructor(
+    message: string,
+    readonly structuredContent?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource', 'resource_link']);
+
+export function isCallToolResult(value: unknown): value is CallToolResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const content = (value as { content?: unknown }).content;
+  return (
+    Array.isArray(content) &&
+    content.every(
+      (c) =>
+        typeof c === 'object' &&
+        c !== null &&
+        CONTENT_TYPES.has((c as { type?: unknown }).type as string),
+    )
+  );
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const text = (value: string): ContentBlock => ({ type: 'text', text: value });
+
+/**
+ * Turn what a handler returned into a CallToolResult. Structured results also travel as a JSON
+ * text block, so clients without `structuredContent` support see the same data.
+ */
+export function toCallToolResult(value: unknown, tool: Tool): CallToolResult {
+  if (isCallToolResult(value))
+    return value.isError === undefined ? { ...value, isError: false } : value;
+  if (value === undefined) return { content: [], isError: false };
+  if (typeof value === 'string' && !tool.outputSchema)
+    return { content: [text(value)], isError: false };
+  const json = JSON.stringify(value);
+  const result: CallToolResult = { content: [text(json ?? 'null')], isError: false };
+  if (isPlainObject(value)) result.structuredContent = value;
+  return result;
+}
+
+export function toolErrorResult(
+  message: string,
+  structuredContent?: Record<string, unknown>,
+): CallToolResult {
+  const result: CallToolResult = { content: [text(message)], isError: true };
+  if (structuredContent) result.structuredContent = structuredContent;
+  return result;
+}

@@ -1,0 +1,20 @@
+/** Protocol revisions this server speaks, newest first. */
+export const SUPPORTED_PROTOCOL_VERSIONS = [
+  '2025-11-25',
+  '2025-06-18',
+  '2025-03-26',
+  '2024-11-05',
+] as const;
+export type ProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
+export const LATEST_PROTOCOL_VERSION: ProtocolVersion = SUPPORTED_PROTOCOL_VERSIONS[0];
+/** What Streamable HTTP assumes when a request carries no MCP-Protocol-Version header. */
+export const DEFAULT_HTTP_PROTOCOL_VERSION: ProtocolVersion = '2025-03-26';
+
+export function isSupportedVersion(version: string): version is ProtocolVersion {
+  return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version);
+}
+
+/** Echo the client's version when we speak it; otherwise offer our newest (no error). */
+export function negotiateVersion(requested: string): ProtocolVersion {
+  return isSupportedVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
+}
