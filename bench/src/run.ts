@@ -11,6 +11,8 @@ import { parseArgs } from 'node:util';
 import { pipelinedRun } from './stdio-driver.js';
 
 const { values } = parseArgs({
+  // `pnpm bench -- --rounds 3` passes the separator through; it means nothing here.
+  args: process.argv.slice(2).filter((a) => a !== '--'),
   options: {
     rounds: { type: 'string', default: '5' },
     count: { type: 'string', default: '20000' },

@@ -12,6 +12,11 @@ export interface ToolSpec<I extends AnyObjectSchema, O extends AnyObjectSchema |
   description: string;
   /** A zod object schema of the arguments. Omit for a tool without arguments. */
   inputSchema?: I;
+  /**
+   * The JSON Schema to list instead of the one derived from `inputSchema` (for features zod does
+   * not express, such as `$defs`). Arguments are still validated by `inputSchema` if given.
+   */
+  inputJsonSchema?: JsonSchema;
   /** A zod object schema of `structuredContent`; the handler then returns that object. */
   outputSchema?: O;
   annotations?: ToolAnnotations;
@@ -64,7 +69,9 @@ export function defineTool<
   const entry: Record<string, unknown> = { name: spec.name };
   if (spec.title !== undefined) entry.title = spec.title;
   entry.description = spec.description;
-  entry.inputSchema = spec.inputSchema ? toJsonSchema(spec.inputSchema, 'input') : EMPTY_INPUT;
+  entry.inputSchema =
+    spec.inputJsonSchema ??
+    (spec.inputSchema ? toJsonSchema(spec.inputSchema, 'input') : EMPTY_INPUT);
   if (spec.outputSchema) entry.outputSchema = toJsonSchema(spec.outputSchema, 'output');
   if (spec.annotations) entry.annotations = spec.annotations;
   if (spec.icons) entry.icons = spec.icons;

@@ -1,0 +1,181 @@
+import type { Logger } from 'pino';
+import { createMcpHttpServer, type McpHttpOptions } from '../http/server.js';
+import { createLogger, guardStdout, LOG_LEVELS, type LogLevel } from '../logging/logger.js';
+import type { McpServer } from '../mcp/server.js';
+import { serveMcpStdio } from '../mcp/stdio.js';
+import { type CliOption, CliUsageError, type CliValues, resolveOptions, usage } from './options.js';
+
+export const COMMON_OPTIONS: readonly CliOption[] = [
+  {
+    name: 'transport',
+    env: 'MCP_TRANSPORT',
+    description: 'stdio for one client on stdin/stdout, http to listen',
+    type: 'string',
+    default: 'stdio',
+    choices: ['stdio', 'http'],
+  },
+  {
+    name: 'host',
+    env: 'MCP_HOST',
+    description: 'HTTP address to bind; non-loopback needs auth',
+    type: 'string',
+    default: '127.0.0.1',
+  },
+  {
+    name: 'port',
+    env: 'MCP_PORT',
+    description: 'HTTP port (0 picks a free one)',
+    type: 'string',
+    default: '3000',
+  },
+  {
+    name: 'log-level',
+    env: 'LOG_LEVEL',
+    description: 'log level of the stderr log',
+    type: 'string',
+    default: 'info',
+    choices: LOG_LEVELS,
+  },
+  {
+    name: 'help',
+    env: 'MCP_HELP',
+    description: 'print this help and exit',
+    type: 'boolean',
+    short: 'h',
+  },
+  {
+    name: 'version',
+    env: 'MCP_VERSION',
+    description: 'print the version and exit',
+    type: 'boolean',
+    short: 'v',
+  },
+];
+
+export interface RunContext {
+  values: CliValues;
+  positionals: string[];
+  logger: Logger;
+}
+
+export interface CliApp {
+  /** The command name shown in --help. */
+  command: string;
+  version: string;
+  description: string;
+  /** The app's own flags, besides the common ones. */
+  options?: readonly CliOption[];
+  /** Subcommands (`keys create …`): listed in --help; handled by `run` when positionals are given. */
+  commands?: readonly { usage: string; description: string }[];
+  /** Run a subcommand; return the exit code. Called when positionals are present. */
+  run?: (ctx: RunContext) => Promise<number>;
+  /** Build the server (and its HTTP settings) from the resolved options. */
+  build: (
+    ctx: RunContext,
+  ) => Promise<{ server: McpServer; http?: McpHttpOptions; close?: () => Promise<void> }>;
+}
+
+export interface RunOptions {
+  argv?: readonly string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The shared entry point of every app: `<app> [--transport stdio|http] [--host H] [--port P]
+ * [--log-level L] [--help] [--version]`, every flag also an environment variable. Resolves with
+ * the exit code; logs go to stderr, so stdout stays JSON-RPC only in stdio mode.
+ */
+export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number> {
+  const options = [...COMMON_OPTIONS, ...(app.options ?? [])];
+  let values: CliValues;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = resolveOptions(
+      options,
+      run.argv ?? process.argv.slice(2),
+      run.env ?? process.env,
+    ));
+  } catch (err) {
+    if (!(err instanceof CliUsageError)) throw err;
+    process.stderr.write(
+      `${app.command}: ${err.message}\n\n${usage(app.command, app.description, options, app.commands)}`,
+    );
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(usage(app.command, app.description, options, app.commands));
+    return 0;
+  }
+  if (values.version) {
+    process.stdout.write(`${app.version}\n`);
+    return 0;
+  }
+  const logger = createLogger({ name: app.command, level: values['log-level'] as LogLevel });
+  const ctx: RunContext = { values, positionals, logger };
+  if (positionals.length > 0) {
+    if (!app.run) {
+      process.stderr.write(`${app.command}: unexpected argument '${positionals[0]}'\n`);
+      return 2;
+    }
+    return app.run(ctx);
+  }
+
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(
+      `${app.command}: --port must be an integer from 0 to 65535; got '${values.port}'\n`,
+    );
+    return 2;
+  }
+  let built: Awaited<ReturnType<CliApp['build']>>;
+  try {
+    built = await app.build(ctx);
+  } catch (err) {
+    if (err instanceof CliUsageError) {
+      process.stderr.write(`${app.command}: ${err.message}\n`);
+      return 2;
+    }
+    logger.fatal({ err }, 'failed to start');
+    return 1;
+  }
+  const { server, http, close } = built;
+
+  if (values.transport === 'stdio') {
+    guardStdout();
+    logger.info({ version: app.version }, 'serving MCP on stdio');
+    await serveMcpStdio(server, { logger });
+    await close?.();
+    return 0;
+  }
+
+  let httpServer: ReturnType<typeof createMcpHttpServer>;
+  try {
+    httpServer = createMcpHttpServer(server, {
+      logger,
+      ...http,
+      host: values.host as string,
+      port,
+    });
+    const { url } = await httpServer.listen();
+    const paths = [
+      ...(http?.plainPaths ?? []),
+      ...(http?.streamablePath === false ? [] : [http?.streamablePath ?? '/mcp']),
+    ];
+    logger.info({ url, paths, version: app.version }, 'serving MCP over HTTP');
+  } catch (err) {
+    logger.fatal({ err: err instanceof Error ? err.message : err }, 'failed to listen');
+    await close?.();
+    return 1;
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info({ signal }, 'shutting down');
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await httpServer.close();
+  await close?.();
+  return 0;
+}
