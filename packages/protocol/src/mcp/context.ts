@@ -25,6 +25,8 @@ export interface McpCallExtra {
 export class McpContext {
   readonly #ctx: RequestContext<McpCallExtra>;
   readonly #meta: Record<string, unknown> | undefined;
+  /** Notifications this call sent (a transport may want them flushed before the result). */
+  notificationsSent = 0;
 
   constructor(ctx: RequestContext<McpCallExtra>, meta: Record<string, unknown> | undefined) {
     this.#ctx = ctx;
@@ -57,6 +59,7 @@ export class McpContext {
     const channel = this.#channel;
     if (!channel) return false;
     channel.notify(method, params);
+    this.notificationsSent++;
     return true;
   }
 

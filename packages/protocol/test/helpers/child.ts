@@ -22,9 +22,13 @@ export interface ChildServer {
   end(timeoutMs?: number): Promise<number | null>;
 }
 
-export function spawnServer(script = CALCULATOR, env: NodeJS.ProcessEnv = {}): ChildServer {
+export function spawnServer(
+  script = CALCULATOR,
+  env: NodeJS.ProcessEnv = {},
+  args: string[] = [],
+): ChildServer {
   if (!existsSync(script)) throw new Error(`${script} is missing: run \`pnpm build\` first`);
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [script, ...args], {
     env: { ...process.env, LOG_LEVEL: 'debug', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

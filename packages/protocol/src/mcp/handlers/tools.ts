@@ -25,12 +25,12 @@ export function toolMethods(server: McpServer) {
         throw new InvalidParamsError(`Unknown tool: ${params.name}`, { tool: params.name });
       const missing = server.missingScope(tool, ctx.extra);
       if (missing) throw server.scopeError(tool.name, missing);
-      const result = await callTool(
-        server,
-        tool,
-        params.arguments ?? {},
-        new McpContext(ctx, params._meta),
-      );
+      const mcp = new McpContext(ctx, params._meta);
+      const result = await callTool(server, tool, params.arguments ?? {}, mcp);
+      // The SDK client handles notifications a microtask late but responses at once: a progress
+      // notification read in the same chunk as the result is dropped. One turn of the event loop
+      // lets the transport write the notifications before the result is queued.
+      if (mcp.notificationsSent > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       // A cancelled request gets no response (MCP cancellation).
       return ctx.signal.aborted ? NO_REPLY : result;
     }),
@@ -48,12 +48,13 @@ async function callTool(
     const parsed = await tool.inputSchema.safeParseAsync(rawArgs);
     // Since 2025-11-25 bad arguments are a tool result the model can read and correct.
     if (!parsed.success) {
+      const message = `Invalid arguments for tool ${tool.name}: ${describeIssues(parsed.error)}`;
+      // structuredContent must match a declared outputSchema, so details go there only without one.
       return toolErrorResult(
-        `Invalid arguments for tool ${tool.name}: ${describeIssues(parsed.error)}`,
-        {
-          error: 'invalid_arguments',
-          issues: issueList(parsed.error),
-        },
+        message,
+        tool.outputSchema
+          ? undefined
+          : { error: 'invalid_arguments', issues: issueList(parsed.error) },
       );
     }
     args = parsed.data;
@@ -63,7 +64,9 @@ async function callTool(
     value = await tool.handler(args, ctx);
   } catch (err) {
     if (RpcError.is(err)) throw err;
-    if (err instanceof ToolError) return toolErrorResult(err.message, err.structuredContent);
+    if (err instanceof ToolError) {
+      return toolErrorResult(err.message, tool.outputSchema ? undefined : err.structuredContent);
+    }
     server.logger?.error({ err, tool: tool.name }, 'tool failed');
     return toolErrorResult(`Tool ${tool.name} failed with an internal error`);
   }

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+/**
+ * `pnpm conformance`: start the fixture server over Streamable HTTP, run the official MCP
+ * conformance suite (every server scenario) against it, and exit with the suite's code.
+ * The suite's CLI needs Node ≥ 22, so npx brings a Node 22 binary from the npm registry.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const SUITE = '@modelcontextprotocol/conformance@0.1.16';
+const fixture = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
+const baseline = fileURLToPath(new URL('../conformance-baseline.yml', import.meta.url));
+if (!existsSync(fixture)) {
+  console.error(`${fixture} is missing: run \`pnpm build\` first`);
+  process.exit(1);
+}
+
+const server = spawn(
+  process.execPath,
+  [fixture, '--transport', 'http', '--port', '0', '--log-level', 'info'],
+  {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  },
+);
+const url = await new Promise((resolve, reject) => {
+  let buffer = '';
+  const timer = setTimeout(() => reject(new Error(`fixture did not start: ${buffer}`)), 15_000);
+  server.stderr.setEncoding('utf8');
+  server.stderr.on('data', (chunk) => {
+    buffer += chunk;
+    const match = /"url":"(http:\/\/[^"]+)"/.exec(buffer);
+    if (match) {
+      clearTimeout(timer);
+      resolve(match[1]);
+    }
+  });
+  server.once('exit', (code) => reject(new Error(`fixture exited with ${code}: ${buffer}`)));
+});
+
+const args = [
+  '-y',
+  '-p',
+  'node@22',
+  '-p',
+  SUITE,
+  'conformance',
+  'server',
+  '--url',
+  `${url}/mcp`,
+  '--suite',
+  'all',
+];
+if (existsSync(baseline)) args.push('--expected-failures', baseline);
+console.log(`conformance: ${SUITE} against ${url}/mcp`);
+const suite = spawn('npx', args, {
+  // Outside the repo: its .npmrc sets engine-strict, which would refuse the suite's Node 22 deps.
+  cwd: tmpdir(),
+  stdio: 'inherit',
+  env: { ...process.env, npm_config_engine_strict: 'false', npm_config_update_notifier: 'false' },
+});
+const timer = setTimeout(() => suite.kill('SIGTERM'), 10 * 60_000);
+const code = await new Promise((resolve) =>
+  suite.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
+);
+clearTimeout(timer);
+server.kill('SIGTERM');
+process.exit(code);
