@@ -2,12 +2,21 @@
  * `pnpm bench`: runs every benchmark against its baselines in the same run and prints the
  * ratios next to the targets. Rounds are interleaved so drift in machine load hits all sides.
  *
- *   --rounds N    rounds per side (default 5; the median is reported)
- *   --count N     requests per stdio round (default 20000)
- *   --check       exit 1 when a target is missed
+ *   --rounds N        rounds per stdio side (default 5; the median is reported)
+ *   --count N         requests per stdio round (default 20000)
+ *   --duration S      seconds each HTTP server is measured (default 5, after a 1 s warm-up)
+ *   --only stdio|http run one group of benchmarks
+ *   --check           exit 1 when a target is missed
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import {
+  type HttpResult,
+  type HttpTarget,
+  httpRun,
+  TOOL_CALL_EXPECT,
+} from './http-driver.js';
+import { mcpPipelinedRun } from './mcp-stdio-driver.js';
 import { pipelinedRun } from './stdio-driver.js';
 
 const { values } = parseArgs({
@@ -16,11 +25,28 @@ const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '5' },
     count: { type: 'string', default: '20000' },
+    duration: { type: 'string', default: '5' },
+    only: { type: 'string' },
     check: { type: 'boolean', default: false },
   },
 });
-const rounds = Number(values.rounds);
-const count = Number(values.count);
+
+function positive(name: string, value: string, integer: boolean): number {
+  const n = Number(value);
+  if (!(n > 0) || (integer && !Number.isInteger(n)) || !Number.isFinite(n)) {
+    console.error(`--${name} must be a positive ${integer ? 'integer' : 'number'}, got '${value}'`);
+    process.exit(2);
+  }
+  return n;
+}
+const rounds = positive('rounds', values.rounds, true);
+const count = positive('count', values.count, true);
+const duration = positive('duration', values.duration, false);
+const only = values.only;
+if (only !== undefined && only !== 'stdio' && only !== 'http') {
+  console.error(`--only must be 'stdio' or 'http', got '${only}'`);
+  process.exit(2);
+}
 
 const server = (name: string) => [
   process.execPath,
@@ -38,6 +64,7 @@ const median = (xs: number[]) => {
   return s[Math.floor(s.length / 2)] as number;
 };
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US').padStart(10);
+const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
 
 async function stdioBench(): Promise<boolean> {
   const sides: Side[] = [
@@ -54,7 +81,7 @@ async function stdioBench(): Promise<boolean> {
   const ratio = ours / raw;
   const ok = ratio >= 0.75;
   console.log(
-    `  ratio ours / raw echo            ${(ratio * 100).toFixed(0).padStart(9)} %   target ≥ 75 %  ${ok ? 'OK' : 'MISSED'}`,
+    `  ratio ours / raw echo            ${(ratio * 100).toFixed(0).padStart(9)} %   target ≥ 75 %  ${verdict(ok)}`,
   );
   console.log(
     `  ratio ours / batched raw echo    ${((ours / rawBatched) * 100).toFixed(0).padStart(9)} %   (informational)`,
@@ -62,5 +89,99 @@ async function stdioBench(): Promise<boolean> {
   return ok;
 }
 
-const results = [await stdioBench()];
+async function mcpStdioBench(): Promise<boolean> {
+  const sides: Side[] = [
+    { label: 'SDK McpServer + StdioServerTransport', command: server('sdk-mcp-stdio'), samples: [] },
+    { label: '@mcpkit/protocol McpServer stdio', command: server('engine-mcp-stdio'), samples: [] },
+  ];
+  for (let r = 0; r < rounds; r++) {
+    for (const side of sides) side.samples.push(await mcpPipelinedRun(side.command, count));
+  }
+  const [sdk, ours] = sides.map((s) => median(s.samples)) as [number, number];
+  console.log(
+    `\nstdio MCP tools/call: ${count} pipelined calls after initialize, median of ${rounds} rounds (calls/s)`,
+  );
+  for (const side of sides) console.log(`  ${side.label.padEnd(38)} ${fmt(median(side.samples))}`);
+  const ratio = ours / sdk;
+  const ok = ratio >= 4;
+  console.log(
+    `  ratio ours / SDK                   ${ratio.toFixed(1).padStart(9)} ×   target ≥ 4 ×   ${verdict(ok)}`,
+  );
+  return ok;
+}
+
+async function httpBench(): Promise<boolean> {
+  const connections = 50;
+  const targets: (HttpTarget & { label: string })[] = [
+    {
+      label: 'raw node:http JSON echo (ceiling)',
+      command: server('raw-http'),
+      path: '/',
+      expect: TOOL_CALL_EXPECT,
+    },
+    {
+      label: 'SDK stateless Streamable HTTP',
+      command: server('sdk-http'),
+      path: '/mcp',
+      expect: TOOL_CALL_EXPECT,
+    },
+    {
+      label: '@mcpkit/protocol Streamable /mcp',
+      command: server('engine-http'),
+      path: '/mcp',
+      expect: TOOL_CALL_EXPECT,
+    },
+    {
+      label: '@mcpkit/protocol plain JSON-RPC /rpc',
+      command: server('engine-http'),
+      path: '/rpc',
+      expect: TOOL_CALL_EXPECT,
+    },
+  ];
+  const results: HttpResult[] = [];
+  for (const target of targets) {
+    results.push(await httpRun(target, { connections, durationSec: duration, warmupSec: 1 }));
+  }
+  console.log(
+    `\nHTTP tools/call: autocannon c=${connections}, ${duration} s per server after a 1 s warm-up, servers in child processes`,
+  );
+  console.log(`  ${''.padEnd(38)}      req/s   p50 ms`);
+  let clean = true;
+  targets.forEach((target, i) => {
+    const r = results[i] as HttpResult;
+    console.log(`  ${target.label.padEnd(38)} ${fmt(r.requestsPerSec)} ${String(r.p50).padStart(8)}`);
+    if (r.non2xx !== 0 || r.errors !== 0 || r.timeouts !== 0) {
+      clean = false;
+      console.log(
+        `    ! non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}: figures invalid`,
+      );
+    }
+  });
+  const [raw, sdk, streamable, plain] = results.map((r) => r.requestsPerSec) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  let ok = clean;
+  for (const [name, ours] of [
+    ['/mcp', streamable],
+    ['/rpc', plain],
+  ] as const) {
+    const vsSdk = ours / sdk;
+    const vsRaw = ours / raw;
+    ok = ok && vsSdk >= 15 && vsRaw >= 0.7;
+    console.log(
+      `  ratio ours ${name} / SDK             ${vsSdk.toFixed(1).padStart(9)} ×   target ≥ 15 ×  ${verdict(vsSdk >= 15)}`,
+    );
+    console.log(
+      `  ratio ours ${name} / raw             ${(vsRaw * 100).toFixed(0).padStart(9)} %   target ≥ 70 %  ${verdict(vsRaw >= 0.7)}`,
+    );
+  }
+  return ok;
+}
+
+const results: boolean[] = [];
+if (only !== 'http') results.push(await stdioBench(), await mcpStdioBench());
+if (only !== 'stdio') results.push(await httpBench());
 if (values.check && results.some((ok) => !ok)) process.exitCode = 1;

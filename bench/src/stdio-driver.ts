@@ -1,7 +1,7 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 
-type Child = ChildProcessByStdio<Writable, Readable, null>;
+export type Child = ChildProcessByStdio<Writable, Readable, null>;
 
 /** Measures one pipelined run: write `count` requests at once, wait for `count` reply lines. */
 export async function pipelinedRun(command: string[], count: number): Promise<number> {
@@ -23,7 +23,7 @@ export async function pipelinedRun(command: string[], count: number): Promise<nu
 }
 
 /** Optionally write `payload`, then resolve with the time at which `count` reply lines arrived. */
-function burst(child: Child, payload: string | undefined, count: number): Promise<number> {
+export function burst(child: Child, payload: string | undefined, count: number): Promise<number> {
   const done = new Promise<number>((resolve, reject) => {
     let lines = 0;
     const timer = setTimeout(

@@ -31,7 +31,7 @@ function newClient(): { client: Client; logs: unknown[] } {
     role: 'assistant',
     content: {
       type: 'text',
-      text: `echo: ${(request.params.messages[0]?.content as { text?: string }).text}`,
+      text: `echo: ${(request.params.messages[0]?.content as { text?: string } | undefined)?.text}`,
     },
   }));
   client.setRequestHandler(ElicitRequestSchema, async () => ({
