@@ -148,6 +148,13 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     return 0;
   }
 
+  // Handlers go in before the "listening" line: a supervisor may signal as soon as it reads it.
+  let stop: (signal: string) => void = () => {};
+  const stopped = new Promise<string>((resolve) => {
+    stop = resolve;
+  });
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
   let httpServer: ReturnType<typeof createMcpHttpServer>;
   try {
     httpServer = createMcpHttpServer(server, {
@@ -167,14 +174,7 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     await close?.();
     return 1;
   }
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      logger.info({ signal }, 'shutting down');
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  logger.info({ signal: await stopped }, 'shutting down');
   await httpServer.close();
   await close?.();
   return 0;

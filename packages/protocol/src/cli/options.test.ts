@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { type CliOption, CliUsageError, resolveOptions, usage } from './options.js';
+
+const OPTIONS: CliOption[] = [
+  {
+    name: 'transport',
+    env: 'T',
+    description: 'transport',
+    type: 'string',
+    default: 'stdio',
+    choices: ['stdio', 'http'],
+  },
+  { name: 'port', env: 'P', description: 'port', type: 'string', default: '3000' },
+  { name: 'verbose', env: 'V', description: 'verbose', type: 'boolean' },
+];
+
+describe('resolveOptions', () => {
+  it('takes flags over environment over defaults', () => {
+    expect(resolveOptions(OPTIONS, [], {}).values).toEqual({
+      transport: 'stdio',
+      port: '3000',
+      verbose: undefined,
+    });
+    expect(resolveOptions(OPTIONS, [], { T: 'http', P: '8080', V: 'yes' }).values).toEqual({
+      transport: 'http',
+      port: '8080',
+      verbose: true,
+    });
+    expect(
+      resolveOptions(OPTIONS, ['--port', '9', '--transport=stdio'], { T: 'http', P: '8080' })
+        .values,
+    ).toMatchObject({
+      transport: 'stdio',
+      port: '9',
+    });
+  });
+
+  it('reads booleans from the environment strictly', () => {
+    expect(resolveOptions(OPTIONS, [], { V: '0' }).values.verbose).toBe(false);
+    expect(() => resolveOptions(OPTIONS, [], { V: 'maybe' })).toThrow(CliUsageError);
+  });
+
+  it('refuses unknown flags and values outside the choices', () => {
+    expect(() => resolveOptions(OPTIONS, ['--nope'], {})).toThrow(CliUsageError);
+    expect(() => resolveOptions(OPTIONS, ['--transport', 'carrier-pigeon'], {})).toThrow(
+      /one of stdio, http/,
+    );
+    expect(() => resolveOptions(OPTIONS, [], { T: 'ws' })).toThrow(/one of stdio, http/);
+  });
+
+  it('returns positionals for subcommands', () => {
+    expect(resolveOptions(OPTIONS, ['keys', 'list', '--port', '1'], {}).positionals).toEqual([
+      'keys',
+      'list',
+    ]);
+  });
+});
+
+describe('usage', () => {
+  it('lists every flag with its environment variable and default', () => {
+    const text = usage('demo', 'a demo', OPTIONS, [
+      { usage: 'keys list', description: 'list keys' },
+    ]);
+    expect(text).toContain('Usage: demo [options]');
+    for (const o of OPTIONS) {
+      expect(text).toContain(`--${o.name}`);
+      expect(text).toContain(o.env);
+    }
+    expect(text).toContain('(default: 3000)');
+    expect(text).toContain('keys list');
+  });
+});

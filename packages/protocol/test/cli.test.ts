@@ -1,0 +1,100 @@
+/** The shared CLI runner, driven through a real app process (the fixture server). */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const FIXTURE = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv = {}, until?: RegExp): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [FIXTURE, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let signalled = false;
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+      if (!signalled && until?.test(stderr)) {
+        signalled = true;
+        child.kill('SIGTERM');
+      }
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
+    if (!until) child.stdin.end();
+  });
+}
+
+describe('CLI runner', () => {
+  it('--help lists every common flag with its environment variable, on stdout', async () => {
+    const { code, stdout } = await run(['--help']);
+    expect(code).toBe(0);
+    for (const text of [
+      '--transport',
+      'MCP_TRANSPORT',
+      '--host',
+      'MCP_HOST',
+      '--port',
+      'MCP_PORT',
+      '--log-level',
+      'LOG_LEVEL',
+      '--version',
+    ]) {
+      expect(stdout).toContain(text);
+    }
+  });
+
+  it('--version prints the version', async () => {
+    expect(await run(['--version'])).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+  });
+
+  it('refuses an unknown flag, a bad choice and a bad port with exit 2 and a reason', async () => {
+    const unknown = await run(['--frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Unknown option '--frobnicate'");
+    const transport = await run(['--transport', 'ws']);
+    expect(transport.code).toBe(2);
+    expect(transport.stderr).toContain('--transport must be one of stdio, http');
+    const port = await run(['--transport', 'http', '--port', '70000']);
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain('--port must be an integer from 0 to 65535');
+    expect(unknown.stdout + transport.stdout + port.stdout).toBe('');
+  });
+
+  it('takes its settings from the environment and stops cleanly on SIGTERM', async () => {
+    const { code, stderr } = await run(
+      [],
+      { MCP_TRANSPORT: 'http', MCP_PORT: '0' },
+      /serving MCP over HTTP/,
+    );
+    expect(stderr).toMatch(/"url":"http:\/\/127\.0\.0\.1:\d+"/);
+    expect(stderr).toContain('shutting down');
+    expect(code).toBe(0);
+  });
+
+  it('refuses to bind beyond loopback without auth', async () => {
+    const { code, stderr } = await run(['--transport', 'http', '--host', '0.0.0.0', '--port', '0']);
+    expect(code).toBe(1);
+    expect(stderr).toContain('refusing to listen on 0.0.0.0 without auth');
+  });
+
+  it('exits 0 when stdin closes in stdio mode', async () => {
+    const { code, stdout } = await run(['--transport', 'stdio', '--log-level', 'silent']);
+    expect(code).toBe(0);
+    expect(stdout).toBe('');
+  });
+});
