@@ -1,9 +1,12 @@
 import type { IncomingMessage } from 'node:http';
+import { isIPv4 } from 'node:net';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
+/** Loopback names and addresses. `127.evil.example` is a name anyone can point anywhere: only a
+ * literal IPv4 address counts for 127.0.0.0/8. */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
+  return LOOPBACK_HOSTS.has(host) || (host.startsWith('127.') && isIPv4(host));
 }
 
 export interface OriginPolicy {

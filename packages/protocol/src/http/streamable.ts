@@ -159,9 +159,9 @@ export class StreamableHttpHandler {
 
     const hasRequests = messages.some((m) => m.kind === 'request' || m.kind === 'invalid');
     const wantsSse = accepts(req, 'text/event-stream');
-    const sessionHeader: Record<string, string> = this.#stateful
-      ? { 'Mcp-Session-Id': session.mcp.id }
-      : {};
+    // A new session's id is announced only once its initialize has succeeded (below).
+    const sessionHeader: Record<string, string> =
+      this.#stateful && !created ? { 'Mcp-Session-Id': session.mcp.id } : {};
     const sse = new SseStream(res, sessionHeader);
     const current = session;
     // Messages the server sends while this POST's calls run travel on its own SSE stream.
@@ -189,8 +189,12 @@ export class StreamableHttpHandler {
 
     if (created) {
       // Keep the session only if initialize succeeded.
-      if (session.mcp.initializeAnswered) this.#sessions.set(session.mcp.id, session);
-      else this.#server.closeSession(session.mcp);
+      if (session.mcp.initializeAnswered) {
+        this.#sessions.set(session.mcp.id, session);
+        sessionHeader['Mcp-Session-Id'] = session.mcp.id;
+      } else {
+        this.#server.closeSession(session.mcp);
+      }
     } else if (!this.#stateful) {
       this.#server.closeSession(session.mcp);
     }
