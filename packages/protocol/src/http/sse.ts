@@ -43,9 +43,22 @@ export class SseStream {
   }
 
   /** Send one JSON-RPC message as a `message` event. Returns false once the stream is gone. */
-  send(json: string): boolean {
+  send(json: string, id?: string): boolean {
     this.start();
-    return this.#write(`event: message\ndata: ${json}\n\n`);
+    return this.#write(
+      id === undefined
+        ? `event: message\ndata: ${json}\n\n`
+        : `id: ${id}\nevent: message\ndata: ${json}\n\n`,
+    );
+  }
+
+  /**
+   * The priming event of a resumable stream: an id and empty data, so a client that loses the
+   * connection knows where to resume, and how long to wait before it does.
+   */
+  prime(id: string, retryMs: number): void {
+    this.start();
+    this.#write(`id: ${id}\nretry: ${retryMs}\ndata: \n\n`);
   }
 
   end(): void {

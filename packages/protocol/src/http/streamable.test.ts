@@ -615,3 +615,125 @@ describe('Streamable HTTP without sessions', () => {
     expect(http.streamable?.sessionCount).toBe(0);
   });
 });
+
+/** SSE events with their ids and raw data (the priming event has empty data). */
+function rawEvents(text: string): { id?: string; retry?: string; data: string }[] {
+  return text
+    .split(/\n\n/)
+    .filter((block) => block.trim().length > 0)
+    .map((block) => {
+      const event: { id?: string; retry?: string; data: string } = { data: '' };
+      for (const line of block.split('\n')) {
+        if (line.startsWith('id: ')) event.id = line.slice(4);
+        else if (line.startsWith('retry: ')) event.retry = line.slice(7);
+        else if (line.startsWith('data:')) event.data = line.slice(5).trim();
+      }
+      return event;
+    });
+}
+
+describe('Streamable HTTP: resumable streams (2025-11-25)', () => {
+  it('primes a POST stream, closes it mid-call, and replays the result to a GET with Last-Event-ID', async () => {
+    const { endpoint } = await start();
+    const session = await openSession(endpoint, { protocolVersion: '2025-11-25' });
+    const headers = { 'mcp-protocol-version': '2025-11-25' };
+    const res = await post(
+      endpoint,
+      request(7, 'tools/call', { name: 'test_reconnection', arguments: {} }),
+      {
+        session,
+        headers,
+      },
+    );
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const first = rawEvents(await res.text());
+    // Only the priming event: an id, a retry hint, empty data; then the server hung up.
+    expect(first).toHaveLength(1);
+    expect(first[0]).toMatchObject({ data: '', retry: '500' });
+    const primingId = first[0]?.id ?? '';
+    expect(primingId).toMatch(/^[a-z0-9]+-0$/);
+
+    const resumed = await fetch(endpoint, {
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': session,
+        'last-event-id': primingId,
+        ...headers,
+      },
+      signal: controller().signal,
+    });
+    expect(resumed.status).toBe(200);
+    const events = rawEvents(await resumed.text());
+    expect(events).toHaveLength(1);
+    expect(events[0]?.id).toBe(primingId.replace(/-0$/, '-1'));
+    expect(JSON.parse(events[0]?.data ?? '')).toMatchObject({
+      id: 7,
+      result: {
+        content: [{ type: 'text', text: expect.stringContaining('Reconnection test completed') }],
+      },
+    });
+
+    // Everything was delivered: resuming after the last event replays nothing and ends.
+    const again = await fetch(endpoint, {
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': session,
+        'last-event-id': events[0]?.id ?? '',
+      },
+      signal: controller().signal,
+    });
+    expect(rawEvents(await again.text())).toEqual([]);
+  });
+
+  it('numbers every event of a primed stream', async () => {
+    const { endpoint } = await start();
+    const session = await openSession(endpoint, { protocolVersion: '2025-11-25' });
+    const res = await post(
+      endpoint,
+      request(8, 'tools/call', {
+        name: 'test_tool_with_progress',
+        arguments: {},
+        _meta: { progressToken: 't' },
+      }),
+      { session },
+    );
+    const events = rawEvents(await res.text());
+    const stream = events[0]?.id?.split('-')[0];
+    expect(events.map((e) => e.id)).toEqual([0, 1, 2, 3, 4].map((n) => `${stream}-${n}`));
+    expect(JSON.parse(events[4]?.data ?? '')).toMatchObject({ id: 8 });
+  });
+
+  it('answers an unknown or malformed Last-Event-ID with 404', async () => {
+    const { endpoint } = await start();
+    const session = await openSession(endpoint, { protocolVersion: '2025-11-25' });
+    for (const lastEventId of ['zzz-3', 'not an id']) {
+      const res = await fetch(endpoint, {
+        headers: {
+          accept: 'text/event-stream',
+          'mcp-session-id': session,
+          'last-event-id': lastEventId,
+        },
+        signal: controller().signal,
+      });
+      expect(res.status).toBe(404);
+      await res.arrayBuffer();
+    }
+  });
+
+  it('does not prime streams of sessions on older revisions', async () => {
+    const { endpoint } = await start();
+    const session = await openSession(endpoint);
+    const res = await post(
+      endpoint,
+      request(9, 'tools/call', {
+        name: 'test_tool_with_progress',
+        arguments: {},
+        _meta: { progressToken: 't' },
+      }),
+      { session },
+    );
+    const events = rawEvents(await res.text());
+    expect(events).toHaveLength(4);
+    expect(events.every((e) => e.id === undefined && e.data.length > 0)).toBe(true);
+  });
+});

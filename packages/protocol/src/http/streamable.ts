@@ -9,6 +9,7 @@ import type { McpServer } from '../mcp/server.js';
 import { type AuthInfo, McpSession, type OutboundChannel } from '../mcp/session.js';
 import { isSupportedVersion } from '../mcp/versions.js';
 import { sendEmpty, sendError, sendJson } from './respond.js';
+import { parseEventId, StreamLog } from './resumable.js';
 import { SseStream } from './sse.js';
 
 export interface StreamableOptions {
@@ -29,7 +30,14 @@ interface HttpSession {
   readonly client: JsonRpcClient;
   readonly subject: string | undefined;
   stream: SseStream | undefined;
+  /** POST streams kept for resumption, by stream id. */
+  readonly logs: Map<string, StreamLog>;
 }
+
+/** How long a finished stream stays replayable, and the reconnection delay we advise. */
+const LOG_TTL_MS = 60_000;
+const RETRY_MS = 500;
+let streamCounter = 0;
 
 const notificationFrame = (method: string, params?: JsonRpcParams) =>
   JSON.stringify(
@@ -164,16 +172,36 @@ export class StreamableHttpHandler {
       this.#stateful && !created ? { 'Mcp-Session-Id': session.mcp.id } : {};
     const sse = new SseStream(res, sessionHeader);
     const current = session;
+    // Streams of sessions on 2025-11-25 are resumable: primed, logged, replayable by GET.
+    const resumable = this.#stateful && current.mcp.protocolVersion >= '2025-11-25';
+    let log: StreamLog | undefined;
+    const ensureLog = (): StreamLog => {
+      if (!log) {
+        log = new StreamLog((++streamCounter).toString(36), sse);
+        current.logs.set(log.id, log);
+        log.prime(RETRY_MS);
+      }
+      return log;
+    };
+    const emit = (json: string): void => {
+      if (resumable) ensureLog().send(json);
+      else sse.send(json);
+    };
+    const open = () => wantsSse && hasRequests && !sse.closed;
     // Messages the server sends while this POST's calls run travel on its own SSE stream.
     const channel: OutboundChannel = {
       notify: (method, params) => {
-        if (wantsSse && hasRequests && !sse.closed) sse.send(notificationFrame(method, params));
+        if (open() || log) emit(notificationFrame(method, params));
       },
       request: (method, params, options) => {
-        if (!wantsSse || !hasRequests || sse.closed) {
+        if (!open() && !log)
           return Promise.reject(new Error('no stream to the client for this request'));
-        }
-        return current.client.request(method, params, { ...options, via: (f) => sse.send(f) });
+        return current.client.request(method, params, { ...options, via: emit });
+      },
+      closeStream: () => {
+        if (!resumable || !open()) return false;
+        ensureLog().detach();
+        return true;
       },
     };
     const reply = this.#server.dispatcher.handleDecoded(frame, {
@@ -202,6 +230,11 @@ export class StreamableHttpHandler {
       sendEmpty(res, 202, sessionHeader);
       return;
     }
+    if (log) {
+      if (text !== undefined) log.send(text);
+      log.finish();
+      return;
+    }
     if (sse.started) {
       if (text !== undefined) sse.send(text);
       sse.end();
@@ -225,6 +258,20 @@ export class StreamableHttpHandler {
     }
     const session = this.#lookup(req, res, auth);
     if (!session) return;
+    const lastEventId = req.headers['last-event-id'];
+    if (typeof lastEventId === 'string') {
+      const at = parseEventId(lastEventId);
+      const log = at && session.logs.get(at.stream);
+      if (!at || !log) {
+        sendError(res, 404, {
+          code: ErrorCode.InvalidRequest,
+          message: `Unknown Last-Event-ID '${lastEventId}'`,
+        });
+        return;
+      }
+      log.resume(new SseStream(res, { 'Mcp-Session-Id': session.mcp.id }), at.n);
+      return;
+    }
     if (session.stream && !session.stream.closed) {
       sendError(res, 409, {
         code: ErrorCode.InvalidRequest,
@@ -268,7 +315,7 @@ export class StreamableHttpHandler {
         throw new Error('no stream to the client');
       },
     });
-    return { mcp, client, subject: auth?.subject, stream: undefined };
+    return { mcp, client, subject: auth?.subject, stream: undefined, logs: new Map() };
   }
 
   /** The session a request names, or an answer (400/404) already sent. */
@@ -305,8 +352,15 @@ export class StreamableHttpHandler {
 
   #sweep(): void {
     const cutoff = Date.now() - this.#idleMs;
+    const logCutoff = Date.now() - LOG_TTL_MS;
     for (const [id, session] of this.#sessions) {
-      if (session.mcp.lastSeen < cutoff && !session.stream) this.#end(id);
+      if (session.mcp.lastSeen < cutoff && !session.stream) {
+        this.#end(id);
+        continue;
+      }
+      for (const [streamId, log] of session.logs) {
+        if (log.done && log.finishedAt < logCutoff) session.logs.delete(streamId);
+      }
     }
   }
 }

@@ -63,6 +63,14 @@ export class McpContext {
     return true;
   }
 
+  /**
+   * Close this request's SSE stream now; what the call sends later waits for the client to
+   * resume (Streamable HTTP, 2025-11-25). False where the transport cannot do that.
+   */
+  closeSseStream(): boolean {
+    return this.#ctx.extra.channel?.closeStream?.() ?? false;
+  }
+
   /** `notifications/message`, when the client's log level lets it through. */
   log(level: LoggingLevel, data: unknown, logger?: string): boolean {
     const min = this.session.logLevel;

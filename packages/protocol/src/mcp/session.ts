@@ -13,6 +13,11 @@ export interface OutboundChannel {
     params?: JsonRpcParams,
     options?: RequestOptions,
   ): Promise<R>;
+  /**
+   * End the transport's stream for this request while the call goes on (SSE polling): the
+   * client resumes with `Last-Event-ID`. Returns false where the transport cannot.
+   */
+  closeStream?(): boolean;
 }
 
 /** Who is calling, as an HTTP auth layer established it. */

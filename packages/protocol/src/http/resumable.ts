@@ -1,0 +1,66 @@
+import type { SseStream } from './sse.js';
+
+/**
+ * The messages of one POST's SSE stream, kept so a client that lost the connection (or that the
+ * server asked to poll) can resume with `Last-Event-ID` (MCP 2025-11-25, resumability).
+ * Event ids are `<stream>-<n>`; n counts the stream's messages from 1, 0 is the priming event.
+ */
+export class StreamLog {
+  readonly id: string;
+  readonly #events: string[] = [];
+  #live: SseStream | undefined;
+  #done = false;
+  finishedAt = 0;
+
+  constructor(id: string, live: SseStream) {
+    this.id = id;
+    this.#live = live;
+  }
+
+  get done(): boolean {
+    return this.#done;
+  }
+
+  prime(retryMs: number): void {
+    this.#live?.prime(`${this.id}-0`, retryMs);
+  }
+
+  send(json: string): void {
+    this.#events.push(json);
+    this.#live?.send(json, `${this.id}-${this.#events.length}`);
+  }
+
+  /** End the HTTP response but keep the stream: later messages wait for a resuming GET. */
+  detach(): void {
+    const live = this.#live;
+    this.#live = undefined;
+    live?.end();
+  }
+
+  /** The stream's last message was sent. */
+  finish(): void {
+    this.#done = true;
+    this.finishedAt = Date.now();
+    this.detach();
+  }
+
+  /** Replay what followed event `after`, then follow the stream live (or end if it is done). */
+  resume(stream: SseStream, after: number): void {
+    this.#live?.end();
+    stream.start();
+    for (let n = after + 1; n <= this.#events.length; n++)
+      stream.send(this.#events[n - 1] as string, `${this.id}-${n}`);
+    if (this.#done) {
+      stream.end();
+      return;
+    }
+    this.#live = stream;
+  }
+}
+
+/** `<stream>-<n>` → its parts, or undefined for an id we did not issue. */
+export function parseEventId(value: string | undefined): { stream: string; n: number } | undefined {
+  if (value === undefined) return undefined;
+  const match = /^([A-Za-z0-9]{1,32})-(\d{1,9})$/.exec(value);
+  return match ? { stream: match[1] as string, n: Number(match[2]) } : undefined;
+}
