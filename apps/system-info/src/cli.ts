@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+import { runCli } from '@mcpkit/protocol';
+import { loadTokens, parseScopes } from './scopes.js';
+import { createSystemInfoServer, NAME, VERSION } from './server.js';
+
+process.exitCode = await runCli({
+  command: NAME,
+  version: VERSION,
+  description: 'system information over MCP (CPU, memory, processes, disks, network …)',
+  options: [
+    {
+      name: 'scopes',
+      env: 'MCP_SYSINFO_SCOPES',
+      description: 'scopes to enable, comma-separated: core, sensitive',
+      type: 'string',
+      default: 'core',
+    },
+    {
+      name: 'enable-sensitive',
+      env: 'MCP_SYSINFO_ENABLE_SENSITIVE',
+      description: 'enable scope sensitive (auth logs, user sessions)',
+      type: 'boolean',
+    },
+    {
+      name: 'token',
+      env: 'MCP_SYSINFO_TOKEN',
+      description: 'bearer token for HTTP; it holds every enabled scope',
+      type: 'string',
+      placeholder: '',
+    },
+    {
+      name: 'tokens-file',
+      env: 'MCP_SYSINFO_TOKENS_FILE',
+      description:
+        'JSON file of tokens with their own scopes: {"tokens":[{"name","token","scopes"}]}',
+      type: 'string',
+    },
+  ],
+  build: async ({ values, logger }) => {
+    const scopes = parseScopes(
+      values.scopes as string | undefined,
+      values['enable-sensitive'] === true,
+    );
+    const tokens = loadTokens(
+      values.token as string | undefined,
+      values['tokens-file'] as string | undefined,
+      scopes,
+    );
+    const { server } = createSystemInfoServer({ scopes, logger });
+    logger.info({ scopes: [...scopes], tokens: tokens.length }, 'system-info configured');
+    return {
+      server,
+      http: {
+        plainPaths: ['/'],
+        ...(tokens.length > 0 ? { auth: { tokens } } : {}),
+      },
+    };
+  },
+});

@@ -1,0 +1,11 @@
+export { type Collectors, systemCollectors, TIERS, WARM_KEYS } from './sampler/collectors.js';
+export { redact } from './sampler/redact.js';
+export {
+  DEFAULT_TTL_MS,
+  type Sample,
+  Sampler,
+  type SamplerOptions,
+  type Tier,
+} from './sampler/sampler.js';
+export { KNOWN_SCOPES, loadTokens, parseScopes, type Scope, scopeError } from './scopes.js';
+export { createSystemInfoServer, NAME, type SystemInfoOptions, VERSION } from './server.js';

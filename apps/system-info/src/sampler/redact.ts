@@ -1,0 +1,40 @@
+/**
+ * Redaction of secrets in text the machine produced (command lines, log lines). Patterns are
+ * conservative: a value next to a secret-sounding name, credentials in URLs, bearer tokens,
+ * well-known key formats. What is removed becomes `[REDACTED]`.
+ */
+const REDACTED = '[REDACTED]';
+const SECRET_NAME = String.raw`(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|client[-_]?secret|auth(?:orization)?|credentials?|session[-_]?id|cookie)`;
+
+const PATTERNS: [RegExp, string | ((...m: string[]) => string)][] = [
+  // --password=x, --api-key x, -p x is too ambiguous to touch; TOKEN=x, password: x
+  [
+    new RegExp(String.raw`(--?[\w-]*${SECRET_NAME}[\w-]*)(=|\s+)("[^"]*"|'[^']*'|\S+)`, 'gi'),
+    (_m, k, sep) => `${k}${sep}${REDACTED}`,
+  ],
+  [
+    new RegExp(
+      String.raw`\b([\w.-]*${SECRET_NAME}[\w.-]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s&;,]+)`,
+      'gi',
+    ),
+    (_m, k, sep) => `${k}${sep}${REDACTED}`,
+  ],
+  // scheme://user:password@host
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+):[^\s@/]+@/gi, (_m, prefix) => `${prefix}:${REDACTED}@`],
+  // Bearer / Basic credentials
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, (_m, scheme) => `${scheme} ${REDACTED}`],
+  // AWS access keys, GitHub and Slack tokens, JWTs, PEM blocks
+  [/\b(AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
+  [/\bgh[pousr]_[A-Za-z0-9]{20,}\b/g, REDACTED],
+  [/\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g, REDACTED],
+  [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g, REDACTED],
+  [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, REDACTED],
+];
+
+export function redact(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of PATTERNS) {
+    out = out.replace(pattern, replacement as string);
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+import { type EngineLogger, McpServer } from '@mcpkit/protocol';
+import { type Collectors, systemCollectors, TIERS, WARM_KEYS } from './sampler/collectors.js';
+import { Sampler, type SamplerOptions } from './sampler/sampler.js';
+import { type Scope, scopeError } from './scopes.js';
+import { allTools } from './tools/index.js';
+
+export const NAME = 'mcp-system-info';
+export const VERSION = '0.1.0';
+
+export interface SystemInfoOptions {
+  /** Scopes this server enables. Default: core only. */
+  scopes?: Iterable<Scope>;
+  /** Collectors to use instead of systeminformation (tests). */
+  collectors?: Collectors;
+  sampler?: SamplerOptions;
+  logger?: EngineLogger;
+  /** Take the first samples now, so rates are real from the first call. Default true. */
+  warm?: boolean;
+}
+
+export function createSystemInfoServer(options: SystemInfoOptions = {}): {
+  server: McpServer;
+  sampler: Sampler<Collectors>;
+} {
+  const sampler = new Sampler(options.collectors ?? systemCollectors, TIERS, options.sampler);
+  const server = new McpServer({
+    name: NAME,
+    version: VERSION,
+    title: 'System information',
+    instructions:
+      'Read-only facts about the machine this server runs on. Start with get_system_snapshot to find out why a machine is slow; every answer carries sampled_at.',
+    scopes: options.scopes ?? ['core'],
+    scopeError,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  server.addTool(...allTools({ sampler }));
+  if (options.warm ?? true) void sampler.warm(WARM_KEYS);
+  return { server, sampler };
+}

@@ -1,0 +1,45 @@
+import { RpcError } from '@mcpkit/protocol';
+import { z } from 'zod';
+import type { Collectors } from '../sampler/collectors.js';
+import type { Sample, Sampler } from '../sampler/sampler.js';
+
+export type SystemSampler = Sampler<Collectors>;
+
+export interface ToolDeps {
+  sampler: SystemSampler;
+}
+
+/** The seed's -32000: a collector failed. */
+export const QUERY_EXECUTION_ERROR = -32000;
+
+/** A sample, or the seed's "Query execution error: …" when the collector fails. */
+export async function query<K extends keyof Collectors>(
+  deps: ToolDeps,
+  key: K,
+): Promise<Sample<Awaited<ReturnType<Collectors[K]>>>> {
+  try {
+    return await deps.sampler.get(key);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new RpcError(QUERY_EXECUTION_ERROR, `Query execution error: ${reason}`, {
+      collector: key,
+    });
+  }
+}
+
+export const sampledAt = z.string().describe('When the data was collected (ISO 8601)');
+export const unavailableReason = z
+  .string()
+  .nullable()
+  .describe('Why values are null: what this machine cannot tell');
+
+export const CORE = ['core'] as const;
+export const SENSITIVE = ['sensitive'] as const;
+export const READ_ONLY = {
+  readOnlyHint: true,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+export const round = (n: number | null, digits = 1): number | null =>
+  n === null ? null : Math.round(n * 10 ** digits) / 10 ** digits;
