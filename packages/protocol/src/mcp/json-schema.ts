@@ -4,13 +4,13 @@ export type JsonSchema = Record<string, unknown>;
 
 const SAFE_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
 
-/** Drop what zod adds that says nothing to a client: `$schema`, ±2^53 bounds on integers. */
-function tidy(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(tidy);
+/** Drop what zod adds that says nothing to a client: the root `$schema`, ±2^53 integer bounds. */
+function tidy(node: unknown, root = false): unknown {
+  if (Array.isArray(node)) return node.map((n) => tidy(n));
   if (typeof node !== 'object' || node === null) return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    if (key === '$schema') continue;
+    if (root && key === '$schema') continue;
     if ((key === 'minimum' || key === 'maximum') && SAFE_BOUNDS.has(value as number)) continue;
     out[key] = tidy(value);
   }
@@ -22,7 +22,7 @@ function tidy(node: unknown): unknown {
  * `properties` and `required`, as clients and the specification's examples expect.
  */
 export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const json = tidy(z.toJSONSchema(schema, { io, unrepresentable: 'any' })) as JsonSchema;
+  const json = tidy(z.toJSONSchema(schema, { io, unrepresentable: 'any' }), true) as JsonSchema;
   if (json.type === 'object') {
     json.properties ??= {};
     json.required ??= [];

@@ -36,6 +36,7 @@ export interface Prompt {
 interface ShapeField {
   description?: string;
   isOptional?: () => boolean;
+  unwrap?: () => { description?: string };
 }
 
 export function definePrompt<A extends StringArgs = StringArgs>(spec: PromptSpec<A>): Prompt {
@@ -48,7 +49,9 @@ export function definePrompt<A extends StringArgs = StringArgs>(spec: PromptSpec
   if (shape) {
     entry.arguments = Object.entries(shape).map(([name, field]) => {
       const arg: Record<string, unknown> = { name };
-      if (field.description) arg.description = field.description;
+      // `.describe()` before `.optional()` leaves the text on the inner schema.
+      const description = field.description ?? field.unwrap?.().description;
+      if (description) arg.description = description;
       arg.required = !(field.isOptional?.() ?? false);
       return arg;
     });
@@ -56,7 +59,7 @@ export function definePrompt<A extends StringArgs = StringArgs>(spec: PromptSpec
   if (spec.icons) entry.icons = spec.icons;
   if (spec._meta) entry._meta = spec._meta;
   for (const name of Object.keys(spec.complete ?? {})) {
-    if (!shape || !(name in shape))
+    if (!shape || !Object.hasOwn(shape, name))
       throw new TypeError(`prompt '${spec.name}' has no argument '${name}' to complete`);
   }
   return {

@@ -12,7 +12,8 @@ interface Expression {
 }
 
 const VAR_NAME = /^[A-Za-z0-9_.%]+$/;
-const MAX_URI_LENGTH = 8192;
+const MAX_URI_LENGTH = 4096;
+const PREFIXED = new Set<Expression['operator']>(['/', '.', '#']);
 
 export class UriTemplate {
   readonly template: string;
@@ -23,43 +24,53 @@ export class UriTemplate {
 
   constructor(template: string) {
     this.template = template;
+    const parts = tokenize(template);
     const names: string[] = [];
     let pattern = '^';
-    let i = 0;
+    let reserved = 0;
     let queryStarted = false;
-    while (i < template.length) {
-      const open = template.indexOf('{', i);
-      const literalEnd = open === -1 ? template.length : open;
-      if (queryStarted && literalEnd > i)
-        throw new TypeError(`template '${template}': text after a query expression`);
-      pattern += escapeRegex(template.slice(i, literalEnd));
-      if (open === -1) break;
-      const close = template.indexOf('}', open);
-      if (close === -1) throw new TypeError(`template '${template}': unclosed expression`);
-      const expr = parseExpression(template.slice(open + 1, close), template);
-      names.push(...expr.names);
-      if (expr.operator === '?' || expr.operator === '&') {
-        queryStarted = true;
-        this.#query.push(...expr.names);
-      } else {
-        pattern += this.#expressionPattern(expr);
+    parts.forEach((part, index) => {
+      if (queryStarted)
+        throw new TypeError(`template '${template}': nothing may follow a query expression`);
+      if (typeof part === 'string') {
+        pattern += escapeRegex(part);
+        return;
       }
-      i = close + 1;
-    }
+      names.push(...part.names);
+      if (part.operator === '?' || part.operator === '&') {
+        queryStarted = true;
+        this.#query.push(...part.names);
+        return;
+      }
+      if (part.operator === '+' || part.operator === '#') reserved++;
+      const previous = parts[index - 1];
+      if (previous !== undefined && typeof previous !== 'string' && !PREFIXED.has(part.operator)) {
+        throw new TypeError(
+          `template '${template}': adjacent expressions are ambiguous; separate them with text`,
+        );
+      }
+      const next = parts[index + 1];
+      pattern += this.#expressionPattern(part, typeof next === 'string' ? next[0] : undefined);
+    });
+    // Each extra lazy group multiplies the backtracking a hostile URI can cause.
+    if (reserved > 1)
+      throw new TypeError(`template '${template}': at most one {+…} or {#…} expression`);
     if (queryStarted) pattern += '(?:[?&](.*))?';
     pattern += '$';
     this.variableNames = names;
     this.#regex = new RegExp(pattern, 's');
   }
 
-  #expressionPattern(expr: Expression): string {
+  #expressionPattern(expr: Expression, nextChar: string | undefined): string {
     const { operator, names } = expr;
-    // Simple and path-style values cannot contain the characters expansion would have escaped.
-    const value = operator === '+' || operator === '#' ? '(.*?)' : '([^/?#,]*)';
-    const sep = operator === '/' ? '/' : operator === '.' ? '\\.' : ',';
+    const sep = operator === '/' ? '/' : operator === '.' ? '.' : ',';
+    // A simple value cannot contain what expansion escapes, nor the separator that ends it:
+    // every group stops at one place, so matching never backtracks.
+    const stop = escapeClass(`/?#,${sep}${nextChar ?? ''}`);
+    const value = operator === '+' || operator === '#' ? '(.*?)' : `([^${stop}]*)`;
     const prefix = operator === '#' ? '#' : operator === '/' ? '/' : operator === '.' ? '\\.' : '';
     for (const name of names) this.#groups.push({ name, operator });
-    return prefix + names.map(() => value).join(sep);
+    return prefix + names.map(() => value).join(escapeRegex(sep));
   }
 
   /** The variables of a matching URI (percent-decoded), or undefined. */
@@ -128,6 +139,28 @@ function parseExpression(body: string, template: string): Expression {
     throw new TypeError(`template '${template}': bad expression {${body}}`);
   if (operator === ';') throw new TypeError(`template '${template}': {;…} is not supported`);
   return { operator, names };
+}
+
+function tokenize(template: string): (string | Expression)[] {
+  const parts: (string | Expression)[] = [];
+  let i = 0;
+  while (i < template.length) {
+    const open = template.indexOf('{', i);
+    if (open === -1) {
+      parts.push(template.slice(i));
+      break;
+    }
+    if (open > i) parts.push(template.slice(i, open));
+    const close = template.indexOf('}', open);
+    if (close === -1) throw new TypeError(`template '${template}': unclosed expression`);
+    parts.push(parseExpression(template.slice(open + 1, close), template));
+    i = close + 1;
+  }
+  return parts;
+}
+
+function escapeClass(chars: string): string {
+  return [...new Set(chars)].map((c) => (/[\\\]^-]/.test(c) ? `\\${c}` : c)).join('');
 }
 
 function escapeRegex(text: string): string {

@@ -19,13 +19,18 @@ export function completionMethods(server: McpServer) {
           const prompt = server.prompts.get(ref.name);
           if (!prompt)
             throw new InvalidParamsError(`Unknown prompt: ${ref.name}`, { prompt: ref.name });
-          completer = prompt.complete[argument.name];
+          completer = Object.hasOwn(prompt.complete, argument.name)
+            ? prompt.complete[argument.name]
+            : undefined;
         } else {
           const template = server.templates.find((t) => t.template.template === ref.uri);
           if (!template && !server.resources.has(ref.uri)) {
             throw new InvalidParamsError(`Unknown resource template: ${ref.uri}`, { uri: ref.uri });
           }
-          completer = template?.complete[argument.name];
+          completer =
+            template && Object.hasOwn(template.complete, argument.name)
+              ? template.complete[argument.name]
+              : undefined;
         }
         if (!completer) return { completion: { values: [], hasMore: false } };
         const all = await completer(

@@ -1,0 +1,438 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { RequestOptions } from '../jsonrpc/client.js';
+import { RpcError } from '../jsonrpc/errors.js';
+import type { RequestContext } from '../jsonrpc/method.js';
+import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
+import { type McpCallExtra, McpContext } from './context.js';
+import { McpServer } from './server.js';
+import { McpSession, type OutboundChannel } from './session.js';
+import { defineTool } from './tool.js';
+import type { CallToolResult, LoggingLevel } from './types.js';
+
+class FakeChannel implements OutboundChannel {
+  readonly notifications: { method: string; params?: JsonRpcParams | undefined }[] = [];
+  readonly requests: {
+    method: string;
+    params?: JsonRpcParams | undefined;
+    options?: RequestOptions | undefined;
+  }[] = [];
+  answer: unknown = {};
+
+  notify(method: string, params?: JsonRpcParams): void {
+    this.notifications.push({ method, params });
+  }
+
+  request<R = unknown>(
+    method: string,
+    params?: JsonRpcParams,
+    options?: RequestOptions,
+  ): Promise<R> {
+    this.requests.push({ method, params, options });
+    return Promise.resolve(this.answer as R);
+  }
+}
+
+/** An McpContext over a fresh session, built directly (no dispatcher). */
+function makeContext(
+  options: {
+    meta?: Record<string, unknown>;
+    logLevel?: LoggingLevel;
+    capabilities?: Record<string, unknown>;
+    extra?: Partial<McpCallExtra>;
+    signal?: AbortSignal;
+    channel?: FakeChannel | null;
+  } = {},
+) {
+  const channel = options.channel === null ? undefined : (options.channel ?? new FakeChannel());
+  const session = new McpSession(channel);
+  if (options.logLevel) session.logLevel = options.logLevel;
+  if (options.capabilities) session.clientCapabilities = options.capabilities;
+  const request: RequestContext<McpCallExtra> = {
+    id: 7,
+    method: 'tools/call',
+    signal: options.signal ?? new AbortController().signal,
+    extra: { session, ...options.extra },
+  };
+  return { ctx: new McpContext(request, options.meta), channel, session };
+}
+
+describe('McpContext basics', () => {
+  it('exposes the request id, session, auth, meta and signal', () => {
+    const controller = new AbortController();
+    const auth = { subject: 'u', scopes: new Set(['a']) };
+    const { ctx, session } = makeContext({
+      meta: { progressToken: 'p', other: 1 },
+      extra: { auth },
+      signal: controller.signal,
+    });
+    expect(ctx.requestId).toBe(7);
+    expect(ctx.session).toBe(session);
+    expect(ctx.auth).toBe(auth);
+    expect(ctx.meta).toEqual({ progressToken: 'p', other: 1 });
+    expect(ctx.signal).toBe(controller.signal);
+  });
+
+  it('notify() reports false when there is no way to reach the client', () => {
+    const { ctx } = makeContext({ channel: null });
+    expect(ctx.notify('notifications/message', { level: 'info', data: 'x' })).toBe(false);
+    expect(ctx.log('error', 'x')).toBe(false);
+  });
+
+  it("prefers the request's own channel over the session's", () => {
+    const perRequest = new FakeChannel();
+    const { ctx, channel } = makeContext({ extra: { channel: perRequest } });
+    expect(ctx.notify('custom/thing', { a: 1 })).toBe(true);
+    expect(perRequest.notifications).toEqual([{ method: 'custom/thing', params: { a: 1 } }]);
+    expect(channel?.notifications).toEqual([]);
+  });
+});
+
+describe('log()', () => {
+  it('sends everything when no level was set', () => {
+    const { ctx, channel } = makeContext();
+    expect(ctx.log('debug', 'fine detail')).toBe(true);
+    expect(channel?.notifications).toEqual([
+      { method: 'notifications/message', params: { level: 'debug', data: 'fine detail' } },
+    ]);
+  });
+
+  it('suppresses levels below the session level and passes the rest', () => {
+    const { ctx, channel } = makeContext({ logLevel: 'warning' });
+    expect(ctx.log('debug', 'd')).toBe(false);
+    expect(ctx.log('info', 'i')).toBe(false);
+    expect(ctx.log('notice', 'n')).toBe(false);
+    expect(ctx.log('warning', 'w')).toBe(true);
+    expect(ctx.log('error', { code: 42 }, 'db')).toBe(true);
+    expect(ctx.log('emergency', 'e')).toBe(true);
+    expect(channel?.notifications).toEqual([
+      { method: 'notifications/message', params: { level: 'warning', data: 'w' } },
+      {
+        method: 'notifications/message',
+        params: { level: 'error', logger: 'db', data: { code: 42 } },
+      },
+      { method: 'notifications/message', params: { level: 'emergency', data: 'e' } },
+    ]);
+  });
+
+  it('follows a level set with logging/setLevel during a tool call', async () => {
+    const server = new McpServer({ name: 's', version: '1' }).addTool(
+      defineTool({
+        name: 'chatty',
+        description: 'Logs at every level',
+        handler: (_args, ctx) => {
+          for (const level of ['debug', 'info', 'warning', 'error'] as const) ctx.log(level, level);
+          return 'done';
+        },
+      }),
+    );
+    const channel = new FakeChannel();
+    const session = server.openSession(channel);
+    const options = { extra: { session } };
+    await server.dispatcher.handleFrame(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'logging/setLevel',
+        params: { level: 'warning' },
+      }),
+      options,
+    );
+    await server.dispatcher.handleFrame(
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'chatty' } }),
+      options,
+    );
+    expect(channel.notifications.map((n) => (n.params as { level: string }).level)).toEqual([
+      'warning',
+      'error',
+    ]);
+  });
+});
+
+describe('progress()', () => {
+  it('sends nothing without a progressToken', () => {
+    const { ctx, channel } = makeContext();
+    expect(ctx.progress(1, 10)).toBe(false);
+    const other = makeContext({ meta: { somethingElse: true } });
+    expect(other.ctx.progress(1)).toBe(false);
+    expect(channel?.notifications).toEqual([]);
+    expect(other.channel?.notifications).toEqual([]);
+  });
+
+  it('sends the token, progress, total and message', () => {
+    const { ctx, channel } = makeContext({ meta: { progressToken: 'tok-1' } });
+    expect(ctx.progress(3, 10, 'three of ten')).toBe(true);
+    expect(ctx.progress(4)).toBe(true);
+    expect(channel?.notifications).toEqual([
+      {
+        method: 'notifications/progress',
+        params: { progressToken: 'tok-1', progress: 3, total: 10, message: 'three of ten' },
+      },
+      { method: 'notifications/progress', params: { progressToken: 'tok-1', progress: 4 } },
+    ]);
+    expect(channel?.notifications[1]?.params).not.toHaveProperty('total');
+    expect(channel?.notifications[1]?.params).not.toHaveProperty('message');
+  });
+
+  it('accepts a numeric token from a tools/call _meta', async () => {
+    const server = new McpServer({ name: 's', version: '1' }).addTool(
+      defineTool({
+        name: 'slow',
+        description: 'Reports progress',
+        handler: (_args, ctx) => {
+          ctx.progress(1, 2);
+          ctx.progress(2, 2, 'done');
+          return 'ok';
+        },
+      }),
+    );
+    const channel = new FakeChannel();
+    const session = server.openSession(channel);
+    await server.dispatcher.handleFrame(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'slow', arguments: {}, _meta: { progressToken: 99 } },
+      }),
+      { extra: { session } },
+    );
+    expect(channel.notifications).toEqual([
+      { method: 'notifications/progress', params: { progressToken: 99, progress: 1, total: 2 } },
+      {
+        method: 'notifications/progress',
+        params: { progressToken: 99, progress: 2, total: 2, message: 'done' },
+      },
+    ]);
+  });
+});
+
+describe('sample() and elicit()', () => {
+  it('reject with an RpcError when the client did not declare the capability', async () => {
+    const { ctx, channel } = makeContext({ capabilities: { roots: {} } });
+    const sampled = ctx.sample({ messages: [], maxTokens: 10 });
+    await expect(sampled).rejects.toSatisfy((err: unknown) => RpcError.is(err));
+    await expect(sampled).rejects.toMatchObject({
+      code: -32601,
+      data: { capability: 'sampling', method: 'sampling/createMessage' },
+    });
+    const elicited = ctx.elicit({ message: 'Name?', requestedSchema: {} });
+    await expect(elicited).rejects.toSatisfy((err: unknown) => RpcError.is(err));
+    await expect(elicited).rejects.toMatchObject({
+      data: { capability: 'elicitation', method: 'elicitation/create' },
+    });
+    expect(channel?.requests).toEqual([]);
+  });
+
+  it('send sampling/createMessage through the channel when the client declared sampling', async () => {
+    const controller = new AbortController();
+    const { ctx, channel } = makeContext({
+      capabilities: { sampling: {} },
+      signal: controller.signal,
+    });
+    if (!channel) throw new Error('no channel');
+    const answer = {
+      role: 'assistant',
+      content: { type: 'text', text: 'Paris' },
+      model: 'test-model',
+    };
+    channel.answer = answer;
+    const params = {
+      messages: [{ role: 'user', content: { type: 'text', text: 'Capital of France?' } }],
+      maxTokens: 20,
+    };
+    await expect(ctx.sample(params, { timeoutMs: 1000 })).resolves.toEqual(answer);
+    expect(channel.requests).toHaveLength(1);
+    expect(channel.requests[0]?.method).toBe('sampling/createMessage');
+    expect(channel.requests[0]?.params).toEqual(params);
+    // The call's signal travels along, with the caller's options.
+    expect(channel.requests[0]?.options?.signal).toBe(controller.signal);
+    expect(channel.requests[0]?.options?.timeoutMs).toBe(1000);
+  });
+
+  it('send elicitation/create through the channel when the client declared elicitation', async () => {
+    const { ctx, channel } = makeContext({ capabilities: { elicitation: {} } });
+    if (!channel) throw new Error('no channel');
+    channel.answer = { action: 'accept', content: { name: 'Ada' } };
+    const params = {
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    };
+    await expect(ctx.elicit(params)).resolves.toEqual({
+      action: 'accept',
+      content: { name: 'Ada' },
+    });
+    expect(channel.requests.map((r) => [r.method, r.params])).toEqual([
+      ['elicitation/create', params],
+    ]);
+    // sampling was not declared, so it still fails.
+    await expect(ctx.sample({})).rejects.toMatchObject({ code: -32601 });
+  });
+
+  it('use the capabilities a client declared in initialize', async () => {
+    const seen: unknown[] = [];
+    const server = new McpServer({ name: 's', version: '1' }).addTool(
+      defineTool({
+        name: 'ask',
+        description: 'Asks the model',
+        handler: async (_args, ctx) => {
+          seen.push(await ctx.sample({ messages: [], maxTokens: 1 }));
+          return 'ok';
+        },
+      }),
+    );
+    const channel = new FakeChannel();
+    channel.answer = { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' };
+    const session = server.openSession(channel);
+    const send = async (message: unknown) =>
+      await server.dispatcher.handleFrame(JSON.stringify(message), { extra: { session } });
+    await send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: { sampling: {} } },
+    });
+    const text = await send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'ask', arguments: {} },
+    });
+    expect(JSON.parse(text ?? 'null')).toMatchObject({ id: 2, result: { isError: false } });
+    expect(channel.requests.map((r) => r.method)).toEqual(['sampling/createMessage']);
+    expect(seen).toEqual([channel.answer]);
+  });
+
+  it('reject with an RpcError when there is no channel at all', async () => {
+    const { ctx } = makeContext({ capabilities: { sampling: {} }, channel: null });
+    await expect(ctx.sample({})).rejects.toMatchObject({ code: -32603 });
+  });
+});
+
+describe('cancellation', () => {
+  function setup() {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const observed: { aborted: boolean; reason?: unknown } = { aborted: false };
+    const server = new McpServer({ name: 's', version: '1' }).addTool(
+      defineTool({
+        name: 'wait',
+        description: 'Waits until cancelled',
+        inputSchema: z.object({ label: z.string().optional() }),
+        handler: (_args, ctx) =>
+          new Promise<string>((resolve) => {
+            ctx.signal.addEventListener(
+              'abort',
+              () => {
+                observed.aborted = true;
+                observed.reason = ctx.signal.reason;
+                resolve('stopped');
+              },
+              { once: true },
+            );
+            started();
+          }),
+      }),
+    );
+    const channel = new FakeChannel();
+    const session = server.openSession(channel);
+    const options = {
+      extra: { session },
+      signalFor: (id: JsonRpcId | undefined) => session.cancellation.signalFor(id),
+      settled: (id: JsonRpcId | undefined) => session.cancellation.settled(id),
+    };
+    const send = (message: unknown) =>
+      server.dispatcher.handleFrame(JSON.stringify(message), options);
+    return { server, session, channel, send, running, observed };
+  }
+
+  it('aborts the tool on notifications/cancelled and sends no reply', async () => {
+    const { send, running, observed, channel } = setup();
+    const pending = send({
+      jsonrpc: '2.0',
+      id: 41,
+      method: 'tools/call',
+      params: { name: 'wait', arguments: {} },
+    });
+    await running;
+    expect(observed.aborted).toBe(false);
+
+    const ack = await send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 41, reason: 'user pressed stop' },
+    });
+    expect(ack).toBeUndefined();
+    expect(observed.aborted).toBe(true);
+    expect(observed.reason).toBeInstanceOf(Error);
+    expect((observed.reason as Error).message).toBe('user pressed stop');
+
+    await expect(pending).resolves.toBeUndefined();
+    expect(channel.notifications).toEqual([]);
+  });
+
+  it('cancels string ids too and uses a default reason', async () => {
+    const { send, running, observed } = setup();
+    const pending = send({
+      jsonrpc: '2.0',
+      id: 'req-a',
+      method: 'tools/call',
+      params: { name: 'wait' },
+    });
+    await running;
+    await send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'req-a' },
+    });
+    expect(observed.aborted).toBe(true);
+    expect((observed.reason as Error).message).toBe('cancelled by the client');
+    await expect(pending).resolves.toBeUndefined();
+  });
+
+  it('ignores a cancellation of another request id', async () => {
+    const { send, running, observed, session } = setup();
+    const pending = send({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'wait' },
+    });
+    await running;
+    // A string "5" is not the number 5.
+    await send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: '5' } });
+    await send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 6 } });
+    expect(observed.aborted).toBe(false);
+
+    // Closing the session aborts what is still running; the reply is then dropped too.
+    session.cancellation.abortAll(new Error('gone'));
+    expect(observed.aborted).toBe(true);
+    await expect(pending).resolves.toBeUndefined();
+  });
+
+  it('answers a request that finishes before anyone cancels it', async () => {
+    const { server, session } = setup();
+    server.addTool(
+      defineTool({
+        name: 'quick',
+        description: 'Returns at once',
+        handler: (_args, ctx) => (ctx.signal.aborted ? 'aborted' : 'fine'),
+      }),
+    );
+    const options = {
+      extra: { session },
+      signalFor: (id: JsonRpcId | undefined) => session.cancellation.signalFor(id),
+      settled: (id: JsonRpcId | undefined) => session.cancellation.settled(id),
+    };
+    const text = await server.dispatcher.handleFrame(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'quick' } }),
+      options,
+    );
+    const reply = JSON.parse(text ?? 'null') as { result: CallToolResult };
+    expect(reply.result.content).toEqual([{ type: 'text', text: 'fine' }]);
+    // Cancelling after it settled is a no-op.
+    expect(session.cancellation.cancel(1)).toBe(false);
+  });
+});
