@@ -170,14 +170,19 @@ export class StreamableHttpHandler {
     // A new session's id is announced only once its initialize has succeeded (below).
     const sessionHeader: Record<string, string> =
       this.#stateful && !created ? { 'Mcp-Session-Id': session.mcp.id } : {};
-    const sse = new SseStream(res, sessionHeader);
+    // Made on first use: most calls answer with plain JSON and never need a stream.
+    let sse: SseStream | undefined;
+    const stream = (): SseStream => {
+      sse ??= new SseStream(res, sessionHeader);
+      return sse;
+    };
     const current = session;
     // Streams of sessions on 2025-11-25 are resumable: primed, logged, replayable by GET.
     const resumable = this.#stateful && current.mcp.protocolVersion >= '2025-11-25';
     let log: StreamLog | undefined;
     const ensureLog = (): StreamLog => {
       if (!log) {
-        log = new StreamLog((++streamCounter).toString(36), sse);
+        log = new StreamLog((++streamCounter).toString(36), stream());
         current.logs.set(log.id, log);
         log.prime(RETRY_MS);
       }
@@ -185,9 +190,9 @@ export class StreamableHttpHandler {
     };
     const emit = (json: string): void => {
       if (resumable) ensureLog().send(json);
-      else sse.send(json);
+      else stream().send(json);
     };
-    const open = () => wantsSse && hasRequests && !sse.closed;
+    const open = () => wantsSse && hasRequests && (sse ? !sse.closed : !res.destroyed);
     // Messages the server sends while this POST's calls run travel on its own SSE stream.
     const channel: OutboundChannel = {
       notify: (method, params) => {
@@ -235,7 +240,7 @@ export class StreamableHttpHandler {
       log.finish();
       return;
     }
-    if (sse.started) {
+    if (sse?.started) {
       if (text !== undefined) sse.send(text);
       sse.end();
       return;

@@ -9,6 +9,12 @@ const key = (id: JsonRpcId | undefined): string =>
  */
 export class CancellationRegistry {
   readonly #controllers = new Map<string, AbortController>();
+  /**
+   * Cancellations of calls whose handler never asked for its signal: remembered so the call's
+   * result can be withheld. Bounded; an entry is dropped when a call with that id settles or
+   * starts again.
+   */
+  readonly #orphans = new Set<string>();
 
   /** The signal for a call; notifications get one too but cannot be cancelled by id. */
   signalFor(id: JsonRpcId | undefined): AbortSignal {
@@ -19,18 +25,42 @@ export class CancellationRegistry {
 
   settled(id: JsonRpcId | undefined): void {
     if (this.#controllers.size > 0) this.#controllers.delete(key(id));
+    if (this.#orphans.size > 0) this.#orphans.delete(key(id));
+  }
+
+  /** A call with this id starts: an old cancellation of the same id no longer applies. */
+  started(id: JsonRpcId | undefined): void {
+    if (this.#orphans.size > 0) this.#orphans.delete(key(id));
+  }
+
+  /** Whether the call was cancelled though its handler never looked at its signal. */
+  cancelledWithoutSignal(id: JsonRpcId | undefined): boolean {
+    return this.#orphans.size > 0 && this.#orphans.has(key(id));
   }
 
   cancel(id: JsonRpcId, reason?: unknown): boolean {
-    const controller = this.#controllers.get(key(id));
-    if (!controller) return false;
-    this.#controllers.delete(key(id));
+    const k = key(id);
+    const controller = this.#controllers.get(k);
+    if (!controller) {
+      if (this.#orphans.size < 1024) this.#orphans.add(k);
+      return false;
+    }
+    this.#controllers.delete(k);
     controller.abort(reason);
     return true;
   }
 
-  abortAll(reason?: unknown): void {
-    for (const controller of this.#controllers.values()) controller.abort(reason);
-    this.#controllers.clear();
+  get active(): number {
+    return this.#controllers.size;
+  }
+
+  /** Abort every call; `reason` is only built when there is a call to abort. */
+  abortAll(reason?: () => unknown): void {
+    if (this.#controllers.size > 0) {
+      const why = reason?.();
+      for (const controller of this.#controllers.values()) controller.abort(why);
+      this.#controllers.clear();
+    }
+    this.#orphans.clear();
   }
 }

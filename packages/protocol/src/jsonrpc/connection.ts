@@ -185,7 +185,7 @@ export class JsonRpcConnection<E = unknown> {
       clearTimeout(timer);
       if (this.#inflight > 0) {
         this.#logger?.warn({ inflight: this.#inflight }, 'closing with calls still running');
-        this.#cancellation.abortAll(new ConnectionClosedError());
+        this.#cancellation.abortAll(() => new ConnectionClosedError());
       }
     }
     await this.#transport.close();

@@ -214,6 +214,10 @@ class CallContext<E> implements RequestContext<E> {
     readonly signalFor: ((id: JsonRpcId | undefined, method: string) => AbortSignal) | undefined,
   ) {}
 
+  get aborted(): boolean {
+    return this.#signal?.aborted ?? false;
+  }
+
   get signal(): AbortSignal {
     if (this.#signal === undefined) {
       this.#signal = this.signalFor ? this.signalFor(this.id, this.method) : NEVER_ABORTED;

@@ -9,6 +9,8 @@ export interface RequestContext<E = unknown> {
   readonly method: string;
   /** Aborted when the caller cancels the request or the connection closes. */
   readonly signal: AbortSignal;
+  /** Whether `signal` was made and has been aborted — without making it. */
+  readonly aborted: boolean;
   /** Whatever the transport attached to this call (caller identity, connection, …). */
   readonly extra: E;
 }

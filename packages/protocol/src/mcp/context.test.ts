@@ -48,10 +48,12 @@ function makeContext(
   const session = new McpSession(channel);
   if (options.logLevel) session.logLevel = options.logLevel;
   if (options.capabilities) session.clientCapabilities = options.capabilities;
+  const signal = options.signal ?? new AbortController().signal;
   const request: RequestContext<McpCallExtra> = {
     id: 7,
     method: 'tools/call',
-    signal: options.signal ?? new AbortController().signal,
+    signal,
+    aborted: signal.aborted,
     extra: { session, ...options.extra },
   };
   return { ctx: new McpContext(request, options.meta), channel, session };
@@ -407,7 +409,7 @@ describe('cancellation', () => {
     expect(observed.aborted).toBe(false);
 
     // Closing the session aborts what is still running; the reply is then dropped too.
-    session.cancellation.abortAll(new Error('gone'));
+    session.cancellation.abortAll(() => new Error('gone'));
     expect(observed.aborted).toBe(true);
     await expect(pending).resolves.toBeUndefined();
   });
@@ -434,5 +436,53 @@ describe('cancellation', () => {
     expect(reply.result.content).toEqual([{ type: 'text', text: 'fine' }]);
     // Cancelling after it settled is a no-op.
     expect(session.cancellation.cancel(1)).toBe(false);
+  });
+});
+
+describe('cancelling a call whose handler never reads its signal', () => {
+  it('withholds the result, and a later call reusing the id is answered', async () => {
+    let release: (() => void) | undefined;
+    const server = new McpServer({ name: 'c', version: '1' }).addTool(
+      defineTool({
+        name: 'slow',
+        description: 'waits for the test, never looks at ctx.signal',
+        handler: () =>
+          new Promise<string>((resolve) => {
+            release = () => resolve('done');
+          }),
+      }),
+    );
+    const session = server.openSession();
+    const options = {
+      extra: { session },
+      signalFor: (id: JsonRpcId | undefined) => session.cancellation.signalFor(id),
+      settled: (id: JsonRpcId | undefined) => session.cancellation.settled(id),
+    };
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'slow' },
+    });
+    const pending = server.dispatcher.handleFrame(call, options);
+    await new Promise((r) => setTimeout(r, 5));
+    await server.dispatcher.handleFrame(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 1 },
+      }),
+      options,
+    );
+    release?.();
+    await expect(pending).resolves.toBeUndefined();
+    // The same id again, not cancelled this time: answered.
+    const again = server.dispatcher.handleFrame(call, options);
+    await new Promise((r) => setTimeout(r, 5));
+    release?.();
+    expect(JSON.parse((await again) as string)).toMatchObject({
+      id: 1,
+      result: { content: [{ text: 'done' }] },
+    });
   });
 });

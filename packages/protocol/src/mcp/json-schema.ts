@@ -46,3 +46,19 @@ export function issueList(error: z.ZodError): { path: string; message: string }[
     message: issue.message,
   }));
 }
+
+/**
+ * Parse synchronously when the schema allows it (no promise per call on the hot path), and
+ * asynchronously only for schemas with async refinements.
+ */
+export function safeParseFast<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+): z.ZodSafeParseResult<z.output<T>> | Promise<z.ZodSafeParseResult<z.output<T>>> {
+  try {
+    return schema.safeParse(value);
+  } catch (err) {
+    if (err instanceof z.core.$ZodAsyncError) return schema.safeParseAsync(value);
+    throw err;
+  }
+}

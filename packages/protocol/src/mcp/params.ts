@@ -1,3 +1,4 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 /** zod schemas of the params of MCP requests the server core answers. */
 import { z } from 'zod';
 
@@ -13,11 +14,51 @@ export const InitializeParams = z.looseObject({
   _meta: meta,
 });
 export const PaginatedParams = z.looseObject({ cursor, _meta: meta }).optional();
-export const CallToolParams = z.looseObject({
+const CallToolParamsSchema = z.looseObject({
   name: z.string(),
   arguments: z.record(z.string(), z.unknown()).optional(),
   _meta: meta,
 });
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * tools/call is the hot path: params that are plainly well-formed skip zod (the bench showed
+ * its parse as a measurable share of a cheap call); anything else — including every error —
+ * goes through the schema, so the answers are the same.
+ */
+type CallToolParamsOutput = z.output<typeof CallToolParamsSchema>;
+
+export const CallToolParams: StandardSchemaV1<unknown, CallToolParamsOutput> & {
+  shape: typeof CallToolParamsSchema.shape;
+} = {
+  // The key order maps positional params: ["add", {"a": 1}] → { name, arguments }.
+  shape: CallToolParamsSchema.shape,
+  '~standard': {
+    version: 1,
+    vendor: 'mcpkit',
+    validate(value: unknown) {
+      if (isPlainObject(value) && typeof value.name === 'string') {
+        const args = value.arguments;
+        const m = value._meta;
+        const token = isPlainObject(m) ? m.progressToken : undefined;
+        if (
+          (args === undefined || isPlainObject(args)) &&
+          (m === undefined ||
+            (isPlainObject(m) &&
+              (token === undefined || typeof token === 'string' || typeof token === 'number')))
+        ) {
+          return { value: value as CallToolParamsOutput };
+        }
+      }
+      return CallToolParamsSchema['~standard'].validate(
+        value,
+      ) as StandardSchemaV1.Result<CallToolParamsOutput>;
+    },
+  },
+};
+
 export const UriParams = z.looseObject({ uri: z.string().min(1), _meta: meta });
 export const GetPromptParams = z.looseObject({
   name: z.string(),

@@ -186,7 +186,7 @@ export class McpServer {
 
   closeSession(session: McpSession): void {
     session.closed = true;
-    session.cancellation.abortAll(new Error('session closed'));
+    session.cancellation.abortAll(() => new Error('session closed'));
     this.sessions.delete(session);
   }
 

@@ -36,7 +36,7 @@ export interface AuthInfo {
  * gets a throwaway one.
  */
 export class McpSession {
-  readonly id: string = randomUUID();
+  #id: string | undefined;
   protocolVersion: ProtocolVersion = DEFAULT_HTTP_PROTOCOL_VERSION;
   clientInfo: Implementation | undefined;
   clientCapabilities: ClientCapabilities = {};
@@ -54,5 +54,11 @@ export class McpSession {
 
   constructor(channel?: OutboundChannel) {
     this.channel = channel;
+  }
+
+  /** A random id, made on first use: throwaway sessions of stateless requests never need one. */
+  get id(): string {
+    this.#id ??= randomUUID();
+    return this.#id;
   }
 }

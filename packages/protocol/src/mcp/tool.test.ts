@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toJsonSchema } from './json-schema.js';
+import { safeParseFast, toJsonSchema } from './json-schema.js';
 import {
   defineTool,
   isCallToolResult,
@@ -281,5 +281,17 @@ describe('toJsonSchema keeps properties named like keywords', () => {
     expect(json.$schema).toBeUndefined();
     expect(json.properties).toEqual({ $schema: { type: 'string' }, id: { type: 'string' } });
     expect(json.required).toEqual(['$schema', 'id']);
+  });
+});
+
+describe('safeParseFast', () => {
+  it('parses synchronously when it can and falls back to async refinements', async () => {
+    const sync = safeParseFast(z.object({ a: z.number() }), { a: 1 });
+    expect(sync).not.toBeInstanceOf(Promise);
+    expect(sync).toMatchObject({ success: true, data: { a: 1 } });
+    const asyncSchema = z.object({ a: z.number().refine(async (n) => n > 0, 'must be positive') });
+    const pending = safeParseFast(asyncSchema, { a: -1 });
+    expect(pending).toBeInstanceOf(Promise);
+    expect(await pending).toMatchObject({ success: false });
   });
 });

@@ -1,7 +1,7 @@
 import { InvalidParamsError } from '../../jsonrpc/errors.js';
 import { method, type RequestContext } from '../../jsonrpc/method.js';
 import { type McpCallExtra, McpContext } from '../context.js';
-import { describeIssues, issueList } from '../json-schema.js';
+import { describeIssues, issueList, safeParseFast } from '../json-schema.js';
 import { paginate } from '../pagination.js';
 import { GetPromptParams, PaginatedParams } from '../params.js';
 import { toPromptResult } from '../prompt.js';
@@ -25,7 +25,7 @@ export function promptMethods(server: McpServer) {
         throw new InvalidParamsError(`Unknown prompt: ${params.name}`, { prompt: params.name });
       let args: Record<string, string | undefined> = params.arguments ?? {};
       if (prompt.arguments) {
-        const parsed = await prompt.arguments.safeParseAsync(args);
+        const parsed = await safeParseFast(prompt.arguments, args);
         if (!parsed.success) {
           throw new InvalidParamsError(
             `Invalid arguments for prompt ${prompt.name}: ${describeIssues(parsed.error)}`,

@@ -2,7 +2,7 @@ import { NO_REPLY } from '../../jsonrpc/dispatcher.js';
 import { InternalError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.js';
 import { method, type RequestContext } from '../../jsonrpc/method.js';
 import { type McpCallExtra, McpContext } from '../context.js';
-import { describeIssues, issueList } from '../json-schema.js';
+import { describeIssues, issueList, safeParseFast } from '../json-schema.js';
 import { paginate } from '../pagination.js';
 import { CallToolParams, PaginatedParams } from '../params.js';
 import type { McpServer } from '../server.js';
@@ -25,14 +25,17 @@ export function toolMethods(server: McpServer) {
         throw new InvalidParamsError(`Unknown tool: ${params.name}`, { tool: params.name });
       const missing = server.missingScope(tool, ctx.extra);
       if (missing) throw server.scopeError(tool.name, missing);
+      ctx.extra.session.cancellation.started(ctx.id);
       const mcp = new McpContext(ctx, params._meta);
       const result = await callTool(server, tool, params.arguments ?? {}, mcp);
       // The SDK client handles notifications a microtask late but responses at once: a progress
       // notification read in the same chunk as the result is dropped. One turn of the event loop
       // lets the transport write the notifications before the result is queued.
       if (mcp.notificationsSent > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      // A cancelled request gets no response (MCP cancellation).
-      return ctx.signal.aborted ? NO_REPLY : result;
+      // A cancelled request gets no response (MCP cancellation). Reading ctx.signal here would
+      // make an AbortController for every call; the registry knows without one.
+      const cancellation = ctx.extra.session.cancellation;
+      return ctx.aborted || cancellation.cancelledWithoutSignal(ctx.id) ? NO_REPLY : result;
     }),
   ];
 }
@@ -45,7 +48,7 @@ async function callTool(
 ) {
   let args: Record<string, unknown> = rawArgs;
   if (tool.inputSchema) {
-    const parsed = await tool.inputSchema.safeParseAsync(rawArgs);
+    const parsed = await safeParseFast(tool.inputSchema, rawArgs);
     // Since 2025-11-25 bad arguments are a tool result the model can read and correct.
     if (!parsed.success) {
       const message = `Invalid arguments for tool ${tool.name}: ${describeIssues(parsed.error)}`;
@@ -72,7 +75,7 @@ async function callTool(
   }
   const result = toCallToolResult(value, tool);
   if (tool.outputSchema && !result.isError) {
-    const checked = await tool.outputSchema.safeParseAsync(result.structuredContent);
+    const checked = await safeParseFast(tool.outputSchema, result.structuredContent);
     if (!checked.success) {
       server.logger?.error(
         { tool: tool.name, issues: issueList(checked.error) },
