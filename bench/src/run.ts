@@ -5,7 +5,7 @@
  *   --rounds N        rounds per stdio side (default 5; the median is reported)
  *   --count N         requests per stdio round (default 20000)
  *   --duration S      seconds each HTTP server is measured (default 5, after a 1 s warm-up)
- *   --only stdio|http run one group of benchmarks
+ *   --only stdio|http|sysinfo  run one group of benchmarks
  *   --check           exit 1 when a target is missed
  */
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { type HttpResult, type HttpTarget, httpRun, TOOL_CALL_EXPECT } from './http-driver.js';
 import { mcpPipelinedRun } from './mcp-stdio-driver.js';
 import { pipelinedRun } from './stdio-driver.js';
+import { sysinfoBench } from './sysinfo-bench.js';
 
 const { values } = parseArgs({
   // `pnpm bench -- --rounds 3` passes the separator through; it means nothing here.
@@ -38,8 +39,8 @@ const rounds = positive('rounds', values.rounds, true);
 const count = positive('count', values.count, true);
 const duration = positive('duration', values.duration, false);
 const only = values.only;
-if (only !== undefined && only !== 'stdio' && only !== 'http') {
-  console.error(`--only must be 'stdio' or 'http', got '${only}'`);
+if (only !== undefined && only !== 'stdio' && only !== 'http' && only !== 'sysinfo') {
+  console.error(`--only must be 'stdio', 'http' or 'sysinfo', got '${only}'`);
   process.exit(2);
 }
 
@@ -186,6 +187,7 @@ async function httpBench(): Promise<boolean> {
 }
 
 const results: boolean[] = [];
-if (only !== 'http') results.push(await stdioBench(), await mcpStdioBench());
-if (only !== 'stdio') results.push(await httpBench());
+if (only === undefined || only === 'stdio') results.push(await stdioBench(), await mcpStdioBench());
+if (only === undefined || only === 'http') results.push(await httpBench());
+if (only === undefined || only === 'sysinfo') results.push(await sysinfoBench());
 if (values.check && results.some((ok) => !ok)) process.exitCode = 1;
