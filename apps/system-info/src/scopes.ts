@@ -33,7 +33,10 @@ export function loadTokens(
   enabled: ReadonlySet<Scope>,
 ): StaticToken[] {
   const tokens: StaticToken[] = [];
-  if (token) tokens.push({ token, subject: 'token', scopes: enabled });
+  if (token !== undefined) {
+    if (token.length < 16) throw new CliUsageError('--token must have at least 16 characters');
+    tokens.push({ token, subject: 'token', scopes: enabled });
+  }
   if (file) {
     let parsed: unknown;
     try {

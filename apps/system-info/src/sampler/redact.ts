@@ -6,23 +6,37 @@
 const REDACTED = '[REDACTED]';
 const SECRET_NAME = String.raw`(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|client[-_]?secret|auth(?:orization)?|credentials?|session[-_]?id|cookie)`;
 
+// Environment variables whose names look secret but hold none.
+const NOT_SECRET = new Set(['PWD', 'OLDPWD']);
+const keepOrRedact = (whole: string, key: string, sep: string) =>
+  NOT_SECRET.has(key.toUpperCase()) ? whole : `${key}${sep}${REDACTED}`;
+
 const PATTERNS: [RegExp, string | ((...m: string[]) => string)][] = [
-  // --password=x, --api-key x, -p x is too ambiguous to touch; TOKEN=x, password: x
+  // Bearer / Basic credentials first, so "Authorization: Bearer x" keeps its scheme word.
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, (_m, scheme) => `${scheme} ${REDACTED}`],
+  // "password": "x" (JSON)
   [
-    new RegExp(String.raw`(--?[\w-]*${SECRET_NAME}[\w-]*)(=|\s+)("[^"]*"|'[^']*'|\S+)`, 'gi'),
-    (_m, k, sep) => `${k}${sep}${REDACTED}`,
+    new RegExp(String.raw`("[\w.-]*${SECRET_NAME}[\w.-]*"\s*:\s*)"(?:[^"\\]|\\.)*"`, 'gi'),
+    (_m, k) => `${k}"${REDACTED}"`,
   ],
+  // --password=x, --api-key x (not --no-password, and a following flag is not a value)
   [
     new RegExp(
-      String.raw`\b([\w.-]*${SECRET_NAME}[\w.-]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s&;,]+)`,
+      String.raw`(--?(?!no-)[\w-]*${SECRET_NAME}[\w-]*)(=|\s+)(?!-|\[REDACTED\])("[^"]*"|'[^']*'|\S+)`,
       'gi',
     ),
-    (_m, k, sep) => `${k}${sep}${REDACTED}`,
+    (m, k, sep) => keepOrRedact(m, k, sep),
+  ],
+  // TOKEN=x, password: x (but not the scheme word of an Authorization header)
+  [
+    new RegExp(
+      String.raw`\b([\w.-]*${SECRET_NAME}[\w.-]*)(\s*[=:]\s*)(?!(?:Bearer|Basic)\s|\[REDACTED\])("[^"]*"|'[^']*'|[^\s&;,]+)`,
+      'gi',
+    ),
+    (m, k, sep) => keepOrRedact(m, k, sep),
   ],
   // scheme://user:password@host
   [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+):[^\s@/]+@/gi, (_m, prefix) => `${prefix}:${REDACTED}@`],
-  // Bearer / Basic credentials
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, (_m, scheme) => `${scheme} ${REDACTED}`],
   // AWS access keys, GitHub and Slack tokens, JWTs, PEM blocks
   [/\b(AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
   [/\bgh[pousr]_[A-Za-z0-9]{20,}\b/g, REDACTED],

@@ -37,7 +37,12 @@ export const getSystemSnapshot = (deps: ToolDeps) =>
         query(deps, 'processes'),
       ]);
       // Disks are optional here: a hung mount must not block the rest of the snapshot.
-      const disks = await query(deps, 'filesystems').catch(() => undefined);
+      let diskProblem: string | undefined;
+      const disks = await query(deps, 'filesystems').catch((err: unknown) => {
+        diskProblem =
+          err instanceof Error ? err.message.replace(/^Query execution error: /, '') : String(err);
+        return undefined;
+      });
       const cores = info.value.cores || 1;
       const [one, five, fifteen] = load.value.load_average;
       const memory = describeMemory(mem.value);
@@ -67,7 +72,13 @@ export const getSystemSnapshot = (deps: ToolDeps) =>
       if ((memory.swap_used_percent ?? 0) >= 50)
         findings.push(`${memory.swap_used_percent} % of swap is in use`);
       for (const d of fullDisks) findings.push(`${d.mount} is ${d.use_percent} % full`);
-      if (!disks) findings.push('disk usage could not be read in time');
+      if (diskProblem !== undefined) {
+        findings.push(
+          /did not answer within/.test(diskProblem)
+            ? 'disk usage could not be read in time (a network mount may be hung)'
+            : `disk usage could not be read: ${diskProblem}`,
+        );
+      }
       if (findings.length === 0)
         findings.push('nothing stands out: CPU, memory and disks are within normal ranges');
 
