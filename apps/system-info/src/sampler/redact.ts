@@ -4,7 +4,7 @@
  * well-known key formats. What is removed becomes `[REDACTED]`.
  */
 const REDACTED = '[REDACTED]';
-const SECRET_NAME = String.raw`(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|client[-_]?secret|auth(?:orization)?|credentials?|session[-_]?id|cookie)`;
+const SECRET_NAME = `(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|client[-_]?secret|auth(?:orization)?|credentials?|session[-_]?id|cookie)`;
 
 // Environment variables whose names look secret but hold none.
 const NOT_SECRET = new Set(['PWD', 'OLDPWD']);
