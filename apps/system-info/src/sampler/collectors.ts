@@ -133,6 +133,13 @@ export interface AuthLog {
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 
+/** `2026-11-22 06:11:03` (local time, as ps prints it) → ISO 8601 in UTC. */
+export function localToIso(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length === 0) return null;
+  const date = new Date(value.replace(' ', 'T'));
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
 /** Run a collector with a deadline: `df` on a dead network mount never returns. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -230,7 +237,7 @@ export const systemCollectors = {
         cpu_percent: num(x.cpu) ?? 0,
         memory_percent: num(x.mem) ?? 0,
         memory_rss_bytes: (num(x.memRss) ?? 0) * 1024,
-        started: str(x.started),
+        started: localToIso(x.started),
         command: [x.command, x.params].filter(Boolean).join(' '),
       })),
     };
@@ -277,7 +284,8 @@ export const systemCollectors = {
       mac: str(n.mac),
       internal: n.internal,
       operstate: n.operstate,
-      speed_mbps: num(n.speed),
+      // systeminformation says -1 for an unknown link speed.
+      speed_mbps: (num(n.speed) ?? -1) >= 0 ? num(n.speed) : null,
     }));
   },
   netStats: async (): Promise<NetStat[]> => {

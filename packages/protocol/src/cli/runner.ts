@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { createMcpHttpServer, type McpHttpOptions } from '../http/server.js';
 import { createLogger, guardStdout, LOG_LEVELS, type LogLevel } from '../logging/logger.js';
 import type { McpServer } from '../mcp/server.js';
+import type { AuthInfo } from '../mcp/session.js';
 import { serveMcpStdio } from '../mcp/stdio.js';
 import { type CliOption, CliUsageError, type CliValues, resolveOptions, usage } from './options.js';
 
@@ -70,9 +71,13 @@ export interface CliApp {
   /** Run a subcommand; return the exit code. Called when positionals are present. */
   run?: (ctx: RunContext) => Promise<number>;
   /** Build the server (and its HTTP settings) from the resolved options. */
-  build: (
-    ctx: RunContext,
-  ) => Promise<{ server: McpServer; http?: McpHttpOptions; close?: () => Promise<void> }>;
+  build: (ctx: RunContext) => Promise<{
+    server: McpServer;
+    http?: McpHttpOptions;
+    /** Who a stdio client acts as (stdio carries no credentials of its own). */
+    stdioAuth?: AuthInfo;
+    close?: () => Promise<void>;
+  }>;
 }
 
 export interface RunOptions {
@@ -138,12 +143,12 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     logger.fatal({ err }, 'failed to start');
     return 1;
   }
-  const { server, http, close } = built;
+  const { server, http, close, stdioAuth } = built;
 
   if (values.transport === 'stdio') {
     guardStdout();
     logger.info({ version: app.version }, 'serving MCP on stdio');
-    await serveMcpStdio(server, { logger });
+    await serveMcpStdio(server, stdioAuth ? { logger, auth: stdioAuth } : { logger });
     await close?.();
     return 0;
   }

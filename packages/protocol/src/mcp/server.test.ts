@@ -783,3 +783,34 @@ describe('registry changes', () => {
     expect((await client.error('custom/missing')).code).toBe(-32601);
   });
 });
+
+describe('outputSchema is what goes out', () => {
+  it('strips keys the schema does not declare, from plain and full results', async () => {
+    const server = new McpServer({ name: 's', version: '1' }).addTool(
+      defineTool({
+        name: 'leaky',
+        description: 'returns more than it declares',
+        outputSchema: z.object({ ok: z.boolean() }),
+        handler: () => ({ ok: true, secret: 'internal' }),
+      }),
+      defineTool({
+        name: 'leaky_full',
+        description: 'returns a full result with more than it declares',
+        outputSchema: z.object({ ok: z.boolean() }),
+        handler: () => ({
+          content: [{ type: 'text', text: 'custom' }],
+          structuredContent: { ok: true, secret: 'internal' },
+        }),
+      }),
+    );
+    const session = server.openSession();
+    for (const name of ['leaky', 'leaky_full']) {
+      const text = await server.dispatcher.handleFrame(
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name } }),
+        { extra: { session } },
+      );
+      expect(text).not.toContain('internal');
+      expect(JSON.parse(text as string).result.structuredContent).toEqual({ ok: true });
+    }
+  });
+});

@@ -34,6 +34,14 @@ export interface McpServerOptions {
   scopeError?: (tool: string, scope: string) => RpcError;
   /** The error for `resources/read` of an unknown URI. Default -32002 "Resource not found". */
   resourceNotFound?: (uri: string) => RpcError;
+  /**
+   * The JSON-RPC error for tool arguments that fail their schema. Default: none — the failure
+   * is a tool result with `isError: true` (MCP 2025-11-25), which the model can read and fix.
+   */
+  argumentError?: (
+    tool: string,
+    issues: { path: string; message: string }[],
+  ) => RpcError | undefined;
   /** `tools/list` shows only the tools the caller may call. Default false: all are listed. */
   listPermittedToolsOnly?: boolean;
   logger?: EngineLogger;
@@ -60,6 +68,7 @@ export class McpServer {
   readonly scopeError: (tool: string, scope: string) => RpcError;
   readonly resourceNotFound: (uri: string) => RpcError;
   readonly listPermittedToolsOnly: boolean;
+  readonly argumentError: McpServerOptions['argumentError'];
   readonly #scopes: ReadonlySet<string> | undefined;
   readonly tools = new Map<string, Tool>();
   readonly resources = new Map<string, Resource>();
@@ -81,6 +90,7 @@ export class McpServer {
     this.scopeError = options.scopeError ?? defaultScopeError;
     this.resourceNotFound = options.resourceNotFound ?? defaultResourceNotFound;
     this.listPermittedToolsOnly = options.listPermittedToolsOnly ?? false;
+    this.argumentError = options.argumentError;
     this.#scopes = options.scopes ? new Set(options.scopes) : undefined;
     this.dispatcher = new Dispatcher<McpCallExtra>(
       options.logger ? { logger: options.logger } : {},

@@ -2,9 +2,12 @@ import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import { connectStdio, type StdioTransportOptions } from '../transports/stdio.js';
 import type { McpCallExtra } from './context.js';
 import type { McpServer } from './server.js';
+import type { AuthInfo } from './session.js';
 
 export interface ServeMcpStdioOptions extends StdioTransportOptions {
   logger?: EngineLogger;
+  /** Who the stdio client acts as (an app's local identity); stdio has no auth header. */
+  auth?: AuthInfo;
   guardStdout?: boolean;
 }
 
@@ -19,7 +22,7 @@ export async function serveMcpStdio(
   const session = server.openSession();
   const connection = connectStdio<McpCallExtra>(server.dispatcher, {
     ...options,
-    extra: { session },
+    extra: options.auth ? { session, auth: options.auth } : { session },
     cancellation: session.cancellation,
     // Tell the client when we stop waiting for its answer (sampling, elicitation).
     onAbandon: (id, _method, reason) => {

@@ -6,7 +6,13 @@ import { describeIssues, issueList, safeParseFast } from '../json-schema.js';
 import { paginate } from '../pagination.js';
 import { CallToolParams, PaginatedParams } from '../params.js';
 import type { McpServer } from '../server.js';
-import { type Tool, ToolError, toCallToolResult, toolErrorResult } from '../tool.js';
+import {
+  isCallToolResult,
+  type Tool,
+  ToolError,
+  toCallToolResult,
+  toolErrorResult,
+} from '../tool.js';
 
 export function toolMethods(server: McpServer) {
   return [
@@ -51,6 +57,8 @@ async function callTool(
     const parsed = await safeParseFast(tool.inputSchema, rawArgs);
     // Since 2025-11-25 bad arguments are a tool result the model can read and correct.
     if (!parsed.success) {
+      const custom = server.argumentError?.(tool.name, issueList(parsed.error));
+      if (custom) throw custom;
       const message = `Invalid arguments for tool ${tool.name}: ${describeIssues(parsed.error)}`;
       // structuredContent must match a declared outputSchema, so details go there only without one.
       return toolErrorResult(
@@ -73,18 +81,20 @@ async function callTool(
     server.logger?.error({ err, tool: tool.name }, 'tool failed');
     return toolErrorResult(`Tool ${tool.name} failed with an internal error`);
   }
-  const result = toCallToolResult(value, tool);
-  if (tool.outputSchema && !result.isError) {
-    const checked = await safeParseFast(tool.outputSchema, result.structuredContent);
-    if (!checked.success) {
-      server.logger?.error(
-        { tool: tool.name, issues: issueList(checked.error) },
-        'tool output does not match its outputSchema',
-      );
-      throw new InternalError('Internal error', {
-        reason: `tool ${tool.name} returned output that does not match its outputSchema`,
-      });
-    }
+  if (!tool.outputSchema) return toCallToolResult(value, tool);
+  const full = isCallToolResult(value) ? value : undefined;
+  if (full?.isError) return full;
+  // What is sent is what the schema parsed: keys the schema does not declare are not leaked.
+  const checked = await safeParseFast(tool.outputSchema, full ? full.structuredContent : value);
+  if (!checked.success) {
+    server.logger?.error(
+      { tool: tool.name, issues: issueList(checked.error) },
+      'tool output does not match its outputSchema',
+    );
+    throw new InternalError('Internal error', {
+      reason: `tool ${tool.name} returned output that does not match its outputSchema`,
+    });
   }
-  return result;
+  if (!full) return toCallToolResult(checked.data, tool);
+  return { ...full, structuredContent: checked.data, isError: false };
 }
