@@ -175,7 +175,7 @@ describe('plain JSON-RPC POST', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
       id: null,
-      error: { code: -32700, data: { reason: expect.stringContaining('UTF-8') } },
+      error: { code: -32700, data: { detail: expect.stringContaining('UTF-8') } },
     });
   });
 });

@@ -189,7 +189,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       sendError(res, isPlain ? 200 : 400, {
         code: ErrorCode.ParseError,
         message: 'Parse error',
-        data: { reason: 'body is not valid UTF-8' },
+        data: { detail: 'body is not valid UTF-8' },
       });
       return;
     }

@@ -113,7 +113,7 @@ export class StreamableHttpHandler {
       sendError(res, 400, {
         code: ErrorCode.ParseError,
         message: 'Parse error',
-        data: { reason: 'empty body' },
+        data: { detail: 'empty body' },
       });
       return;
     }

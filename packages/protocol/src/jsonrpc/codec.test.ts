@@ -498,3 +498,25 @@ describe('encodeBatch', () => {
     expect(out[2]).toEqual({ jsonrpc: '2.0', id: 3, result: 'ok' });
   });
 });
+
+describe('error data in the shape seed 001 shows', () => {
+  it('explains a parse error and a missing method under data.detail', () => {
+    const parse = decodeFrame('{"jsonrpc": "2.0", "method": "foobar, "params": "bar"');
+    expect(parse).toMatchObject({
+      kind: 'invalid',
+      reply: { id: null, error: { code: -32700, data: { detail: expect.any(String) } } },
+    });
+    expect(classify({ jsonrpc: '2.0', id: 1 })).toEqual({
+      kind: 'invalid',
+      reply: {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32600,
+          message: 'Invalid Request',
+          data: { detail: 'Missing required field: method' },
+        },
+      },
+    });
+  });
+});

@@ -33,7 +33,7 @@ function invalid(id: JsonRpcId, message: string): Incoming {
     reply: errorResponse(id, {
       code: ErrorCode.InvalidRequest,
       message: 'Invalid Request',
-      data: { reason: message },
+      data: { detail: message },
     }),
   };
 }
@@ -95,11 +95,11 @@ export function classify(value: unknown): Incoming {
     return invalid(id, 'error must be an object with an integer code and a string message');
   }
   if (hasResult && hasError) return invalid(id, 'a response must not carry both result and error');
-  return invalid(id, 'method is required');
+  return invalid(id, 'Missing required field: method');
 }
 
-const PARSE_ERROR = (reason: string): JsonRpcFailure =>
-  errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error', data: { reason } });
+const PARSE_ERROR = (detail: string): JsonRpcFailure =>
+  errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error', data: { detail } });
 
 function isBlank(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
@@ -131,7 +131,7 @@ export function decodeFrame(text: string): Frame {
         reply: errorResponse(null, {
           code: ErrorCode.InvalidRequest,
           message: 'Invalid Request',
-          data: { reason: 'a batch must contain at least one message' },
+          data: { detail: 'a batch must contain at least one message' },
         }),
       };
     }
@@ -161,7 +161,7 @@ export function encodeResponse(response: JsonRpcResponse): string {
       errorResponse(response.id, {
         code: ErrorCode.InternalError,
         message: 'Internal error',
-        data: { reason: 'the result could not be serialized as JSON' },
+        data: { detail: 'the result could not be serialized as JSON' },
       }),
     );
   }

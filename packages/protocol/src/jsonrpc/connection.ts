@@ -158,12 +158,12 @@ export class JsonRpcConnection<E = unknown> {
         ? {
             code: ErrorCode.InvalidRequest,
             message: 'Invalid Request',
-            data: { reason: `frame of ${bytes} bytes exceeds the limit`, bytes },
+            data: { detail: `frame of ${bytes} bytes exceeds the limit`, bytes },
           }
         : {
             code: ErrorCode.ParseError,
             message: 'Parse error',
-            data: { reason: 'frame is not valid UTF-8' },
+            data: { detail: 'frame is not valid UTF-8' },
           };
     this.#transport.send(encodeResponse(errorResponse(null, error)));
   }

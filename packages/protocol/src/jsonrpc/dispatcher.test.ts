@@ -124,17 +124,17 @@ describe('named-parameter methods', () => {
     });
   });
 
-  it('rejects too many positional params with -32602 and a reason', async () => {
+  it('rejects too many positional params with -32602 and a detail', async () => {
     const reply = await call(server, req(5, 'subtract', [1, 2, 3]));
     expect(reply).toMatchObject({ id: 5, error: { code: -32602, message: 'Invalid params' } });
-    expect(reply?.error?.data).toMatchObject({ reason: expect.stringMatching(/at most 2/) });
+    expect(reply?.error?.data).toMatchObject({ detail: expect.stringMatching(/at most 2/) });
   });
 
   it('rejects a missing positional param with -32602 naming it', async () => {
     const reply = await call(server, req(6, 'subtract', [42]));
     expect(reply?.error?.code).toBe(-32602);
     expect(reply?.error?.data).toEqual({
-      reason: expect.stringContaining('subtrahend'),
+      detail: expect.stringContaining('subtrahend'),
       param: 'subtrahend',
     });
   });
@@ -143,7 +143,7 @@ describe('named-parameter methods', () => {
     const reply = await call(server, req(7, 'subtract', { minuend: 42 }));
     expect(reply?.error?.code).toBe(-32602);
     expect(reply?.error?.data).toMatchObject({
-      reason: expect.stringContaining('subtrahend'),
+      detail: expect.stringContaining('subtrahend'),
       param: 'subtrahend',
     });
   });
@@ -151,14 +151,14 @@ describe('named-parameter methods', () => {
   it('rejects absent params when some are required', async () => {
     const reply = await call(server, req(8, 'subtract'));
     expect(reply?.error?.code).toBe(-32602);
-    expect(reply?.error?.data).toMatchObject({ reason: expect.any(String) });
+    expect(reply?.error?.data).toMatchObject({ detail: expect.any(String) });
   });
 
   it('rejects an unknown named param with -32602 naming it', async () => {
     const reply = await call(server, req(9, 'subtract', { minuend: 1, subtrahend: 2, extra: 3 }));
     expect(reply?.error?.code).toBe(-32602);
     expect(reply?.error?.data).toMatchObject({
-      reason: expect.stringContaining('extra'),
+      detail: expect.stringContaining('extra'),
       param: 'extra',
     });
   });
@@ -289,7 +289,7 @@ describe('schema methods (zod 4)', () => {
   it('rejects too many positional params for an object schema', async () => {
     const reply = await call(server, req(8, 'add', [1, 2, 3]));
     expect(reply?.error?.code).toBe(-32602);
-    expect(reply?.error?.data).toMatchObject({ reason: expect.stringMatching(/at most 2/) });
+    expect(reply?.error?.data).toMatchObject({ detail: expect.stringMatching(/at most 2/) });
   });
 
   it('runs async refinements', async () => {
@@ -308,7 +308,7 @@ describe('schema methods (zod 4)', () => {
   it('rejects positional params for a schema without object keys', async () => {
     const reply = await call(server, req(12, 'list', [1, 2]));
     expect(reply?.error?.code).toBe(-32602);
-    expect(reply?.error?.data).toMatchObject({ reason: expect.stringContaining('by name') });
+    expect(reply?.error?.data).toMatchObject({ detail: expect.stringContaining('by name') });
   });
 
   it('does not answer a notification whose params fail validation', async () => {

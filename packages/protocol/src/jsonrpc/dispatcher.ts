@@ -109,7 +109,7 @@ export class Dispatcher<E = unknown> {
             errorResponse(null, {
               code: ErrorCode.InvalidRequest,
               message: 'Invalid Request',
-              data: { reason: `a batch may hold at most ${this.#maxBatchSize} messages` },
+              data: { detail: `a batch may hold at most ${this.#maxBatchSize} messages` },
             }),
           );
         }

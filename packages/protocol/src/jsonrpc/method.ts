@@ -41,8 +41,8 @@ export function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
   );
 }
 
-function invalidParams(reason: string, extra?: Record<string, unknown>): InvalidParamsError {
-  return new InvalidParamsError('Invalid params', { reason, ...extra });
+function invalidParams(detail: string, extra?: Record<string, unknown>): InvalidParamsError {
+  return new InvalidParamsError('Invalid params', { detail, ...extra });
 }
 
 interface ParamSpec {

@@ -11,7 +11,7 @@ export function paginate<T>(
     const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
     offset = /^o:\d{1,9}$/.test(decoded) ? Number(decoded.slice(2)) : Number.NaN;
     if (!Number.isInteger(offset) || offset > items.length) {
-      throw new InvalidParamsError('Invalid params', { reason: 'invalid cursor', cursor });
+      throw new InvalidParamsError('Invalid params', { detail: 'invalid cursor', cursor });
     }
   }
   const page = items.slice(offset, offset + pageSize);
