@@ -1,0 +1,143 @@
+#!/usr/bin/env node
+import { type AuthInfo, CliUsageError, runCli } from '@mcpkit/protocol';
+import { authInfo } from './auth.js';
+import { normalizeEmail, runCommand } from './commands.js';
+import { openStore } from './db/store.js';
+import type { Store } from './db/types.js';
+import { DEMO_EMAIL, seedDemo } from './demo.js';
+import { hashKey } from './keys.js';
+import { createProjectsServer, projectsHttpOptions, VERSION } from './server.js';
+
+const positiveInt = (value: unknown, flag: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new CliUsageError(`${flag} must be a positive integer`);
+  return n;
+};
+
+async function stdioIdentity(
+  store: Store,
+  apiKey: string | undefined,
+  email: string | undefined,
+): Promise<AuthInfo | undefined> {
+  if (apiKey) {
+    const found = await store.findApiKey(hashKey(apiKey));
+    if (!found) throw new CliUsageError('CODEFLUSS_API_KEY is not a valid, unrevoked key');
+    return authInfo(found.key, found.user);
+  }
+  if (email) {
+    const user = await store.getUserByEmail(normalizeEmail(email));
+    if (!user) throw new CliUsageError(`no user ${email}; create one with: users create ${email}`);
+    // Local use: the machine's owner acts as the user with every scope.
+    return {
+      subject: `local:${user.email}`,
+      scopes: new Set(['read', 'write']),
+      data: { userId: user.id },
+    };
+  }
+  return undefined;
+}
+
+process.exitCode = await runCli({
+  command: 'mcp-projects',
+  version: VERSION,
+  description: 'CODEFLUSS projects, blocks, assets and design tokens over MCP',
+  options: [
+    {
+      name: 'database-url',
+      env: 'DATABASE_URL',
+      description:
+        'postgres://… or a SQLite file path (default: ~/.local/share/mcpkit/projects.db)',
+      type: 'string',
+    },
+    {
+      name: 'user',
+      env: 'CODEFLUSS_USER',
+      description: 'stdio: act as this user (local use); keys: the key owner',
+      type: 'string',
+    },
+    {
+      name: 'api-key',
+      env: 'CODEFLUSS_API_KEY',
+      description: 'stdio: act as the user of this API key',
+      type: 'string',
+      placeholder: '',
+    },
+    {
+      name: 'seed-demo',
+      env: 'CODEFLUSS_SEED_DEMO',
+      description: `create the demo user ${DEMO_EMAIL} and projects`,
+      type: 'boolean',
+    },
+    {
+      name: 'scopes',
+      env: 'CODEFLUSS_KEY_SCOPES',
+      description: 'keys create: read, write or read,write',
+      type: 'string',
+    },
+    {
+      name: 'name',
+      env: 'CODEFLUSS_USER_NAME',
+      description: 'users create: display name',
+      type: 'string',
+    },
+    {
+      name: 'rate-limit',
+      env: 'CODEFLUSS_RATE_LIMIT',
+      description: 'HTTP requests per key per window',
+      type: 'string',
+      default: '120',
+    },
+    {
+      name: 'rate-window',
+      env: 'CODEFLUSS_RATE_WINDOW',
+      description: 'rate limit window in seconds',
+      type: 'string',
+      default: '60',
+    },
+  ],
+  commands: [
+    { usage: 'users create <email> [--name N]', description: 'create a user' },
+    {
+      usage: 'keys create --user <email> [--scopes read,write]',
+      description: 'create an API key (printed once)',
+    },
+    { usage: 'keys list --user <email>', description: 'list a user’s keys (prefixes only)' },
+    { usage: 'keys revoke <prefix>', description: 'revoke keys by prefix' },
+  ],
+  run: async (ctx) => {
+    const store = await openStore(ctx.values['database-url'] as string | undefined);
+    try {
+      return await runCommand(store, ctx);
+    } catch (err) {
+      if (err instanceof CliUsageError) {
+        process.stderr.write(`mcp-projects: ${err.message}\n`);
+        return 2;
+      }
+      throw err;
+    } finally {
+      await store.close();
+    }
+  },
+  build: async ({ values, logger }) => {
+    const points = positiveInt(values['rate-limit'], '--rate-limit');
+    const window = positiveInt(values['rate-window'], '--rate-window');
+    const store = await openStore(values['database-url'] as string | undefined);
+    logger.info({ database: store.kind }, 'database ready');
+    if (values['seed-demo']) {
+      const { user, created } = await seedDemo(store);
+      logger.info({ user: user.email, created }, 'demo data');
+    }
+    const stdioAuth = await stdioIdentity(
+      store,
+      values['api-key'] as string | undefined,
+      values.user as string | undefined,
+    );
+    const server = createProjectsServer({ store, logger });
+    return {
+      server,
+      ...(stdioAuth ? { stdioAuth } : {}),
+      http: projectsHttpOptions(store, { points, windowSec: window }),
+      close: () => store.close(),
+    };
+  },
+});

@@ -1,0 +1,88 @@
+import { CliUsageError, type RunContext } from '@mcpkit/protocol';
+import type { Scope, Store } from './db/types.js';
+import { generateKey, SHOWN_CHARS } from './keys.js';
+
+/** Emails compare case-insensitively: stored and looked up in lower case. */
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+const SCOPES: readonly Scope[] = ['read', 'write'];
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export function parseKeyScopes(list: string | undefined): Scope[] {
+  const scopes = (list ?? 'read')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const s of scopes) {
+    if (!(SCOPES as readonly string[]).includes(s))
+      throw new CliUsageError(`unknown scope '${s}'; scopes: read, write`);
+  }
+  if (scopes.length === 0) throw new CliUsageError('--scopes needs at least one of read, write');
+  return [...new Set(scopes)] as Scope[];
+}
+
+async function userByEmail(store: Store, email: unknown) {
+  if (typeof email !== 'string' || !EMAIL.test(email))
+    throw new CliUsageError('--user <email> is required');
+  const user = await store.getUserByEmail(normalizeEmail(email));
+  if (!user) throw new CliUsageError(`no user ${email}; create one with: users create ${email}`);
+  return user;
+}
+
+/**
+ * `users create <email>`, `keys create --user <email> [--scopes read,write]`,
+ * `keys list --user <email>`, `keys revoke <prefix>`. Output goes to stdout (this is a CLI,
+ * not the stdio server); a new key is printed once and never again.
+ */
+export async function runCommand(store: Store, ctx: RunContext): Promise<number> {
+  const [group, action, arg] = ctx.positionals;
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  if (group === 'users' && action === 'create') {
+    if (typeof arg !== 'string' || !EMAIL.test(arg))
+      throw new CliUsageError('usage: users create <email>');
+    const user = await store.createUser(
+      normalizeEmail(arg),
+      (ctx.values.name as string | undefined) ?? null,
+    );
+    out(`created user ${user.email} (${user.id})`);
+    return 0;
+  }
+  if (group === 'keys' && action === 'create') {
+    const user = await userByEmail(store, ctx.values.user);
+    const scopes = parseKeyScopes(ctx.values.scopes as string | undefined);
+    const { key, prefix, hash } = generateKey();
+    await store.createApiKey(user.id, prefix, hash, scopes);
+    out(key);
+    process.stderr.write(
+      `API key for ${user.email} with scopes ${scopes.join(',')}; shown once, store it now. Prefix: ${prefix}\n`,
+    );
+    return 0;
+  }
+  if (group === 'keys' && action === 'list') {
+    const user = await userByEmail(store, ctx.values.user);
+    for (const k of await store.listApiKeys(user.id)) {
+      out(
+        [
+          k.prefix,
+          k.scopes.join(','),
+          `created ${k.createdAt}`,
+          k.lastUsedAt ? `used ${k.lastUsedAt}` : 'never used',
+          k.revokedAt ? `REVOKED ${k.revokedAt}` : 'active',
+        ].join('  '),
+      );
+    }
+    return 0;
+  }
+  if (group === 'keys' && action === 'revoke') {
+    // At least the whole shown prefix: 'cf_live_sk_' alone would match every key there is.
+    if (typeof arg !== 'string' || arg.length < SHOWN_CHARS) {
+      throw new CliUsageError(
+        `usage: keys revoke <prefix> (the ${SHOWN_CHARS} characters keys list shows)`,
+      );
+    }
+    const count = await store.revokeApiKeys(arg);
+    out(`revoked ${count} key${count === 1 ? '' : 's'}`);
+    return count > 0 ? 0 : 1;
+  }
+  throw new CliUsageError(`unknown command '${ctx.positionals.join(' ')}'`);
+}

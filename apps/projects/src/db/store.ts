@@ -1,0 +1,826 @@
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, type Selectable, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { newId } from './ids.js';
+import { migrate } from './migrations.js';
+import type {
+  ApiKeysTable,
+  AssetsTable,
+  BlocksTable,
+  Database,
+  DesignSystemsTable,
+  ProjectsTable,
+  UsersTable,
+} from './schema.js';
+import {
+  type ApiKey,
+  type Asset,
+  type AssetInput,
+  type Block,
+  type BlockInput,
+  ConflictError,
+  type DesignSystem,
+  InvalidCursorError,
+  type Page,
+  type PageRequest,
+  type Project,
+  type ProjectInput,
+  type ProjectStatus,
+  type Scope,
+  type Store,
+  type User,
+} from './types.js';
+
+export interface StoreOptions {
+  /** SQLite only, when no URL is given: the directory of `projects.db` (instead of the XDG default). */
+  dataDir?: string | undefined;
+  /**
+   * PostgreSQL only: the schema to use (created if missing, then the only entry of `search_path`).
+   * Lets tests, or several deployments, share one database. Lowercase letters, digits, `_`.
+   */
+  schema?: string | undefined;
+  /** The clock, in epoch milliseconds; for tests. Default `Date.now`. */
+  now?: (() => number) | undefined;
+}
+
+const LAST_USED_THROTTLE_MS = 60_000;
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 100;
+const MIN_REVOKE_PREFIX = 8;
+const PG_POOL_MAX = 10;
+const SCOPES: readonly Scope[] = ['read', 'write'];
+const STATUSES: readonly ProjectStatus[] = ['draft', 'published', 'archived'];
+
+/** `${XDG_DATA_HOME ?? ~/.local/share}/mcpkit/projects.db`, or `${dataDir}/projects.db`. */
+export function defaultDatabasePath(
+  dataDir?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  if (dataDir) return join(resolve(dataDir), 'projects.db');
+  const xdg = env.XDG_DATA_HOME;
+  // The XDG spec says to ignore a relative (or empty) value.
+  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share');
+  return join(base, 'mcpkit', 'projects.db');
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/**
+ * Opens a SQLite file (creating its directory) with the settings the store relies on: WAL,
+ * synchronous=FULL (with WAL, NORMAL may lose the last acknowledged commits on power loss or a
+ * kill at the wrong moment; FULL syncs the WAL at every commit), busy_timeout 5 s, foreign keys on.
+ */
+export function openSqliteDatabase(path: string): SqliteDatabase.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new SqliteDatabase(path);
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens the store: a `postgres://` / `postgresql://` URL selects PostgreSQL (a pool of 10);
+ * anything else is a SQLite file path (or `file:` URL, or `:memory:`); no URL means
+ * {@link defaultDatabasePath}. Migrations run before this resolves.
+ */
+export async function openStore(url?: string, options: StoreOptions = {}): Promise<Store> {
+  const clock = monotonicClock(options.now ?? Date.now);
+  let db: Kysely<Database>;
+  let kind: Store['kind'];
+  if (url && isPostgresUrl(url)) {
+    kind = 'postgres';
+    const schema = options.schema;
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+      throw new Error(`invalid schema name '${schema}'`);
+    }
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: PG_POOL_MAX,
+      ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
+    });
+    // An idle client losing its connection must not crash the process; the next query reports it.
+    pool.on('error', (error) => {
+      console.error(`projects store: idle PostgreSQL connection failed: ${error.message}`);
+    });
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    try {
+      await migrate(db, kind, { schema });
+    } catch (error) {
+      await db.destroy();
+      throw error;
+    }
+  } else {
+    kind = 'sqlite';
+    if (options.schema !== undefined) throw new Error('options.schema is for PostgreSQL only');
+    let path: string;
+    if (!url) path = defaultDatabasePath(options.dataDir);
+    else if (url === ':memory:') path = url;
+    else if (url.startsWith('file:')) path = fileURLToPath(url);
+    else path = resolve(url);
+    const sqlite = openSqliteDatabase(path);
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    try {
+      await migrate(db, kind);
+    } catch (error) {
+      await db.destroy();
+      throw error;
+    }
+  }
+  return new KyselyStore(db, kind, clock);
+}
+
+/** ISO timestamps (ms precision) that never go backwards within one store, even if the clock does. */
+function monotonicClock(now: () => number): () => string {
+  let last = 0;
+  return () => {
+    last = Math.max(last, now());
+    return new Date(last).toISOString();
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cursors: base64url of the JSON `[createdAt, id]` of the last item of a page.
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const ID_CHARS = /^[a-z]+_[a-z0-9]+$/;
+
+interface CursorKey {
+  createdAt: string;
+  id: string;
+}
+
+function encodeCursor(key: CursorKey): string {
+  return Buffer.from(JSON.stringify([key.createdAt, key.id]), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string, idPrefix: string): CursorKey {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidCursorError(cursor);
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2) throw new InvalidCursorError(cursor);
+  const [createdAt, id] = parsed as unknown[];
+  if (
+    typeof createdAt !== 'string' ||
+    !ISO_MS.test(createdAt) ||
+    typeof id !== 'string' ||
+    !id.startsWith(`${idPrefix}_`) ||
+    !ID_CHARS.test(id)
+  ) {
+    throw new InvalidCursorError(cursor);
+  }
+  const key = { createdAt, id };
+  // Only the canonical encoding is one the store issued (base64 decoding is lenient).
+  if (encodeCursor(key) !== cursor) throw new InvalidCursorError(cursor);
+  return key;
+}
+
+function pageLimit(limit: number | undefined): number {
+  if (limit === undefined || Number.isNaN(limit)) return DEFAULT_LIMIT;
+  return Math.min(MAX_LIMIT, Math.max(1, Math.floor(limit)));
+}
+
+/** Rows were fetched with `limit + 1`; the extra one only says that there is a next page. */
+function toPage<R extends { created_at: string; id: string }, T>(
+  rows: R[],
+  limit: number,
+  map: (row: R) => T,
+): Page<T> {
+  const more = rows.length > limit;
+  const items = (more ? rows.slice(0, limit) : rows).map(map);
+  const last = more ? rows[limit - 1] : undefined;
+  return last
+    ? { items, nextCursor: encodeCursor({ createdAt: last.created_at, id: last.id }) }
+    : { items };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = errorCode(error);
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
+}
+
+function isForeignKeyViolation(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/** Runs `fn`, turning a foreign key violation into a readable "not found" error. */
+async function withParent<T>(what: string, id: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw new Error(`${what} '${id}' not found`);
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows → contract types
+
+function toUser(row: Selectable<UsersTable>): User {
+  return { id: row.id, email: row.email, name: row.name, createdAt: row.created_at };
+}
+
+function parseScopes(text: string): Scope[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  return Array.isArray(value) ? value.filter((s): s is Scope => SCOPES.includes(s as Scope)) : [];
+}
+
+function toApiKey(row: Omit<Selectable<ApiKeysTable>, 'hash'>): ApiKey {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    prefix: row.prefix,
+    scopes: parseScopes(row.scopes),
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+function toProject(row: Selectable<ProjectsTable>): Project {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    description: row.description,
+    domain: row.domain,
+    status: row.status as ProjectStatus,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toBlock(row: Selectable<BlocksTable>): Block {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    position: row.position,
+    type: row.type,
+    content: JSON.parse(row.content) as unknown,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toAsset(row: Selectable<AssetsTable>): Asset {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    mimeType: row.mime_type,
+    sizeBytes: Number(row.size_bytes),
+    url: row.url,
+    createdAt: row.created_at,
+  };
+}
+
+function toDesignSystem(row: Selectable<DesignSystemsTable>): DesignSystem {
+  return {
+    projectId: row.project_id,
+    tokens: JSON.parse(row.tokens) as Record<string, unknown>,
+    updatedAt: row.updated_at,
+  };
+}
+
+function jsonText(value: unknown): string {
+  // JSON.stringify(undefined) (or a function) is undefined: store JSON null.
+  return JSON.stringify(value) ?? 'null';
+}
+
+function checkStatus(status: string): ProjectStatus {
+  if (!STATUSES.includes(status as ProjectStatus)) {
+    throw new Error(`invalid project status '${status}'`);
+  }
+  return status as ProjectStatus;
+}
+
+function checkScopes(scopes: Scope[]): Scope[] {
+  for (const scope of scopes) {
+    if (!SCOPES.includes(scope)) throw new Error(`invalid scope '${String(scope)}'`);
+  }
+  return [...new Set(scopes)];
+}
+
+/** A requested block position as an integer; NaN is refused, ±Infinity is left to the clamp. */
+function requestedPosition(position: number): number {
+  if (Number.isNaN(position)) throw new Error('block position must be a number');
+  return Math.floor(position);
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+type Db = Kysely<Database>;
+
+class KyselyStore implements Store {
+  constructor(
+    private readonly db: Db,
+    readonly kind: Store['kind'],
+    private readonly now: () => string,
+  ) {}
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+
+  // Users ---------------------------------------------------------------------------------------
+
+  async createUser(email: string, name: string | null = null): Promise<User> {
+    const row = { id: newId('usr'), email, name, created_at: this.now() };
+    try {
+      await this.db.insertInto('users').values(row).execute();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError('email');
+      throw error;
+    }
+    return toUser(row);
+  }
+
+  async getUser(id: string): Promise<User | undefined> {
+    const row = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  async getUserByEmail(email: string): Promise<User | undefined> {
+    const row = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('email', '=', email)
+      .executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  // API keys ------------------------------------------------------------------------------------
+
+  async createApiKey(
+    userId: string,
+    prefix: string,
+    hash: string,
+    scopes: Scope[],
+  ): Promise<ApiKey> {
+    const row = {
+      id: newId('key'),
+      user_id: userId,
+      prefix,
+      hash,
+      scopes: JSON.stringify(checkScopes(scopes)),
+      created_at: this.now(),
+      last_used_at: null,
+      revoked_at: null,
+    };
+    try {
+      await withParent('user', userId, () => this.db.insertInto('api_keys').values(row).execute());
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError('hash');
+      throw error;
+    }
+    return toApiKey(row);
+  }
+
+  async findApiKey(hash: string): Promise<{ key: ApiKey; user: User } | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys as k')
+      .innerJoin('users as u', 'u.id', 'k.user_id')
+      .select([
+        'k.id',
+        'k.user_id',
+        'k.prefix',
+        'k.scopes',
+        'k.created_at',
+        'k.last_used_at',
+        'k.revoked_at',
+        'u.email as user_email',
+        'u.name as user_name',
+        'u.created_at as user_created_at',
+      ])
+      .where('k.hash', '=', hash)
+      .where('k.revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) return undefined;
+
+    const now = this.now();
+    const threshold = new Date(Date.parse(now) - LAST_USED_THROTTLE_MS).toISOString();
+    if (row.last_used_at === null || row.last_used_at <= threshold) {
+      // Conditional, so that concurrent requests write at most once per minute.
+      const result = await this.db
+        .updateTable('api_keys')
+        .set({ last_used_at: now })
+        .where('id', '=', row.id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', threshold)]))
+        .executeTakeFirst();
+      if (result.numUpdatedRows > 0n) row.last_used_at = now;
+    }
+    return {
+      key: toApiKey(row),
+      user: {
+        id: row.user_id,
+        email: row.user_email,
+        name: row.user_name,
+        createdAt: row.user_created_at,
+      },
+    };
+  }
+
+  async listApiKeys(userId: string): Promise<ApiKey[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select(['id', 'user_id', 'prefix', 'scopes', 'created_at', 'last_used_at', 'revoked_at'])
+      .where('user_id', '=', userId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map(toApiKey);
+  }
+
+  async revokeApiKeys(prefix: string): Promise<number> {
+    if (prefix.length < MIN_REVOKE_PREFIX) {
+      throw new Error(`a key prefix to revoke needs at least ${MIN_REVOKE_PREFIX} characters`);
+    }
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: this.now() })
+      .where('revoked_at', 'is', null)
+      // substr rather than LIKE: no wildcards to escape, and case-sensitive on both dialects.
+      .where((eb) =>
+        eb(eb.fn<string>('substr', ['prefix', eb.lit(1), eb.lit(prefix.length)]), '=', prefix),
+      )
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  // Projects ------------------------------------------------------------------------------------
+
+  async listProjects(userId: string, page: PageRequest = {}): Promise<Page<Project>> {
+    const limit = pageLimit(page.limit);
+    const after = page.cursor ? decodeCursor(page.cursor, 'proj') : undefined;
+    const rows = await this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .$if(after !== undefined, (q) =>
+        q.where(({ eb, refTuple, tuple }) =>
+          eb(refTuple('created_at', 'id'), '<', tuple(after?.createdAt ?? '', after?.id ?? '')),
+        ),
+      )
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
+    return toPage(rows, limit, toProject);
+  }
+
+  async countProjects(userId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('projects')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async getProject(id: string): Promise<Project | undefined> {
+    const row = await this.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toProject(row);
+  }
+
+  async createProject(userId: string, input: ProjectInput): Promise<Project> {
+    const now = this.now();
+    const row = {
+      id: newId('proj'),
+      user_id: userId,
+      name: input.name,
+      description: input.description ?? null,
+      domain: input.domain ?? null,
+      status: checkStatus(input.status ?? 'draft'),
+      created_at: now,
+      updated_at: now,
+    };
+    await withParent('user', userId, () => this.db.insertInto('projects').values(row).execute());
+    return toProject(row);
+  }
+
+  async updateProject(id: string, patch: Partial<ProjectInput>): Promise<Project | undefined> {
+    const set: Partial<Selectable<ProjectsTable>> = { updated_at: this.now() };
+    if (patch.name !== undefined) set.name = patch.name;
+    if (patch.description !== undefined) set.description = patch.description;
+    if (patch.domain !== undefined) set.domain = patch.domain;
+    if (patch.status !== undefined) set.status = checkStatus(patch.status);
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('projects')
+        .set(set)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n) return undefined;
+      const row = await trx
+        .selectFrom('projects')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      return toProject(row);
+    });
+  }
+
+  async deleteProject(id: string): Promise<boolean> {
+    // Blocks, assets and the design system go with it (ON DELETE CASCADE).
+    const result = await this.db.deleteFrom('projects').where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  async projectIdsStartingWith(userId: string, prefix: string, limit: number): Promise<string[]> {
+    const max = Math.floor(limit);
+    if (!(max > 0)) return [];
+    const rows = await this.db
+      .selectFrom('projects')
+      .select('id')
+      .where('user_id', '=', userId)
+      .$if(prefix.length > 0, (q) =>
+        q.where((eb) =>
+          eb(eb.fn<string>('substr', ['id', eb.lit(1), eb.lit(prefix.length)]), '=', prefix),
+        ),
+      )
+      .orderBy('id', 'asc')
+      .limit(Math.min(max, 1_000_000))
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  // Blocks --------------------------------------------------------------------------------------
+  //
+  // Positions are 0..n-1 per project. Every change runs in a transaction that first takes the
+  // project's write lock (a no-op UPDATE of the project row: a row lock on PostgreSQL, the database
+  // write lock on SQLite), so concurrent changes to one project's blocks serialize and the
+  // count/shift/insert sequence cannot interleave.
+
+  /** Locks the project row; false when there is no such project. */
+  private async lockProject(trx: Db, projectId: string): Promise<boolean> {
+    const result = await trx
+      .updateTable('projects')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('id', '=', projectId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Locks the project of a block; false when there is no such block. */
+  private async lockProjectOfBlock(trx: Db, blockId: string): Promise<boolean> {
+    const result = await trx
+      .updateTable('projects')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('id', '=', (eb) =>
+        eb.selectFrom('blocks').select('blocks.project_id').where('blocks.id', '=', blockId),
+      )
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  private async countBlocks(trx: Db, projectId: string): Promise<number> {
+    const row = await trx
+      .selectFrom('blocks')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async listBlocks(projectId: string): Promise<Block[]> {
+    const rows = await this.db
+      .selectFrom('blocks')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('position', 'asc')
+      .orderBy('id', 'asc')
+      .execute();
+    return rows.map(toBlock);
+  }
+
+  async getBlock(id: string): Promise<Block | undefined> {
+    const row = await this.db
+      .selectFrom('blocks')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toBlock(row);
+  }
+
+  async createBlock(projectId: string, input: BlockInput): Promise<Block> {
+    const content = jsonText(input.content);
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.lockProject(trx, projectId))) {
+        throw new Error(`project '${projectId}' not found`);
+      }
+      const count = await this.countBlocks(trx, projectId);
+      const position =
+        input.position === undefined ? count : clamp(requestedPosition(input.position), 0, count);
+      if (position < count) {
+        await trx
+          .updateTable('blocks')
+          .set((eb) => ({ position: eb('position', '+', 1) }))
+          .where('project_id', '=', projectId)
+          .where('position', '>=', position)
+          .execute();
+      }
+      const now = this.now();
+      const row = {
+        id: newId('blk'),
+        project_id: projectId,
+        position,
+        type: input.type,
+        content,
+        created_at: now,
+        updated_at: now,
+      };
+      await trx.insertInto('blocks').values(row).execute();
+      return toBlock(row);
+    });
+  }
+
+  async updateBlock(id: string, patch: Partial<BlockInput>): Promise<Block | undefined> {
+    const content = patch.content === undefined ? undefined : jsonText(patch.content);
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.lockProjectOfBlock(trx, id))) return undefined;
+      const block = await trx
+        .selectFrom('blocks')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (!block) return undefined;
+
+      let position = block.position;
+      if (patch.position !== undefined) {
+        const count = await this.countBlocks(trx, block.project_id);
+        position = clamp(requestedPosition(patch.position), 0, count - 1);
+        if (position < block.position) {
+          await trx
+            .updateTable('blocks')
+            .set((eb) => ({ position: eb('position', '+', 1) }))
+            .where('project_id', '=', block.project_id)
+            .where('position', '>=', position)
+            .where('position', '<', block.position)
+            .execute();
+        } else if (position > block.position) {
+          await trx
+            .updateTable('blocks')
+            .set((eb) => ({ position: eb('position', '-', 1) }))
+            .where('project_id', '=', block.project_id)
+            .where('position', '>', block.position)
+            .where('position', '<=', position)
+            .execute();
+        }
+      }
+      const set = {
+        position,
+        type: patch.type ?? block.type,
+        content: content ?? block.content,
+        updated_at: this.now(),
+      };
+      await trx.updateTable('blocks').set(set).where('id', '=', id).execute();
+      return toBlock({ ...block, ...set });
+    });
+  }
+
+  async deleteBlock(id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.lockProjectOfBlock(trx, id))) return false;
+      const block = await trx
+        .selectFrom('blocks')
+        .select(['project_id', 'position'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (!block) return false;
+      await trx.deleteFrom('blocks').where('id', '=', id).execute();
+      await trx
+        .updateTable('blocks')
+        .set((eb) => ({ position: eb('position', '-', 1) }))
+        .where('project_id', '=', block.project_id)
+        .where('position', '>', block.position)
+        .execute();
+      return true;
+    });
+  }
+
+  // Assets --------------------------------------------------------------------------------------
+
+  /** Newest first (createdAt desc, id desc), like projects. */
+  async listAssets(projectId: string, page: PageRequest = {}): Promise<Page<Asset>> {
+    const limit = pageLimit(page.limit);
+    const after = page.cursor ? decodeCursor(page.cursor, 'ast') : undefined;
+    const rows = await this.db
+      .selectFrom('assets')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .$if(after !== undefined, (q) =>
+        q.where(({ eb, refTuple, tuple }) =>
+          eb(refTuple('created_at', 'id'), '<', tuple(after?.createdAt ?? '', after?.id ?? '')),
+        ),
+      )
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
+    return toPage(rows, limit, toAsset);
+  }
+
+  async getAsset(id: string): Promise<Asset | undefined> {
+    const row = await this.db
+      .selectFrom('assets')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && toAsset(row);
+  }
+
+  async createAsset(projectId: string, input: AssetInput): Promise<Asset> {
+    if (!Number.isSafeInteger(input.sizeBytes) || input.sizeBytes < 0) {
+      throw new Error(`invalid asset size ${input.sizeBytes}`);
+    }
+    const row = {
+      id: newId('ast'),
+      project_id: projectId,
+      name: input.name,
+      mime_type: input.mimeType,
+      size_bytes: input.sizeBytes,
+      url: input.url,
+      created_at: this.now(),
+    };
+    await withParent('project', projectId, () =>
+      this.db.insertInto('assets').values(row).execute(),
+    );
+    return toAsset(row);
+  }
+
+  // Design systems ------------------------------------------------------------------------------
+
+  async getDesignSystem(projectId: string): Promise<DesignSystem | undefined> {
+    const row = await this.db
+      .selectFrom('design_systems')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    return row && toDesignSystem(row);
+  }
+
+  async setDesignSystem(projectId: string, tokens: Record<string, unknown>): Promise<DesignSystem> {
+    if (typeof tokens !== 'object' || tokens === null || Array.isArray(tokens)) {
+      throw new Error('design tokens must be a JSON object');
+    }
+    const row = { project_id: projectId, tokens: JSON.stringify(tokens), updated_at: this.now() };
+    await withParent('project', projectId, () =>
+      this.db
+        .insertInto('design_systems')
+        .values(row)
+        .onConflict((oc) =>
+          oc.column('project_id').doUpdateSet({ tokens: row.tokens, updated_at: row.updated_at }),
+        )
+        .execute(),
+    );
+    return toDesignSystem(row);
+  }
+}

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import type { Caller } from '../access.js';
+import type { Asset, Block, Project, Store } from '../db/types.js';
+import { validationError } from '../errors.js';
+
+export interface ToolDeps {
+  store: Store;
+  /** Tell subscribers a resource changed (`notifications/resources/updated`). */
+  changed: (uri: string) => void;
+}
+
+export const PROJECTS_URI = 'codefluss://projects';
+export const designSystemUri = (projectId: string) => `codefluss://design-system/${projectId}`;
+
+export const READ = ['read'] as const;
+export const WRITE = ['write'] as const;
+
+export const projectId = z.string().describe('Die eindeutige Projekt-ID');
+export const cursor = z.string().optional().describe('Cursor from a previous page (nextCursor)');
+export const limit = z
+  .number()
+  .int()
+  .min(1)
+  .max(100)
+  .optional()
+  .describe('Page size, 1–100 (default 50)');
+
+export const projectShape = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  domain: z.string().nullable(),
+  status: z.enum(['draft', 'published', 'archived']),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export const blockShape = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  position: z.number().int(),
+  type: z.string(),
+  content: z.unknown(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export const assetShape = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  name: z.string(),
+  mimeType: z.string(),
+  sizeBytes: z.number(),
+  url: z.string(),
+  createdAt: z.string(),
+});
+
+export const publicProject = ({ userId: _owner, ...p }: Project) => p;
+export const publicBlock = (b: Block) => b;
+export const publicAsset = (a: Asset) => a;
+
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+const BLOCK_TYPE = /^[a-z][a-z0-9_-]{0,63}$/;
+const MAX_CONTENT_BYTES = 256 * 1024;
+
+/** Semantic checks beyond the schema: the seed's -32004 with field and error. */
+export function checkName(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const trimmed = name.trim();
+  if (trimmed.length === 0) throw validationError('name', 'must not be empty');
+  if (trimmed.length > 200) throw validationError('name', 'must be at most 200 characters');
+  return trimmed;
+}
+
+export function checkDomain(domain: string | null | undefined): string | null | undefined {
+  if (domain === undefined || domain === null) return domain;
+  if (!DOMAIN.test(domain))
+    throw validationError('domain', 'must be a host name such as example.com');
+  return domain.toLowerCase();
+}
+
+export function checkBlockType(type: string | undefined): void {
+  if (type !== undefined && !BLOCK_TYPE.test(type)) {
+    throw validationError(
+      'type',
+      'must be lowercase letters, digits, - or _ (e.g. hero, text, gallery)',
+    );
+  }
+}
+
+export function checkContent(content: unknown): void {
+  if (content === undefined) return;
+  const size = Buffer.byteLength(JSON.stringify(content) ?? '');
+  if (size > MAX_CONTENT_BYTES)
+    throw validationError('content', `must be at most ${MAX_CONTENT_BYTES} bytes of JSON`);
+}
+
+export type { Caller };

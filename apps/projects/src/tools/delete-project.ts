@@ -1,0 +1,28 @@
+import { defineTool } from '@mcpkit/protocol';
+import { z } from 'zod';
+import { caller, ownProject } from '../access.js';
+import { designSystemUri, PROJECTS_URI, projectId, type ToolDeps, WRITE } from './common.js';
+
+export const deleteProject = (deps: ToolDeps) =>
+  defineTool({
+    name: 'delete_project',
+    title: 'Delete project',
+    description:
+      'Deletes a project with all its blocks, assets and design tokens. This cannot be undone.',
+    inputSchema: z.object({ projectId }),
+    outputSchema: z.object({ deleted: z.boolean(), projectId: z.string() }),
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+    requiredScopes: WRITE,
+    handler: async ({ projectId: id }, ctx) => {
+      await ownProject(deps.store, caller(ctx), id);
+      const deleted = await deps.store.deleteProject(id);
+      deps.changed(PROJECTS_URI);
+      deps.changed(designSystemUri(id));
+      return { deleted, projectId: id };
+    },
+  });

@@ -1,0 +1,16 @@
+import { defineTool } from '@mcpkit/protocol';
+import { z } from 'zod';
+import { ownBlock } from './blocks-access.js';
+import { blockShape, READ, type ToolDeps } from './common.js';
+
+export const getBlock = (deps: ToolDeps) =>
+  defineTool({
+    name: 'get_block',
+    title: 'Get block',
+    description: 'Returns one content block.',
+    inputSchema: z.object({ blockId: z.string().describe('The block id (blk_…)') }),
+    outputSchema: blockShape,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    requiredScopes: READ,
+    handler: async ({ blockId }, ctx) => ownBlock(deps, ctx, blockId),
+  });

@@ -1,0 +1,30 @@
+import { defineTool } from '@mcpkit/protocol';
+import { z } from 'zod';
+import { caller, ownProject } from '../access.js';
+import { defaultTokens, tokenDocument } from '../dtcg.js';
+import { projectId, READ, type ToolDeps } from './common.js';
+
+export const getDesignSystem = (deps: ToolDeps) =>
+  defineTool({
+    name: 'get_design_system',
+    title: 'Get design system',
+    description: 'Returns a project’s design tokens as a W3C DTCG (2025.10) document.',
+    inputSchema: z.object({ projectId }),
+    outputSchema: z.object({
+      projectId: z.string(),
+      tokens: z.record(z.string(), z.unknown()),
+      updatedAt: z.string(),
+    }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    requiredScopes: READ,
+    handler: async ({ projectId: id }, ctx) => {
+      const project = await ownProject(deps.store, caller(ctx), id);
+      const system = await deps.store.getDesignSystem(id);
+      const updatedAt = system?.updatedAt ?? project.updatedAt;
+      return {
+        projectId: id,
+        tokens: tokenDocument(system?.tokens ?? defaultTokens(), id, updatedAt),
+        updatedAt,
+      };
+    },
+  });

@@ -1,0 +1,20 @@
+import { defineTool } from '@mcpkit/protocol';
+import { z } from 'zod';
+import { caller, ownProject } from '../access.js';
+import { projectId, projectShape, publicProject, READ, type ToolDeps } from './common.js';
+
+export const getProject = (deps: ToolDeps) =>
+  defineTool({
+    name: 'get_project',
+    title: 'Get project',
+    description: 'Ruft Details eines spezifischen Projekts ab',
+    inputSchema: z.object({ projectId }),
+    outputSchema: projectShape.extend({ blockCount: z.number().int() }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    requiredScopes: READ,
+    handler: async ({ projectId: id }, ctx) => {
+      const project = await ownProject(deps.store, caller(ctx), id);
+      const blocks = await deps.store.listBlocks(id);
+      return { ...publicProject(project), blockCount: blocks.length };
+    },
+  });

@@ -1,0 +1,22 @@
+import { defineTool } from '@mcpkit/protocol';
+import { z } from 'zod';
+import { caller, ownProject } from '../access.js';
+import { assetShape, cursor, limit, projectId, READ, type ToolDeps } from './common.js';
+
+export const listAssets = (deps: ToolDeps) =>
+  defineTool({
+    name: 'list_assets',
+    title: 'List assets',
+    description: 'Lists a project’s assets (images, files): name, MIME type, size and URL.',
+    inputSchema: z.object({ projectId, cursor, limit }),
+    outputSchema: z.object({ assets: z.array(assetShape), nextCursor: z.string().optional() }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    requiredScopes: READ,
+    handler: async ({ projectId: id, cursor: after, limit: size }, ctx) => {
+      await ownProject(deps.store, caller(ctx), id);
+      const page = await deps.store.listAssets(id, { cursor: after, limit: size });
+      return page.nextCursor
+        ? { assets: page.items, nextCursor: page.nextCursor }
+        : { assets: page.items };
+    },
+  });

@@ -1,0 +1,31 @@
+import { defineTool } from '@mcpkit/protocol';
+import { z } from 'zod';
+import { caller } from '../access.js';
+import { cursor, limit, projectShape, publicProject, READ, type ToolDeps } from './common.js';
+
+export const listProjects = (deps: ToolDeps) =>
+  defineTool({
+    name: 'list_projects',
+    title: 'List projects',
+    description: 'Listet alle Projekte des Benutzers auf',
+    inputSchema: z.object({ cursor, limit }),
+    outputSchema: z.object({ projects: z.array(projectShape), nextCursor: z.string().optional() }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    requiredScopes: READ,
+    handler: async ({ cursor: after, limit: size }, ctx) => {
+      const who = caller(ctx);
+      const page = await deps.store.listProjects(who.userId, { cursor: after, limit: size });
+      const projects = page.items.map(publicProject);
+      const structured = page.nextCursor ? { projects, nextCursor: page.nextCursor } : { projects };
+      // The seed's text is the compact list: [{"id": …, "name": …}].
+      return {
+        content: [
+          {
+            type: 'text' as const,
+            text: JSON.stringify(projects.map(({ id, name }) => ({ id, name }))),
+          },
+        ],
+        structuredContent: structured,
+      };
+    },
+  });
