@@ -78,7 +78,7 @@ describe('seed 001 over HTTP', () => {
     const { body } = await post(
       '{"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}',
     );
-    const tools = (body?.result as { tools: Json[] }).tools;
+    const tools = (body?.result as { tools: Json[] } | undefined)?.tools ?? [];
     expect(tools.find((t) => t.name === 'list_projects')).toMatchObject({
       name: 'list_projects',
       description: 'Listet alle Projekte des Benutzers auf',
