@@ -101,3 +101,27 @@ describe('JsonRpcConnection', () => {
     expect(() => a.start()).toThrow(/already started/);
   });
 });
+
+describe('JsonRpcConnection toward a noisy peer', () => {
+  it('reports frames that are not JSON-RPC instead of answering them', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let written = '';
+    output.on('data', (c: Buffer) => {
+      written += c.toString();
+    });
+    const noise: string[] = [];
+    const connection = new JsonRpcConnection({
+      transport: new StdioTransport({ input, output }),
+      onInvalidFrame: (text, reason) => noise.push(`${reason}:${text}`),
+    }).start();
+    const answer = connection.request('ping');
+    input.write('Starting server v1 ...\n"just a string"\n');
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, result: 'pong' })}\n`);
+    await expect(answer).resolves.toBe('pong');
+    expect(noise).toEqual(['invalid:Starting server v1 ...', 'invalid:"just a string"']);
+    // Only our own request went out: no error replies to the noise.
+    expect(written.trim().split('\n')).toEqual(['{"jsonrpc":"2.0","id":1,"method":"ping"}']);
+    await connection.close();
+  });
+});

@@ -1,6 +1,6 @@
 import { CancellationRegistry } from './cancellation.js';
 import { ConnectionClosedError, JsonRpcClient, type RequestOptions } from './client.js';
-import { encodeResponse, errorResponse } from './codec.js';
+import { decodeFrame, encodeResponse, errorResponse } from './codec.js';
 import { Dispatcher, type DispatchOptions, type EngineLogger } from './dispatcher.js';
 import { ErrorCode } from './errors.js';
 import { isPromiseLike } from './method.js';
@@ -20,6 +20,12 @@ export interface ConnectionOptions<E> {
   logger?: EngineLogger;
   /** Where the signals of incoming calls live; share one to cancel calls from elsewhere. */
   cancellation?: CancellationRegistry;
+  /**
+   * What the peer sent that is not JSON-RPC. Given this, such frames are reported here and not
+   * answered — for the client side of a connection to a process whose stdout may carry noise
+   * (a backend printing a banner), where an error reply would only be more noise.
+   */
+  onInvalidFrame?: (text: string, reason: 'invalid' | 'too_large' | 'not_utf8') => void;
   /** Told when an outgoing request is given up (timeout or abort). */
   onAbandon?: (id: number, method: string, reason: 'timeout' | 'abort') => void;
 }
@@ -36,6 +42,7 @@ export class JsonRpcConnection<E = unknown> {
   readonly #drainTimeoutMs: number;
   readonly #dispatchOptions: DispatchOptions<E>;
   readonly #cancellation: CancellationRegistry;
+  readonly #onInvalidFrame: ConnectionOptions<E>['onInvalidFrame'];
   #inflight = 0;
   #ended = false;
   #started = false;
@@ -53,6 +60,7 @@ export class JsonRpcConnection<E = unknown> {
       ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }),
       ...(options.onAbandon ? { onAbandon: options.onAbandon } : {}),
     });
+    this.#onInvalidFrame = options.onInvalidFrame;
     const cancellation = options.cancellation ?? new CancellationRegistry();
     this.#cancellation = cancellation;
     this.#dispatchOptions = {
@@ -117,7 +125,15 @@ export class JsonRpcConnection<E = unknown> {
   #onFrame(text: string): void {
     let reply: ReturnType<Dispatcher<E>['handleFrame']>;
     try {
-      reply = this.#dispatcher.handleFrame(text, this.#dispatchOptions);
+      const frame = decodeFrame(text);
+      if (
+        this.#onInvalidFrame &&
+        (frame.kind === 'invalid' || (frame.kind === 'single' && frame.message.kind === 'invalid'))
+      ) {
+        this.#onInvalidFrame(text, 'invalid');
+        return;
+      }
+      reply = this.#dispatcher.handleDecoded(frame, this.#dispatchOptions);
     } catch (err) {
       // The dispatcher catches handler errors itself; reaching here is a bug, not a reason to die.
       this.#logger?.error({ err }, 'dispatch failed');
@@ -153,6 +169,10 @@ export class JsonRpcConnection<E = unknown> {
 
   #onRejected(reason: 'too_large' | 'not_utf8', bytes: number): void {
     this.#logger?.warn({ reason, bytes }, 'frame rejected');
+    if (this.#onInvalidFrame) {
+      this.#onInvalidFrame(`(${bytes} bytes)`, reason);
+      return;
+    }
     const error =
       reason === 'too_large'
         ? {

@@ -798,7 +798,7 @@ describe('outputSchema is what goes out', () => {
         description: 'returns a full result with more than it declares',
         outputSchema: z.object({ ok: z.boolean() }),
         handler: () => ({
-          content: [{ type: 'text', text: 'custom' }],
+          content: [{ type: 'text' as const, text: 'custom' }],
           structuredContent: { ok: true, secret: 'internal' },
         }),
       }),
@@ -812,5 +812,47 @@ describe('outputSchema is what goes out', () => {
       expect(text).not.toContain('internal');
       expect(JSON.parse(text as string).result.structuredContent).toEqual({ ok: true });
     }
+  });
+});
+
+describe('gateway hooks: raw tools, aliases, the unknown-tool error', () => {
+  const raw: Tool = {
+    name: 'ns__echo',
+    inputSchema: undefined,
+    outputSchema: undefined,
+    requiredScopes: [],
+    listEntry: { name: 'ns__echo', description: 'forwarded', inputSchema: { type: 'object' } },
+    raw: true,
+    handler: () => ({ content: [{ type: 'video', uri: 'x' }], _meta: { hop: 1 } }),
+  };
+  const server = new McpServer({
+    name: 'g',
+    version: '1',
+    toolAlias: (name) => (name === 'ns:echo' ? 'ns__echo' : undefined),
+    unknownToolError: (name) => new RpcError(-32601, `Tool not found: ${name}`),
+  }).addTool(raw);
+  const session = server.openSession();
+  const call = async (name: string) =>
+    JSON.parse(
+      (await server.dispatcher.handleFrame(
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name } }),
+        { extra: { session } },
+      )) as string,
+    );
+
+  it('sends a raw tool’s result exactly as returned, by its name or its alias', async () => {
+    for (const name of ['ns__echo', 'ns:echo']) {
+      expect((await call(name)).result).toEqual({
+        content: [{ type: 'video', uri: 'x' }],
+        _meta: { hop: 1 },
+      });
+    }
+  });
+
+  it('answers an unknown tool with the configured error', async () => {
+    expect((await call('unknown_tool')).error).toEqual({
+      code: -32601,
+      message: 'Tool not found: unknown_tool',
+    });
   });
 });

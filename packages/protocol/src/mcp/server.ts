@@ -42,6 +42,10 @@ export interface McpServerOptions {
     tool: string,
     issues: { path: string; message: string }[],
   ) => RpcError | undefined;
+  /** Another name a tool may be called by (a gateway's `ns:tool`); return the registered name. */
+  toolAlias?: (name: string) => string | undefined;
+  /** The error for tools/call of an unknown tool. Default -32602 "Unknown tool: <name>". */
+  unknownToolError?: (name: string) => RpcError;
   /** `tools/list` shows only the tools the caller may call. Default false: all are listed. */
   listPermittedToolsOnly?: boolean;
   logger?: EngineLogger;
@@ -69,6 +73,8 @@ export class McpServer {
   readonly resourceNotFound: (uri: string) => RpcError;
   readonly listPermittedToolsOnly: boolean;
   readonly argumentError: McpServerOptions['argumentError'];
+  readonly toolAlias: McpServerOptions['toolAlias'];
+  readonly unknownToolError: (name: string) => RpcError;
   readonly #scopes: ReadonlySet<string> | undefined;
   readonly tools = new Map<string, Tool>();
   readonly resources = new Map<string, Resource>();
@@ -91,6 +97,10 @@ export class McpServer {
     this.resourceNotFound = options.resourceNotFound ?? defaultResourceNotFound;
     this.listPermittedToolsOnly = options.listPermittedToolsOnly ?? false;
     this.argumentError = options.argumentError;
+    this.toolAlias = options.toolAlias;
+    this.unknownToolError =
+      options.unknownToolError ??
+      ((name) => new RpcError(-32602, `Unknown tool: ${name}`, { tool: name }));
     this.#scopes = options.scopes ? new Set(options.scopes) : undefined;
     this.dispatcher = new Dispatcher<McpCallExtra>(
       options.logger ? { logger: options.logger } : {},
@@ -117,6 +127,14 @@ export class McpServer {
     }
     this.#listChanged('tools');
     return this;
+  }
+
+  /** The tool registered under `name`, or under the name its alias resolves to. */
+  findTool(name: string): Tool | undefined {
+    const tool = this.tools.get(name);
+    if (tool || !this.toolAlias) return tool;
+    const target = this.toolAlias(name);
+    return target === undefined ? undefined : this.tools.get(target);
   }
 
   removeTool(name: string): boolean {

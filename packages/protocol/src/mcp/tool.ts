@@ -40,6 +40,11 @@ export interface Tool {
   readonly requiredScopes: readonly string[];
   readonly listEntry: Readonly<Record<string, unknown>>;
   readonly handler: (args: Record<string, unknown>, ctx: McpContext) => unknown;
+  /**
+   * The handler's return value is the CallToolResult, sent exactly as is (a gateway forwarding
+   * a backend's result: content types, `_meta` and all).
+   */
+  readonly raw?: boolean;
 }
 
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;

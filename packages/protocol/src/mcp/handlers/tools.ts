@@ -1,5 +1,5 @@
 import { NO_REPLY } from '../../jsonrpc/dispatcher.js';
-import { InternalError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.js';
+import { InternalError, RpcError } from '../../jsonrpc/errors.js';
 import { method, type RequestContext } from '../../jsonrpc/method.js';
 import { type McpCallExtra, McpContext } from '../context.js';
 import { describeIssues, issueList, safeParseFast } from '../json-schema.js';
@@ -13,6 +13,7 @@ import {
   toCallToolResult,
   toolErrorResult,
 } from '../tool.js';
+import type { CallToolResult } from '../types.js';
 
 export function toolMethods(server: McpServer) {
   return [
@@ -26,9 +27,8 @@ export function toolMethods(server: McpServer) {
       return result;
     }),
     method('tools/call', CallToolParams, async (params, ctx: RequestContext<McpCallExtra>) => {
-      const tool = server.tools.get(params.name);
-      if (!tool)
-        throw new InvalidParamsError(`Unknown tool: ${params.name}`, { tool: params.name });
+      const tool = server.findTool(params.name);
+      if (!tool) throw server.unknownToolError(params.name);
       const missing = server.missingScope(tool, ctx.extra);
       if (missing) throw server.scopeError(tool.name, missing);
       ctx.extra.session.cancellation.started(ctx.id);
@@ -73,6 +73,7 @@ async function callTool(
   let value: unknown;
   try {
     value = await tool.handler(args, ctx);
+    if (tool.raw) return value as CallToolResult;
   } catch (err) {
     if (RpcError.is(err)) throw err;
     if (err instanceof ToolError) {
