@@ -147,6 +147,13 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
 
   if (values.transport === 'stdio') {
     guardStdout();
+    // A signal ends a stdio server too; the app still releases what it holds (child processes).
+    const onSignal = (signal: string) => {
+      logger.info({ signal }, 'shutting down');
+      void Promise.resolve(close?.()).finally(() => process.exit(0));
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     logger.info({ version: app.version }, 'serving MCP on stdio');
     await serveMcpStdio(server, stdioAuth ? { logger, auth: stdioAuth } : { logger });
     await close?.();

@@ -44,6 +44,8 @@ export interface McpServerOptions {
   ) => RpcError | undefined;
   /** Another name a tool may be called by (a gateway's `ns:tool`); return the registered name. */
   toolAlias?: (name: string) => string | undefined;
+  /** Told when a client subscribes to a resource (a gateway subscribes upstream). */
+  onSubscribe?: (uri: string) => void | Promise<void>;
   /** The error for tools/call of an unknown tool. Default -32602 "Unknown tool: <name>". */
   unknownToolError?: (name: string) => RpcError;
   /** `tools/list` shows only the tools the caller may call. Default false: all are listed. */
@@ -74,6 +76,7 @@ export class McpServer {
   readonly listPermittedToolsOnly: boolean;
   readonly argumentError: McpServerOptions['argumentError'];
   readonly toolAlias: McpServerOptions['toolAlias'];
+  readonly onSubscribe: McpServerOptions['onSubscribe'];
   readonly unknownToolError: (name: string) => RpcError;
   readonly #scopes: ReadonlySet<string> | undefined;
   readonly tools = new Map<string, Tool>();
@@ -98,6 +101,7 @@ export class McpServer {
     this.listPermittedToolsOnly = options.listPermittedToolsOnly ?? false;
     this.argumentError = options.argumentError;
     this.toolAlias = options.toolAlias;
+    this.onSubscribe = options.onSubscribe;
     this.unknownToolError =
       options.unknownToolError ??
       ((name) => new RpcError(-32602, `Unknown tool: ${name}`, { tool: name }));
@@ -151,6 +155,20 @@ export class McpServer {
     }
     this.#listChanged('resources');
     return this;
+  }
+
+  removeResource(uri: string): boolean {
+    const removed = this.resources.delete(uri);
+    if (removed) this.#listChanged('resources');
+    return removed;
+  }
+
+  removeResourceTemplate(uriTemplate: string): boolean {
+    const index = this.templates.findIndex((t) => t.template.template === uriTemplate);
+    if (index === -1) return false;
+    this.templates.splice(index, 1);
+    this.#listChanged('resources');
+    return true;
   }
 
   addResourceTemplate(...templates: ResourceTemplate[]): this {

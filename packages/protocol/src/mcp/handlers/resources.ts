@@ -46,8 +46,9 @@ export function resourceMethods(server: McpServer) {
       }
       throw server.resourceNotFound(params.uri);
     }),
-    method('resources/subscribe', UriParams, (params, ctx: RequestContext<McpCallExtra>) => {
+    method('resources/subscribe', UriParams, async (params, ctx: RequestContext<McpCallExtra>) => {
       ctx.extra.session.subscriptions.add(params.uri);
+      await server.onSubscribe?.(params.uri);
       return {};
     }),
     method('resources/unsubscribe', UriParams, (params, ctx: RequestContext<McpCallExtra>) => {
