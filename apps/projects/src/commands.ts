@@ -1,5 +1,5 @@
 import { CliUsageError, type RunContext } from '@mcpkit/protocol';
-import type { Scope, Store } from './db/types.js';
+import { ConflictError, type Scope, type Store } from './db/types.js';
 import { generateKey, SHOWN_CHARS } from './keys.js';
 
 /** Emails compare case-insensitively: stored and looked up in lower case. */
@@ -40,10 +40,13 @@ export async function runCommand(store: Store, ctx: RunContext): Promise<number>
   if (group === 'users' && action === 'create') {
     if (typeof arg !== 'string' || !EMAIL.test(arg))
       throw new CliUsageError('usage: users create <email>');
-    const user = await store.createUser(
-      normalizeEmail(arg),
-      (ctx.values.name as string | undefined) ?? null,
-    );
+    const email = normalizeEmail(arg);
+    const user = await store
+      .createUser(email, (ctx.values.name as string | undefined) ?? null)
+      .catch((err: unknown) => {
+        if (err instanceof ConflictError) throw new CliUsageError(`user ${email} already exists`);
+        throw err;
+      });
     out(`created user ${user.email} (${user.id})`);
     return 0;
   }

@@ -1,9 +1,13 @@
-import { type EngineLogger, type McpHttpOptions, McpServer } from '@mcpkit/protocol';
+import { type EngineLogger, type McpHttpOptions, McpServer, UriTemplate } from '@mcpkit/protocol';
+import { caller, ownProject, requireScope } from './access.js';
 import { apiKeyAuthenticator } from './auth.js';
 import type { Store } from './db/types.js';
 import { authorizationFailed, invalidParams, notFound } from './errors.js';
 import { projectResources } from './resources.js';
+import { PROJECTS_URI } from './tools/common.js';
 import { allTools } from './tools/index.js';
+
+const DESIGN_SYSTEM = new UriTemplate('codefluss://design-system/{projectId}');
 
 export const NAME = 'codefluss-mcp-server';
 export const VERSION = '1.0.0';
@@ -34,9 +38,23 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
     scopeError: (_tool, scope) => authorizationFailed(`API key lacks scope '${scope}'`),
     resourceNotFound: (uri) => notFound('resource', uri),
     argumentError,
+    // Subscribing is reading: the same checks as resources/read.
+    onSubscribe: async (uri, ctx) => {
+      const who = caller(ctx);
+      requireScope(who, 'read');
+      if (uri === PROJECTS_URI) return;
+      const projectId = DESIGN_SYSTEM.match(uri)?.projectId;
+      if (projectId === undefined) throw notFound('resource', uri);
+      await ownProject(options.store, who, projectId);
+    },
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  const deps = { store: options.store, changed: (uri: string) => void server.resourceUpdated(uri) };
+  // A change is news only for the owner's sessions: `codefluss://projects` is per user.
+  const deps = {
+    store: options.store,
+    changed: (uri: string, userId: string) =>
+      void server.resourceUpdated(uri, (session) => session.subscriber?.data?.userId === userId),
+  };
   const { projects, designSystem } = projectResources(options.store);
   server
     .addTool(...allTools(deps))

@@ -1,12 +1,18 @@
 import { z } from 'zod';
 import type { Caller } from '../access.js';
-import type { Asset, Block, Project, Store } from '../db/types.js';
-import { validationError } from '../errors.js';
+import {
+  type Asset,
+  type Block,
+  InvalidCursorError,
+  type Project,
+  type Store,
+} from '../db/types.js';
+import { invalidParams, validationError } from '../errors.js';
 
 export interface ToolDeps {
   store: Store;
-  /** Tell subscribers a resource changed (`notifications/resources/updated`). */
-  changed: (uri: string) => void;
+  /** Tell the user's subscribers a resource changed (`notifications/resources/updated`). */
+  changed: (uri: string, userId: string) => void;
 }
 
 export const PROJECTS_URI = 'codefluss://projects';
@@ -94,3 +100,14 @@ export function checkContent(content: unknown): void {
 }
 
 export type { Caller };
+
+/** A cursor the store did not issue is the caller's mistake: -32602 naming the field. */
+export async function withCursor<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof InvalidCursorError)
+      throw invalidParams('cursor', 'not a cursor this server issued');
+    throw err;
+  }
+}

@@ -42,7 +42,7 @@ export const createProject = (deps: ToolDeps) =>
         ...(args.status ? { status: args.status } : {}),
       });
       await deps.store.setDesignSystem(project.id, defaultTokens());
-      deps.changed(PROJECTS_URI);
+      deps.changed(PROJECTS_URI, who.userId);
       return publicProject(project);
     },
   });

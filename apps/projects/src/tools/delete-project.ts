@@ -19,10 +19,11 @@ export const deleteProject = (deps: ToolDeps) =>
     },
     requiredScopes: WRITE,
     handler: async ({ projectId: id }, ctx) => {
-      await ownProject(deps.store, caller(ctx), id);
+      const who = caller(ctx);
+      await ownProject(deps.store, who, id);
       const deleted = await deps.store.deleteProject(id);
-      deps.changed(PROJECTS_URI);
-      deps.changed(designSystemUri(id));
+      deps.changed(PROJECTS_URI, who.userId);
+      deps.changed(designSystemUri(id), who.userId);
       return { deleted, projectId: id };
     },
   });

@@ -14,9 +14,10 @@ export const getAsset = (deps: ToolDeps) =>
     annotations: { readOnlyHint: true, openWorldHint: false },
     requiredScopes: READ,
     handler: async ({ assetId }, ctx) => {
+      const who = caller(ctx);
       const asset = await deps.store.getAsset(assetId);
       if (!asset) throw notFound('asset', assetId);
-      await ownProject(deps.store, caller(ctx), asset.projectId);
+      await ownProject(deps.store, who, asset.projectId);
       return asset;
     },
   });

@@ -1,7 +1,7 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
-import { assetShape, cursor, limit, projectId, READ, type ToolDeps } from './common.js';
+import { assetShape, cursor, limit, projectId, READ, type ToolDeps, withCursor } from './common.js';
 
 export const listAssets = (deps: ToolDeps) =>
   defineTool({
@@ -14,7 +14,9 @@ export const listAssets = (deps: ToolDeps) =>
     requiredScopes: READ,
     handler: async ({ projectId: id, cursor: after, limit: size }, ctx) => {
       await ownProject(deps.store, caller(ctx), id);
-      const page = await deps.store.listAssets(id, { cursor: after, limit: size });
+      const page = await withCursor(() =>
+        deps.store.listAssets(id, { cursor: after, limit: size }),
+      );
       return page.nextCursor
         ? { assets: page.items, nextCursor: page.nextCursor }
         : { assets: page.items };

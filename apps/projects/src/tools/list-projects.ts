@@ -1,7 +1,15 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller } from '../access.js';
-import { cursor, limit, projectShape, publicProject, READ, type ToolDeps } from './common.js';
+import {
+  cursor,
+  limit,
+  projectShape,
+  publicProject,
+  READ,
+  type ToolDeps,
+  withCursor,
+} from './common.js';
 
 export const listProjects = (deps: ToolDeps) =>
   defineTool({
@@ -14,7 +22,9 @@ export const listProjects = (deps: ToolDeps) =>
     requiredScopes: READ,
     handler: async ({ cursor: after, limit: size }, ctx) => {
       const who = caller(ctx);
-      const page = await deps.store.listProjects(who.userId, { cursor: after, limit: size });
+      const page = await withCursor(() =>
+        deps.store.listProjects(who.userId, { cursor: after, limit: size }),
+      );
       const projects = page.items.map(publicProject);
       const structured = page.nextCursor ? { projects, nextCursor: page.nextCursor } : { projects };
       // The seed's text is the compact list: [{"id": …, "name": …}].

@@ -47,7 +47,8 @@ export const updateDesignTokens = (deps: ToolDeps) =>
     },
     requiredScopes: WRITE,
     handler: async ({ projectId: id, tokens, mode }, ctx) => {
-      await ownProject(deps.store, caller(ctx), id);
+      const who = caller(ctx);
+      await ownProject(deps.store, who, id);
       // Our own extension data is derived, never stored from input.
       const { $extensions, ...rest } = tokens;
       const ext = isObject($extensions) ? { ...$extensions } : undefined;
@@ -65,7 +66,7 @@ export const updateDesignTokens = (deps: ToolDeps) =>
         });
       }
       const saved = await deps.store.setDesignSystem(id, next);
-      deps.changed(designSystemUri(id));
+      deps.changed(designSystemUri(id), who.userId);
       return {
         projectId: id,
         tokens: tokenDocument(saved.tokens, id, saved.updatedAt),

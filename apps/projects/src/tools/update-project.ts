@@ -36,7 +36,8 @@ export const updateProject = (deps: ToolDeps) =>
     },
     requiredScopes: WRITE,
     handler: async ({ projectId: id, ...args }, ctx) => {
-      await ownProject(deps.store, caller(ctx), id);
+      const who = caller(ctx);
+      await ownProject(deps.store, who, id);
       const patch: Partial<ProjectInput> = {};
       const name = checkName(args.name);
       if (name !== undefined) patch.name = name;
@@ -46,7 +47,7 @@ export const updateProject = (deps: ToolDeps) =>
       if (args.status !== undefined) patch.status = args.status;
       const project = await deps.store.updateProject(id, patch);
       if (!project) throw notFound('project', id);
-      deps.changed(PROJECTS_URI);
+      deps.changed(PROJECTS_URI, who.userId);
       return publicProject(project);
     },
   });

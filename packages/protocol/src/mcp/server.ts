@@ -2,7 +2,7 @@ import { Dispatcher, type EngineLogger } from '../jsonrpc/dispatcher.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import type { MethodDefinition } from '../jsonrpc/method.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
-import type { McpCallExtra } from './context.js';
+import type { McpCallExtra, McpContext } from './context.js';
 import { completionMethods } from './handlers/completion.js';
 import { lifecycleMethods } from './handlers/lifecycle.js';
 import { promptMethods } from './handlers/prompts.js';
@@ -44,8 +44,11 @@ export interface McpServerOptions {
   ) => RpcError | undefined;
   /** Another name a tool may be called by (a gateway's `ns:tool`); return the registered name. */
   toolAlias?: (name: string) => string | undefined;
-  /** Told when a client subscribes to a resource (a gateway subscribes upstream). */
-  onSubscribe?: (uri: string) => void | Promise<void>;
+  /**
+   * Told when a client subscribes to a resource: throw (an RpcError) to refuse the subscription
+   * (the caller may not read it); a gateway subscribes upstream here.
+   */
+  onSubscribe?: (uri: string, ctx: McpContext) => void | Promise<void>;
   /** The error for tools/call of an unknown tool. Default -32602 "Unknown tool: <name>". */
   unknownToolError?: (name: string) => RpcError;
   /** `tools/list` shows only the tools the caller may call. Default false: all are listed. */
@@ -236,11 +239,14 @@ export class McpServer {
     this.sessions.delete(session);
   }
 
-  /** Tell every client subscribed to `uri` that it changed. */
-  resourceUpdated(uri: string): number {
+  /**
+   * Tell the clients subscribed to `uri` that it changed — only those `audience` accepts, when
+   * the same URI means different data to different callers (a user's own project list).
+   */
+  resourceUpdated(uri: string, audience?: (session: McpSession) => boolean): number {
     let told = 0;
     for (const session of this.sessions) {
-      if (session.subscriptions.has(uri) && session.channel) {
+      if (session.subscriptions.has(uri) && session.channel && (!audience || audience(session))) {
         this.#send(session, 'notifications/resources/updated', { uri });
         told++;
       }

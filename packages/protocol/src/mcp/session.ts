@@ -46,6 +46,8 @@ export class McpSession {
   initialized = false;
   logLevel: LoggingLevel | undefined;
   readonly subscriptions = new Set<string>();
+  /** Who subscribed (the caller of the latest resources/subscribe), for audience checks. */
+  subscriber: AuthInfo | undefined;
   readonly cancellation = new CancellationRegistry();
   /** A long-lived path to the client for notifications outside any request. */
   channel: OutboundChannel | undefined;

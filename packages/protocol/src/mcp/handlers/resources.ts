@@ -47,8 +47,9 @@ export function resourceMethods(server: McpServer) {
       throw server.resourceNotFound(params.uri);
     }),
     method('resources/subscribe', UriParams, async (params, ctx: RequestContext<McpCallExtra>) => {
+      await server.onSubscribe?.(params.uri, new McpContext(ctx, params._meta));
       ctx.extra.session.subscriptions.add(params.uri);
-      await server.onSubscribe?.(params.uri);
+      ctx.extra.session.subscriber = ctx.extra.auth;
       return {};
     }),
     method('resources/unsubscribe', UriParams, (params, ctx: RequestContext<McpCallExtra>) => {
