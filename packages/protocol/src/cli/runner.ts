@@ -182,7 +182,9 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     ];
     logger.info({ url, paths, version: app.version }, 'serving MCP over HTTP');
     // One plain line for a person at a terminal: where to connect.
-    process.stderr.write(`${app.command} ${app.version} listening on ${url} — ${paths.map((p) => `${url}${p}`).join('  ')}\n`);
+    process.stderr.write(
+      `${app.command} ${app.version} listening on ${url} — ${paths.map((p) => `${url}${p}`).join('  ')}\n`,
+    );
   } catch (err) {
     logger.fatal({ err: err instanceof Error ? err.message : err }, 'failed to listen');
     await close?.();
