@@ -5,13 +5,16 @@
  *   --rounds N        rounds per stdio side (default 5; the median is reported)
  *   --count N         requests per stdio round (default 20000)
  *   --duration S      seconds each HTTP server is measured (default 5, after a 1 s warm-up)
- *   --only stdio|http|sysinfo  run one group of benchmarks
+ *   --only stdio|http|sysinfo|events|projects|gateway  run one group of benchmarks
  *   --check           exit 1 when a target is missed
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { eventsBench } from './events-bench.js';
+import { gatewayBench } from './gateway-bench.js';
 import { type HttpResult, type HttpTarget, httpRun, TOOL_CALL_EXPECT } from './http-driver.js';
 import { mcpPipelinedRun } from './mcp-stdio-driver.js';
+import { projectsBench } from './projects-bench.js';
 import { pipelinedRun } from './stdio-driver.js';
 import { sysinfoBench } from './sysinfo-bench.js';
 
@@ -39,8 +42,9 @@ const rounds = positive('rounds', values.rounds, true);
 const count = positive('count', values.count, true);
 const duration = positive('duration', values.duration, false);
 const only = values.only;
-if (only !== undefined && only !== 'stdio' && only !== 'http' && only !== 'sysinfo') {
-  console.error(`--only must be 'stdio', 'http' or 'sysinfo', got '${only}'`);
+const GROUPS = ['stdio', 'http', 'sysinfo', 'events', 'projects', 'gateway'];
+if (only !== undefined && !GROUPS.includes(only)) {
+  console.error(`--only must be one of ${GROUPS.map((g) => `'${g}'`).join(', ')}; got '${only}'`);
   process.exit(2);
 }
 
@@ -190,4 +194,7 @@ const results: boolean[] = [];
 if (only === undefined || only === 'stdio') results.push(await stdioBench(), await mcpStdioBench());
 if (only === undefined || only === 'http') results.push(await httpBench());
 if (only === undefined || only === 'sysinfo') results.push(await sysinfoBench());
+if (only === undefined || only === 'events') results.push(await eventsBench());
+if (only === undefined || only === 'projects') results.push(await projectsBench());
+if (only === undefined || only === 'gateway') results.push(await gatewayBench());
 if (values.check && results.some((ok) => !ok)) process.exitCode = 1;

@@ -1,0 +1,316 @@
+import {
+  type JsonRpcParams,
+  LATEST_PROTOCOL_VERSION,
+  type RequestOptions,
+  RpcError,
+} from '@mcpkit/protocol';
+import { type BackendConfig, DEFAULT_RESTART, isStdio, type RestartPolicy } from '../config.js';
+import { startHttpLink } from './http-link.js';
+import { type BackendLink, type LinkEvents, RingBuffer } from './link.js';
+import { startStdioLink } from './stdio-link.js';
+
+export type BackendState = 'stopped' | 'starting' | 'running' | 'backoff' | 'failed';
+
+type Entry = Record<string, unknown> & { name?: string; uri?: string; uriTemplate?: string };
+
+export interface Discovered {
+  capabilities: Record<string, unknown>;
+  serverInfo: Record<string, unknown>;
+  tools: Entry[];
+  resources: Entry[];
+  templates: Entry[];
+  prompts: Entry[];
+}
+
+export interface BackendHooks {
+  /** The backend's advertised set changed (started, restarted, list_changed, stopped). */
+  changed(backend: Backend): void;
+  notification(backend: Backend, method: string, params: Record<string, unknown> | undefined): void;
+  event(
+    backend: Backend,
+    type: string,
+    status: 'success' | 'failure' | 'pending',
+    data?: Record<string, unknown>,
+  ): void;
+}
+
+const LATENCY_SAMPLES = 512;
+
+/**
+ * One configured backend and its supervisor: stopped → starting → running → backoff/failed.
+ * A crash fails the calls in flight at once; restarts back off exponentially with jitter, reset
+ * after sustained uptime, and stop after `maxRestarts` within `windowMs` (crash loop).
+ */
+export class Backend {
+  readonly name: string;
+  readonly namespace: string;
+  readonly config: BackendConfig;
+  readonly timeoutMs: number;
+  readonly stderr = new RingBuffer();
+  state: BackendState = 'stopped';
+  discovered: Discovered | undefined;
+  lastError: string | undefined;
+  restarts = 0;
+  startedAt: number | undefined;
+  calls = 0;
+  errors = 0;
+  noise = 0;
+  readonly #latencies: number[] = [];
+  readonly #policy: RestartPolicy;
+  readonly #hooks: BackendHooks;
+  #link: BackendLink | undefined;
+  #restartTimes: number[] = [];
+  #attempt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stopping = false;
+  #generation = 0;
+
+  constructor(name: string, config: BackendConfig, defaultTimeoutMs: number, hooks: BackendHooks) {
+    this.name = name;
+    this.namespace = config.namespace ?? name;
+    this.config = config;
+    this.timeoutMs = config.timeoutMs ?? defaultTimeoutMs;
+    this.#policy = config.restart ?? DEFAULT_RESTART;
+    this.#hooks = hooks;
+  }
+
+  get pid(): number | undefined {
+    return this.#link?.pid;
+  }
+
+  latencyPercentiles(): { p50: number; p95: number; p99: number } | null {
+    if (this.#latencies.length === 0) return null;
+    const sorted = [...this.#latencies].sort((a, b) => a - b);
+    const at = (q: number) =>
+      Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) * 10) /
+      10;
+    return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+  }
+
+  /** Start (or restart) the backend; resolves when it runs or has failed. Never throws. */
+  async start(): Promise<void> {
+    this.#stopping = false;
+    const generation = ++this.#generation;
+    this.state = 'starting';
+    const events: LinkEvents = {
+      notification: (method, params) => this.#onNotification(generation, method, params),
+      noise: (text) => {
+        this.noise++;
+        // Reported, rate-limited: a chatty backend must not flood the event log.
+        if (this.noise <= 20 || this.noise % 1000 === 0) {
+          this.#hooks.event(this, 'backend.stdout_noise', 'failure', {
+            line: text.slice(0, 200),
+            count: this.noise,
+          });
+        }
+      },
+      stderr: (text) => this.stderr.push(text),
+    };
+    let link: BackendLink;
+    try {
+      link = isStdio(this.config)
+        ? startStdioLink(this.config, events)
+        : startHttpLink(this.config, events);
+    } catch (err) {
+      this.#failed(generation, `could not start: ${(err as Error).message}`);
+      return;
+    }
+    this.#link = link;
+    void link.exited.then((exit) => {
+      if (generation !== this.#generation || this.#stopping) return;
+      const why = exit.error ?? `exited with ${exit.signal ?? `code ${exit.code}`}`;
+      this.#failed(generation, why, exit.code === 0 && exit.signal === null && !exit.error);
+    });
+    try {
+      const init = await link.request<{
+        capabilities?: Record<string, unknown>;
+        serverInfo?: Record<string, unknown>;
+      }>(
+        'initialize',
+        {
+          protocolVersion: LATEST_PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: 'mcpkit-gateway', version: '0.1.0' },
+        },
+        { timeoutMs: this.timeoutMs },
+      );
+      link.notify('notifications/initialized');
+      this.discovered = await this.#discover(link, init.capabilities ?? {}, init.serverInfo ?? {});
+    } catch (err) {
+      if (generation === this.#generation && !this.#stopping) {
+        this.#failed(
+          generation,
+          `initialize failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+      return;
+    }
+    if (generation !== this.#generation || this.#stopping) return;
+    this.state = 'running';
+    this.startedAt = Date.now();
+    this.lastError = undefined;
+    this.#hooks.event(
+      this,
+      this.restarts > 0 ? 'backend.restarted' : 'backend.started',
+      'success',
+      {
+        pid: link.pid,
+        tools: this.discovered.tools.length,
+      },
+    );
+    this.#hooks.changed(this);
+  }
+
+  async #discover(
+    link: BackendLink,
+    capabilities: Record<string, unknown>,
+    serverInfo: Record<string, unknown>,
+  ) {
+    const all = async (method: string, key: string): Promise<Entry[]> => {
+      const out: Entry[] = [];
+      let cursor: string | undefined;
+      // Bounded: a backend that pages forever does not hang the gateway.
+      for (let page = 0; page < 100; page++) {
+        const result = await link.request<Record<string, unknown>>(
+          method,
+          cursor ? { cursor } : {},
+          {
+            timeoutMs: this.timeoutMs,
+          },
+        );
+        const items = result[key];
+        if (Array.isArray(items)) out.push(...(items as Entry[]));
+        cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
+        if (!cursor) break;
+      }
+      return out;
+    };
+    const has = (k: string) => capabilities[k] !== undefined;
+    const [tools, resources, templates, prompts] = await Promise.all([
+      has('tools') ? all('tools/list', 'tools') : [],
+      has('resources') ? all('resources/list', 'resources') : [],
+      has('resources') ? all('resources/templates/list', 'resourceTemplates').catch(() => []) : [],
+      has('prompts') ? all('prompts/list', 'prompts') : [],
+    ]);
+    return { capabilities, serverInfo, tools, resources, templates, prompts };
+  }
+
+  #onNotification(
+    generation: number,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): void {
+    if (generation !== this.#generation) return;
+    if (method.endsWith('/list_changed') && this.state === 'running' && this.#link) {
+      const link = this.#link;
+      const caps = this.discovered?.capabilities ?? {};
+      void this.#discover(link, caps, this.discovered?.serverInfo ?? {})
+        .then((d) => {
+          if (generation !== this.#generation) return;
+          this.discovered = d;
+          this.#hooks.changed(this);
+        })
+        .catch((err: unknown) => {
+          this.#hooks.event(this, 'backend.discovery_failed', 'failure', { error: String(err) });
+        });
+      return;
+    }
+    this.#hooks.notification(this, method, params);
+  }
+
+  #failed(generation: number, why: string, clean = false): void {
+    if (generation !== this.#generation) return;
+    this.#generation++;
+    const link = this.#link;
+    this.#link = undefined;
+    void link?.close();
+    const wasRunning = this.state === 'running';
+    const uptime = this.startedAt ? Date.now() - this.startedAt : 0;
+    this.lastError = why;
+    this.discovered = undefined;
+    this.startedAt = undefined;
+    this.#hooks.event(this, 'backend.failed', 'failure', {
+      error: why,
+      stderr: this.stderr.tail(5),
+    });
+    if (wasRunning) this.#hooks.changed(this);
+    const policy = this.#policy;
+    // on-failure restarts what crashed; a backend that exited 0 meant to stop.
+    if (this.#stopping || policy.policy === 'never' || (policy.policy === 'on-failure' && clean)) {
+      this.state = 'failed';
+      return;
+    }
+    if (uptime >= policy.resetAfterMs) this.#attempt = 0;
+    const now = Date.now();
+    this.#restartTimes = this.#restartTimes.filter((t) => now - t < policy.windowMs);
+    if (this.#restartTimes.length >= policy.maxRestarts) {
+      this.state = 'failed';
+      this.#hooks.event(this, 'backend.crash_loop', 'failure', {
+        restarts: this.#restartTimes.length,
+        windowMs: policy.windowMs,
+      });
+      return;
+    }
+    const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** this.#attempt);
+    // Full jitter: backends that crashed together do not restart together.
+    const delay = Math.round(base / 2 + Math.random() * (base / 2));
+    this.#attempt++;
+    this.state = 'backoff';
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#restartTimes.push(Date.now());
+      this.restarts++;
+      void this.start();
+    }, delay);
+    this.#timer.unref();
+  }
+
+  /** Forward one request; fails at once when the backend is not running. */
+  async call<R = unknown>(
+    method: string,
+    params: JsonRpcParams | undefined,
+    options: RequestOptions = {},
+  ): Promise<R> {
+    const link = this.#link;
+    if (!link || this.state !== 'running') {
+      throw new RpcError(-32000, `Backend '${this.name}' is ${this.state}`, {
+        backend: this.name,
+        state: this.state,
+        lastError: this.lastError,
+      });
+    }
+    this.calls++;
+    const started = performance.now();
+    try {
+      return await link.request<R>(method, params, { timeoutMs: this.timeoutMs, ...options });
+    } catch (err) {
+      this.errors++;
+      throw err;
+    } finally {
+      this.#latencies.push(performance.now() - started);
+      if (this.#latencies.length > LATENCY_SAMPLES) this.#latencies.shift();
+    }
+  }
+
+  notify(method: string, params?: JsonRpcParams): void {
+    try {
+      this.#link?.notify(method, params);
+    } catch {
+      // not running: nothing to tell
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#generation++;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const link = this.#link;
+    this.#link = undefined;
+    const wasRunning = this.state === 'running';
+    this.state = 'stopped';
+    this.discovered = undefined;
+    if (wasRunning) this.#hooks.changed(this);
+    await link?.close();
+  }
+}

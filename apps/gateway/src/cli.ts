@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+import { CliUsageError, runCli } from '@mcpkit/protocol';
+import { ConfigError, defaultConfig, loadConfig } from './config.js';
+import { defaultEventLogPath, EventLog } from './events.js';
+import { Gateway, VERSION } from './gateway.js';
+
+/** How long start-up waits for backends before serving; later ones join via list_changed. */
+const STARTUP_WAIT_MS = 15_000;
+
+process.exitCode = await runCli({
+  command: 'mcp-gateway',
+  version: VERSION,
+  description:
+    'many MCP servers behind one endpoint (default backends: the projects and system-info apps)',
+  options: [
+    {
+      name: 'config',
+      env: 'MCP_GATEWAY_CONFIG',
+      description: 'JSON config ({"mcpServers": {...}}); default: the sibling apps',
+      type: 'string',
+    },
+    {
+      name: 'events',
+      env: 'MCP_GATEWAY_EVENTS',
+      description: `event log file (default: ${defaultEventLogPath()})`,
+      type: 'string',
+    },
+    {
+      name: 'token',
+      env: 'MCP_GATEWAY_TOKEN',
+      description: 'bearer token required on HTTP',
+      type: 'string',
+      placeholder: '',
+    },
+  ],
+  build: async ({ values, logger }) => {
+    let config: ReturnType<typeof defaultConfig>;
+    try {
+      config = values.config ? loadConfig(values.config as string) : defaultConfig();
+    } catch (err) {
+      if (err instanceof ConfigError) throw new CliUsageError(err.message);
+      throw err;
+    }
+    const events = EventLog.open(
+      (values.events as string | undefined) ?? config.gateway.events.path ?? defaultEventLogPath(),
+      {
+        retentionDays: config.gateway.events.retention_days,
+        maxEvents: config.gateway.events.max_events,
+      },
+    );
+    const gateway = new Gateway(config, { events, logger });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      gateway.start(),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, STARTUP_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    for (const [name, b] of gateway.backends) {
+      logger.info(
+        {
+          backend: name,
+          state: b.state,
+          tools: b.discovered?.tools.length ?? 0,
+          error: b.lastError,
+        },
+        'backend',
+      );
+    }
+    const token = values.token as string | undefined;
+    return {
+      server: gateway.server,
+      http: {
+        plainPaths: ['/messages/', '/messages'],
+        ...(token ? { auth: { tokens: [{ token, subject: 'client' }] } } : {}),
+      },
+      close: () => gateway.stop(),
+    };
+  },
+});

@@ -1,0 +1,529 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  DEFAULT_RESTART,
+  defaultConfig,
+  isStdio,
+  loadConfig,
+  parseConfig,
+} from './config.js';
+
+/** The ConfigError parseConfig throws for `raw`; fails the test when it does not throw one. */
+function configError(raw: unknown, env: NodeJS.ProcessEnv = {}): ConfigError {
+  try {
+    parseConfig(raw, env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`parseConfig accepted ${JSON.stringify(raw)}`);
+}
+
+/** The problem lines of an "invalid gateway config" message. */
+const problems = (err: ConfigError) =>
+  err.message
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim());
+
+const one = (backend: unknown) => ({ mcpServers: { one: backend } });
+
+describe('parseConfig defaults', () => {
+  it('fills the gateway section when it is absent', () => {
+    const config = parseConfig({ mcpServers: {} }, {});
+    expect(config.gateway).toEqual({
+      name: 'mcpkit-gateway',
+      log_level: 'INFO',
+      debug: false,
+      backend_timeout: 30,
+      tool_names: 'double-underscore',
+      events: { retention_days: 30, max_events: 1_000_000 },
+    });
+    expect(config.mcpServers).toEqual({});
+  });
+
+  it('fills the missing fields of a partial gateway section', () => {
+    const config = parseConfig({ gateway: { name: 'mine', debug: true }, mcpServers: {} }, {});
+    expect(config.gateway.name).toBe('mine');
+    expect(config.gateway.debug).toBe(true);
+    expect(config.gateway.backend_timeout).toBe(30);
+    expect(config.gateway.tool_names).toBe('double-underscore');
+    expect(config.gateway.log_level).toBe('INFO');
+    expect(config.gateway.events).toEqual({ retention_days: 30, max_events: 1_000_000 });
+  });
+
+  it('keeps explicit gateway settings', () => {
+    const config = parseConfig(
+      {
+        gateway: {
+          name: 'gw',
+          log_level: 'debug',
+          backend_timeout: 2.5,
+          tool_names: 'colon',
+          events: { path: '/tmp/x.db', retention_days: 1, max_events: 10 },
+        },
+        mcpServers: {},
+      },
+      {},
+    );
+    expect(config.gateway).toMatchObject({
+      name: 'gw',
+      log_level: 'debug',
+      backend_timeout: 2.5,
+      tool_names: 'colon',
+      events: { path: '/tmp/x.db', retention_days: 1, max_events: 10 },
+    });
+  });
+
+  it('has the documented restart defaults', () => {
+    expect(DEFAULT_RESTART).toEqual({
+      policy: 'on-failure',
+      maxRestarts: 5,
+      windowMs: 60_000,
+      initialDelayMs: 500,
+      maxDelayMs: 30_000,
+      resetAfterMs: 60_000,
+    });
+    const config = parseConfig(one({ command: 'x', restart: {} }), {});
+    expect(config.mcpServers.one?.restart).toEqual(DEFAULT_RESTART);
+    const partial = parseConfig(one({ command: 'x', restart: { policy: 'never' } }), {});
+    expect(partial.mcpServers.one?.restart).toEqual({ ...DEFAULT_RESTART, policy: 'never' });
+  });
+
+  it('fills backend defaults: enabled, args, env; restart and timeout stay unset', () => {
+    const config = parseConfig(one({ command: 'server' }), {});
+    const backend = config.mcpServers.one;
+    expect(backend).toEqual({ command: 'server', args: [], env: {}, enabled: true });
+    expect(backend?.restart).toBeUndefined();
+    expect(backend?.timeoutMs).toBeUndefined();
+    expect(backend?.namespace).toBeUndefined();
+  });
+});
+
+describe('parseConfig: the mcpServers shape of Claude Desktop configs', () => {
+  const claudeDesktop = {
+    mcpServers: {
+      filesystem: {
+        command: 'npx',
+        args: [
+          '-y',
+          '@modelcontextprotocol/server-filesystem',
+          '/Users/me/Desktop',
+          '/Users/me/Downloads',
+        ],
+      },
+      github: {
+        command: 'npx',
+        args: ['-y', '@modelcontextprotocol/server-github'],
+        env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_example' },
+      },
+      'brave-search': {
+        command: 'docker',
+        args: ['run', '-i', '--rm', '-e', 'BRAVE_API_KEY', 'mcp/brave-search'],
+        env: { BRAVE_API_KEY: 'key' },
+      },
+    },
+  };
+
+  it('parses unchanged, only defaults added', () => {
+    const config = parseConfig(structuredClone(claudeDesktop), {});
+    expect(Object.keys(config.mcpServers)).toEqual(['filesystem', 'github', 'brave-search']);
+    for (const [name, original] of Object.entries(claudeDesktop.mcpServers)) {
+      const parsed = config.mcpServers[name];
+      expect(parsed).toEqual({ env: {}, enabled: true, ...original });
+      expect(parsed && isStdio(parsed)).toBe(true);
+    }
+  });
+
+  it('does not touch strings that only look like interpolation', () => {
+    const raw = one({ command: 'sh', args: ['-c', `echo $HOME \${HOME} \${ENV:X} \${env:}`] });
+    const config = parseConfig(raw, { HOME: '/root', X: 'x' });
+    const backend = config.mcpServers.one;
+    expect(backend && isStdio(backend) ? backend.args : undefined).toEqual([
+      '-c',
+      `echo $HOME \${HOME} \${ENV:X} \${env:}`,
+    ]);
+  });
+});
+
+describe('parseConfig: stdio and http backends', () => {
+  it('tells stdio (command) from http (url) backends', () => {
+    const config = parseConfig(
+      {
+        mcpServers: {
+          local: {
+            type: 'stdio',
+            command: 'node',
+            args: ['server.js'],
+            cwd: '/srv',
+            timeoutMs: 5000,
+          },
+          remote: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer t' } },
+          plain: { type: 'http', url: 'http://127.0.0.1:3000/mcp' },
+          streamable: { type: 'streamable-http', url: 'http://localhost:8080/' },
+        },
+      },
+      {},
+    );
+    const { local, remote, plain, streamable } = config.mcpServers;
+    expect(local && isStdio(local)).toBe(true);
+    expect(local).toMatchObject({
+      command: 'node',
+      args: ['server.js'],
+      cwd: '/srv',
+      timeoutMs: 5000,
+    });
+    for (const b of [remote, plain, streamable]) expect(b && isStdio(b)).toBe(false);
+    expect(remote).toEqual({
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: 'Bearer t' },
+      enabled: true,
+    });
+    expect(plain).toEqual({
+      type: 'http',
+      url: 'http://127.0.0.1:3000/mcp',
+      headers: {},
+      enabled: true,
+    });
+    expect(streamable).toMatchObject({ type: 'streamable-http', url: 'http://localhost:8080/' });
+  });
+
+  it.each([
+    'ftp://files.example.com/mcp',
+    'ws://127.0.0.1:3000/mcp',
+    'file:///etc/passwd',
+    'not a url',
+    '127.0.0.1:3000/mcp',
+    '',
+  ])('rejects the http url %j, naming mcpServers.<name>.url', (url) => {
+    const err = configError(one({ url }));
+    expect(problems(err)).toEqual([expect.stringMatching(/^mcpServers\.one\.url: /)]);
+  });
+
+  it('keeps a disabled backend in the config with enabled: false', () => {
+    const config = parseConfig(one({ command: 'x', enabled: false }), {});
+    expect(config.mcpServers.one?.enabled).toBe(false);
+  });
+
+  it('accepts tool allow and deny lists', () => {
+    const config = parseConfig(one({ command: 'x', tools: { allow: ['a'], deny: ['b'] } }), {});
+    expect(config.mcpServers.one?.tools).toEqual({ allow: ['a'], deny: ['b'] });
+  });
+});
+
+describe('parseConfig: every validation error names its field path', () => {
+  it.each([
+    [
+      'a namespace with dots',
+      one({ command: 'x', namespace: 'my.ns' }),
+      'mcpServers.one.namespace',
+    ],
+    [
+      'a namespace with a colon',
+      one({ command: 'x', namespace: 'a:b' }),
+      'mcpServers.one.namespace',
+    ],
+    [
+      'a namespace with spaces',
+      one({ command: 'x', namespace: 'a b' }),
+      'mcpServers.one.namespace',
+    ],
+    [
+      'a namespace of 33 characters',
+      one({ command: 'x', namespace: 'n'.repeat(33) }),
+      'mcpServers.one.namespace',
+    ],
+    ['an empty namespace', one({ command: 'x', namespace: '' }), 'mcpServers.one.namespace'],
+    ['a negative timeoutMs', one({ command: 'x', timeoutMs: -1 }), 'mcpServers.one.timeoutMs'],
+    ['a zero timeoutMs', one({ command: 'x', timeoutMs: 0 }), 'mcpServers.one.timeoutMs'],
+    [
+      'an http backend with a negative timeoutMs',
+      one({ url: 'https://h.example/mcp', timeoutMs: -5 }),
+      'mcpServers.one.timeoutMs',
+    ],
+    [
+      'a timeoutMs over an hour',
+      one({ command: 'x', timeoutMs: 3_600_001 }),
+      'mcpServers.one.timeoutMs',
+    ],
+    ['an empty command', one({ command: '' }), 'mcpServers.one.command'],
+    [
+      'negative maxRestarts',
+      one({ command: 'x', restart: { maxRestarts: -1 } }),
+      'mcpServers.one.restart.maxRestarts',
+    ],
+    [
+      'a zero restart window',
+      one({ command: 'x', restart: { windowMs: 0 } }),
+      'mcpServers.one.restart.windowMs',
+    ],
+    [
+      'a negative backend_timeout',
+      { gateway: { backend_timeout: -1 }, mcpServers: {} },
+      'gateway.backend_timeout',
+    ],
+    [
+      'a backend_timeout over an hour',
+      { gateway: { backend_timeout: 3601 }, mcpServers: {} },
+      'gateway.backend_timeout',
+    ],
+    [
+      'an unknown tool_names mode',
+      { gateway: { tool_names: 'dots' }, mcpServers: {} },
+      'gateway.tool_names',
+    ],
+    [
+      'an unknown log level',
+      { gateway: { log_level: 'loud' }, mcpServers: {} },
+      'gateway.log_level',
+    ],
+    ['an empty gateway name', { gateway: { name: '' }, mcpServers: {} }, 'gateway.name'],
+    [
+      'a zero retention',
+      { gateway: { events: { retention_days: 0 } }, mcpServers: {} },
+      'gateway.events.retention_days',
+    ],
+    [
+      'a backend name with a dot',
+      { mcpServers: { 'my.server': { command: 'x' } } },
+      'mcpServers.my.server',
+    ],
+    ['no mcpServers at all', {}, 'mcpServers'],
+  ])('%s', (_what, raw, path) => {
+    const err = configError(raw);
+    expect(err.message).toMatch(/^invalid gateway config:\n/);
+    const lines = problems(err);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line.startsWith(`${path}: `)).toBe(true);
+  });
+
+  it.each([
+    ['at the top level', { mcpServers: {}, globalShortcut: 'x' }, '(root)', 'globalShortcut'],
+    ['in the gateway section', { gateway: { nmae: 'x' }, mcpServers: {} }, 'gateway', 'nmae'],
+    [
+      'in the events section',
+      { gateway: { events: { keep: 1 } }, mcpServers: {} },
+      'gateway.events',
+      'keep',
+    ],
+    ['in a stdio backend', one({ command: 'x', bogus: 1 }), 'mcpServers.one', 'bogus'],
+    ['in an http backend', one({ url: 'http://h.example/', bogus: 1 }), 'mcpServers.one', 'bogus'],
+    [
+      'in a restart policy',
+      one({ command: 'x', restart: { retries: 3 } }),
+      'mcpServers.one.restart',
+      'retries',
+    ],
+    [
+      'in a tool filter',
+      one({ command: 'x', tools: { only: ['a'] } }),
+      'mcpServers.one.tools',
+      'only',
+    ],
+  ])('rejects an unknown key %s, naming its object and the key', (_where, raw, path, key) => {
+    const lines = problems(configError(raw));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^${path.replace(/[().]/g, '\\$&')}: `));
+    expect(lines[0]).toContain(`"${key}"`);
+  });
+
+  it('lists every problem of a config, one line each', () => {
+    const err = configError({
+      gateway: { backend_timeout: -1 },
+      mcpServers: {
+        a: { command: 'x', namespace: 'bad.ns', timeoutMs: -1 },
+        b: { url: 'gopher://old.example' },
+      },
+    });
+    const paths = problems(err).map((l) => l.slice(0, l.indexOf(': ')));
+    expect(paths.sort()).toEqual([
+      'gateway.backend_timeout',
+      'mcpServers.a.namespace',
+      'mcpServers.a.timeoutMs',
+      'mcpServers.b.url',
+    ]);
+  });
+
+  it('throws a ConfigError with its name set', () => {
+    const err = configError({ mcpServers: 1 });
+    expect(err.name).toBe('ConfigError');
+    expect(err).toBeInstanceOf(Error);
+  });
+});
+
+describe(`parseConfig: \${env:VAR} interpolation`, () => {
+  const env = { TOKEN: 's3cret', HOST: 'mcp.example.com', DIR: '/data', EMPTY: '' };
+
+  it('replaces variables in args, env, headers and url', () => {
+    const config = parseConfig(
+      {
+        mcpServers: {
+          local: {
+            command: 'server',
+            args: ['--root', `\${env:DIR}`, `--token=\${env:TOKEN}`],
+            env: {
+              API_TOKEN: `\${env:TOKEN}`,
+              BOTH: `\${env:HOST}:\${env:DIR}`,
+              NONE: `x\${env:EMPTY}y`,
+            },
+          },
+          remote: {
+            url: `https://\${env:HOST}/mcp`,
+            headers: { Authorization: `Bearer \${env:TOKEN}` },
+          },
+        },
+      },
+      env,
+    );
+    expect(config.mcpServers.local).toMatchObject({
+      args: ['--root', '/data', '--token=s3cret'],
+      env: { API_TOKEN: 's3cret', BOTH: 'mcp.example.com:/data', NONE: 'xy' },
+    });
+    expect(config.mcpServers.remote).toMatchObject({
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: 'Bearer s3cret' },
+    });
+  });
+
+  it('validates the interpolated value', () => {
+    const err = configError(one({ url: `\${env:URL}` }), { URL: 'not a url' });
+    expect(problems(err)).toEqual([expect.stringMatching(/^mcpServers\.one\.url: /)]);
+  });
+
+  it('uses process.env when no environment is given', () => {
+    const name = 'MCPKIT_CONFIG_TEST_VAR';
+    process.env[name] = 'from-process';
+    try {
+      const config = parseConfig(one({ command: 'x', args: [`\${env:${name}}`] }));
+      expect(config.mcpServers.one).toMatchObject({ args: ['from-process'] });
+    } finally {
+      delete process.env[name];
+    }
+  });
+
+  it.each([
+    [
+      'an argument',
+      one({ command: 'x', args: ['ok', `\${env:MISSING}`] }),
+      'mcpServers.one.args[1]',
+    ],
+    [
+      'an env value',
+      one({ command: 'x', env: { KEY: `a-\${env:MISSING}` } }),
+      'mcpServers.one.env.KEY',
+    ],
+    [
+      'a header',
+      one({ url: 'https://h.example', headers: { Authorization: `Bearer \${env:MISSING}` } }),
+      'mcpServers.one.headers.Authorization',
+    ],
+    ['the url', one({ url: `\${env:MISSING}/mcp` }), 'mcpServers.one.url'],
+    ['the command', one({ command: `\${env:MISSING}` }), 'mcpServers.one.command'],
+    ['the gateway name', { gateway: { name: `\${env:MISSING}` }, mcpServers: {} }, 'gateway.name'],
+  ])('a missing variable in %s is a ConfigError naming its path', (_what, raw, path) => {
+    const err = configError(raw, env);
+    expect(err.message).toBe(`${path}: environment variable MISSING is not set`);
+  });
+});
+
+describe('loadConfig', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads and validates a JSON file, with the given environment', () => {
+    const file = join(dir, 'ok.json');
+    writeFileSync(file, JSON.stringify(one({ command: 'x', args: [`\${env:A}`] })));
+    const config = loadConfig(file, { A: 'a' });
+    expect(config.mcpServers.one).toEqual({ command: 'x', args: ['a'], env: {}, enabled: true });
+    expect(config.gateway.name).toBe('mcpkit-gateway');
+  });
+
+  it('names a file that does not exist', () => {
+    const file = join(dir, 'missing.json');
+    expect(() => loadConfig(file, {})).toThrow(ConfigError);
+    expect(() => loadConfig(file, {})).toThrow(`cannot read config ${file}`);
+    expect(() => loadConfig(file, {})).toThrow(/ENOENT/);
+  });
+
+  it('names a path that is a directory', () => {
+    const sub = join(dir, 'a-directory');
+    mkdirSync(sub);
+    expect(() => loadConfig(sub, {})).toThrow(`cannot read config ${sub}`);
+  });
+
+  it.each([
+    ['broken JSON', '{"mcpServers": {'],
+    ['JSON with comments', '// mine\n{"mcpServers": {}}'],
+    ['an empty file', ''],
+    ['YAML', 'mcpServers:\n  a:\n    command: x\n'],
+  ])('reports %s as not JSON', (_what, text) => {
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, text);
+    expect(() => loadConfig(file, {})).toThrow(ConfigError);
+    expect(() => loadConfig(file, {})).toThrow(`config ${file} is not JSON: `);
+  });
+
+  it('passes validation errors through', () => {
+    const file = join(dir, 'invalid.json');
+    writeFileSync(file, JSON.stringify(one({ command: 'x', timeoutMs: -1 })));
+    expect(() => loadConfig(file, {})).toThrow(/mcpServers\.one\.timeoutMs: /);
+  });
+});
+
+describe('defaultConfig', () => {
+  it('has the two sibling apps as stdio backends', () => {
+    const config = defaultConfig({});
+    expect(Object.keys(config.mcpServers).sort()).toEqual(['projects', 'system-info']);
+    const { projects, 'system-info': sysinfo } = config.mcpServers;
+    expect(projects?.namespace).toBe('projects');
+    expect(sysinfo?.namespace).toBe('sysinfo');
+    for (const [backend, app] of [
+      [projects, 'projects'],
+      [sysinfo, 'system-info'],
+    ] as const) {
+      expect(backend && isStdio(backend)).toBe(true);
+      if (!backend || !isStdio(backend)) continue;
+      expect(backend.command).toBe(process.execPath);
+      expect(backend.args[0]).toMatch(new RegExp(`[/\\\\]${app}[/\\\\]dist[/\\\\]cli\\.js$`));
+      expect(backend.enabled).toBe(true);
+    }
+    expect(config.gateway.name).toBe('mcpkit-gateway');
+    expect(config.gateway.backend_timeout).toBe(30);
+  });
+
+  it('passes DATABASE_URL to the projects backend only when set', () => {
+    const without = defaultConfig({});
+    expect(without.mcpServers.projects).toMatchObject({ env: {} });
+    const withDb = defaultConfig({ DATABASE_URL: 'postgres://db/x' });
+    expect(withDb.mcpServers.projects).toMatchObject({ env: { DATABASE_URL: 'postgres://db/x' } });
+    expect(withDb.mcpServers['system-info']).toMatchObject({ env: {} });
+  });
+});
+
+describe('errors inside a backend name their field', () => {
+  it.each([
+    [{ command: 'x', args: '--foo' }, 'mcpServers.b.args'],
+    [{ command: 'x', timeoutMs: '5000' }, 'mcpServers.b.timeoutMs'],
+    [{ command: 'x', env: { K: 1 } }, 'mcpServers.b.env.K'],
+    [{ command: 'x', restart: { policy: 'sometimes' } }, 'mcpServers.b.restart.policy'],
+    [{ url: 123 }, 'mcpServers.b.url'],
+    [{ command: 'x', url: 'http://127.0.0.1/mcp' }, 'mcpServers.b'],
+    [{}, 'mcpServers.b.command'],
+  ])('%j → %s', (backend, field) => {
+    expect(() => parseConfig({ mcpServers: { b: backend } })).toThrow(
+      new RegExp(`${field.replace(/\./g, '\\.')}\\b[^\\n]*:`),
+    );
+  });
+
+  it('refuses __ inside a namespace: it separates advertised names', () => {
+    expect(() => parseConfig({ mcpServers: { b: { command: 'x', namespace: 'a__b' } } })).toThrow(
+      /mcpServers\.b\.namespace/,
+    );
+  });
+});

@@ -1,0 +1,209 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+// No `__` inside: it is the separator of advertised names (`ns__tool`).
+const NAMESPACE = /^(?!.*__)[A-Za-z0-9_-]{1,32}$/;
+
+const restartSchema = z
+  .object({
+    policy: z.enum(['on-failure', 'always', 'never']).default('on-failure'),
+    /** Restarts allowed within `windowMs` before the backend is left failed (crash loop). */
+    maxRestarts: z.number().int().min(0).max(1000).default(5),
+    windowMs: z.number().int().positive().default(60_000),
+    initialDelayMs: z.number().int().min(0).default(500),
+    maxDelayMs: z.number().int().positive().default(30_000),
+    /** Uptime after which the backoff starts again from `initialDelayMs`. */
+    resetAfterMs: z.number().int().positive().default(60_000),
+  })
+  .strict();
+
+const filterSchema = z
+  .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
+  .strict();
+
+const common = {
+  namespace: z.string().regex(NAMESPACE, 'letters, digits, _ or - (no __), at most 32').optional(),
+  enabled: z.boolean().default(true),
+  timeoutMs: z.number().int().positive().max(3_600_000).optional(),
+  restart: restartSchema.optional(),
+  tools: filterSchema.optional(),
+};
+
+const stdioBackend = z
+  .object({
+    type: z.literal('stdio').optional(),
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    ...common,
+  })
+  .strict();
+
+const httpBackend = z
+  .object({
+    type: z.enum(['http', 'streamable-http']).optional(),
+    url: z.url({ protocol: /^https?$/ }),
+    headers: z.record(z.string(), z.string()).default({}),
+    ...common,
+  })
+  .strict();
+
+type StdioOut = z.output<typeof stdioBackend>;
+type HttpOut = z.output<typeof httpBackend>;
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A backend is stdio (`command`) or HTTP (`url`). Routing by key instead of a zod union keeps
+ * every error pointed at its field (a union reports only "invalid input" for the whole entry).
+ */
+const backendSchema = z.unknown().transform((value, ctx): StdioOut | HttpOut => {
+  const schema =
+    isObject(value) && 'url' in value && !('command' in value) ? httpBackend : stdioBackend;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) {
+    ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  }
+  return z.NEVER;
+});
+
+export const configSchema = z
+  .object({
+    gateway: z
+      .object({
+        name: z.string().min(1).default('mcpkit-gateway'),
+        log_level: z
+          .enum(['DEBUG', 'INFO', 'WARNING', 'ERROR', 'debug', 'info', 'warn', 'warning', 'error'])
+          .default('INFO'),
+        debug: z.boolean().default(false),
+        /** Seconds, as the seed's status shows it. */
+        backend_timeout: z.number().positive().max(3600).default(30),
+        /** How backend tools are named: `ns__tool` (safe for every client) or the seed's `ns:tool`. */
+        tool_names: z.enum(['double-underscore', 'colon']).default('double-underscore'),
+        events: z
+          .object({
+            path: z.string().optional(),
+            retention_days: z.number().positive().default(30),
+            max_events: z.number().int().positive().default(1_000_000),
+          })
+          .strict()
+          .default({ retention_days: 30, max_events: 1_000_000 }),
+      })
+      .strict()
+      .default({
+        name: 'mcpkit-gateway',
+        log_level: 'INFO',
+        debug: false,
+        backend_timeout: 30,
+        tool_names: 'double-underscore',
+        events: { retention_days: 30, max_events: 1_000_000 },
+      }),
+    mcpServers: z.record(
+      z.string().regex(NAMESPACE, 'backend names: letters, digits, _ or - (no __)'),
+      backendSchema,
+    ),
+  })
+  .strict();
+
+export type GatewayConfig = z.infer<typeof configSchema>;
+export type BackendConfig = GatewayConfig['mcpServers'][string];
+export type StdioBackendConfig = z.infer<typeof stdioBackend>;
+export type HttpBackendConfig = z.infer<typeof httpBackend>;
+export type RestartPolicy = z.infer<typeof restartSchema>;
+export const DEFAULT_RESTART: RestartPolicy = restartSchema.parse({});
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export const isStdio = (b: BackendConfig): b is StdioBackendConfig => 'command' in b;
+
+/** `${env:VAR}` in any string of the config, from the environment; a missing variable is an error. */
+export function interpolate(value: unknown, env: NodeJS.ProcessEnv, path = ''): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+      const v = env[name];
+      if (v === undefined)
+        throw new ConfigError(`${path || '(root)'}: environment variable ${name} is not set`);
+      return v;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${path}[${i}]`));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, interpolate(v, env, path ? `${path}.${k}` : k)]),
+    );
+  }
+  return value;
+}
+
+/** Validate a parsed config; every problem names its field. */
+export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const result = configSchema.safeParse(interpolate(raw, env));
+  if (!result.success) {
+    const lines = result.error.issues.map(
+      (i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`,
+    );
+    throw new ConfigError(`invalid gateway config:\n  ${lines.join('\n  ')}`);
+  }
+  return result.data;
+}
+
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config ${file}: ${(err as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`config ${file} is not JSON: ${(err as Error).message}`);
+  }
+  return parseConfig(raw, env);
+}
+
+/** Where a sibling app's CLI lives, in this repository or next to this package in node_modules. */
+function siblingCli(app: 'projects' | 'system-info'): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return resolve(here, '..', '..', app, 'dist', 'cli.js');
+}
+
+/** With no --config: the two sibling servers of this repository, over stdio. */
+export function defaultConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return parseConfig(
+    {
+      gateway: { name: 'mcpkit-gateway' },
+      mcpServers: {
+        projects: {
+          command: process.execPath,
+          args: [
+            siblingCli('projects'),
+            '--seed-demo',
+            '--user',
+            'demo@codefluss.local',
+            '--log-level',
+            'warn',
+          ],
+          namespace: 'projects',
+          ...(env.DATABASE_URL ? { env: { DATABASE_URL: env.DATABASE_URL } } : {}),
+        },
+        'system-info': {
+          command: process.execPath,
+          args: [siblingCli('system-info'), '--log-level', 'warn'],
+          namespace: 'sysinfo',
+        },
+      },
+    },
+    env,
+  );
+}

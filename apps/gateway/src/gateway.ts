@@ -1,0 +1,502 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type CallToolResult,
+  type EngineLogger,
+  type JsonRpcParams,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+  type McpContext,
+  McpServer,
+  type Prompt,
+  type ReadResourceResult,
+  RequestTimeoutError,
+  type Resource,
+  type ResourceTemplate,
+  RpcError,
+  type Tool,
+  UriTemplate,
+} from '@mcpkit/protocol';
+import { Backend, type BackendHooks } from './backends/backend.js';
+import type { GatewayConfig } from './config.js';
+import type { EventLog } from './events.js';
+import { advertisedName, disambiguate } from './names.js';
+import { gatewayStatus } from './tools/gateway-status.js';
+import { getEvents } from './tools/get-events.js';
+import { search } from './tools/search.js';
+
+export const VERSION = '0.1.0';
+const OWN_TOOLS = new Set(['gateway_status', 'get_events', 'search']);
+
+interface Route {
+  backend: Backend;
+  /** The name (or URI) the backend knows. */
+  original: string;
+}
+
+export interface GatewayOptions {
+  events: EventLog;
+  logger?: EngineLogger;
+}
+
+/**
+ * Many backend MCP servers behind one McpServer. Backend tools, prompts and resources are
+ * registered under advertised names through a registry map (never by splitting names); calls
+ * are forwarded with the backend's own names, results come back untouched.
+ */
+export class Gateway {
+  readonly config: GatewayConfig;
+  readonly server: McpServer;
+  readonly backends = new Map<string, Backend>();
+  readonly events: EventLog;
+  readonly startedAt = Date.now();
+  /** Advertised name collisions seen while building the registry. */
+  collisions: string[] = [];
+  readonly #tools = new Map<string, Route>();
+  readonly #aliases = new Map<string, string>();
+  readonly #prompts = new Map<string, Route>();
+  readonly #resources = new Map<string, Route>();
+  readonly #templates = new Map<string, Route>();
+  readonly #progress = new Map<string, McpContext>();
+  readonly #subscribed = new Set<string>();
+  readonly #logger: EngineLogger | undefined;
+  #progressCounter = 0;
+  #syncQueued = false;
+
+  constructor(config: GatewayConfig, options: GatewayOptions) {
+    this.config = config;
+    this.events = options.events;
+    this.#logger = options.logger;
+    this.server = new McpServer({
+      name: config.gateway.name,
+      version: VERSION,
+      title: 'MCP gateway',
+      instructions: `Tools of several MCP servers behind one endpoint, named <namespace>${
+        config.gateway.tool_names === 'colon' ? ':' : '__'
+      }<tool>. Use search to find a tool, gateway_status to see the backends.`,
+      toolAlias: (name) => this.#aliases.get(name),
+      // The seed's answer for an unknown tool.
+      unknownToolError: (name) => new RpcError(-32601, `Tool not found: ${name}`),
+      onSubscribe: (uri) => this.#subscribeUpstream(uri),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    this.server.addTool(gatewayStatus(this), getEvents(this), search(this));
+    const hooks: BackendHooks = {
+      changed: () => this.#queueSync(),
+      notification: (backend, method, params) => this.#onNotification(backend, method, params),
+      event: (backend, type, status, data) => {
+        this.events.record({
+          event_type: type,
+          status,
+          source: backend.name,
+          backend: backend.name,
+          data: data ?? null,
+        });
+      },
+    };
+    const defaultTimeout = config.gateway.backend_timeout * 1000;
+    for (const [name, backendConfig] of Object.entries(config.mcpServers)) {
+      if (backendConfig.enabled === false) continue;
+      this.backends.set(name, new Backend(name, backendConfig, defaultTimeout, hooks));
+    }
+  }
+
+  /** Start every backend in parallel; one that fails leaves the others serving. */
+  async start(): Promise<void> {
+    this.events.record({
+      event_type: 'gateway.started',
+      status: 'success',
+      source: this.config.gateway.name,
+      data: { backends: [...this.backends.keys()], version: VERSION },
+    });
+    await Promise.all([...this.backends.values()].map((b) => b.start()));
+    this.#sync();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.backends.values()].map((b) => b.stop()));
+    this.events.record({
+      event_type: 'gateway.stopped',
+      status: 'success',
+      source: this.config.gateway.name,
+    });
+    this.events.close();
+  }
+
+  /** Every advertised tool with its backend (for search and status). */
+  routes(): {
+    tools: Map<string, Route>;
+    prompts: Map<string, Route>;
+    resources: Map<string, Route>;
+  } {
+    return { tools: this.#tools, prompts: this.#prompts, resources: this.#resources };
+  }
+
+  #queueSync(): void {
+    if (this.#syncQueued) return;
+    this.#syncQueued = true;
+    queueMicrotask(() => {
+      this.#syncQueued = false;
+      this.#sync();
+    });
+  }
+
+  /** Rebuild the registry from the running backends and bring the server's lists in line. */
+  #sync(): void {
+    const mode = this.config.gateway.tool_names;
+    const tools = new Map<string, Route & { entry: Record<string, unknown> }>();
+    const prompts = new Map<string, Route & { entry: Record<string, unknown> }>();
+    const resources = new Map<string, Route & { entry: Record<string, unknown> }>();
+    const templates = new Map<string, Route & { entry: Record<string, unknown> }>();
+    const aliases = new Map<string, string>();
+    const collisions: string[] = [];
+    const claim = <T>(map: Map<string, T>, name: string, backend: Backend, value: T): string => {
+      let key = name;
+      if (map.has(key) || OWN_TOOLS.has(key)) {
+        key = disambiguate(name, backend.name);
+        collisions.push(`${name} (${backend.name}) advertised as ${key}`);
+      }
+      map.set(key, value);
+      return key;
+    };
+    for (const backend of this.backends.values()) {
+      const d = backend.state === 'running' ? backend.discovered : undefined;
+      if (!d) continue;
+      const filter = backend.config.tools;
+      for (const entry of d.tools) {
+        const original = entry.name;
+        if (typeof original !== 'string') continue;
+        if (filter?.allow && !filter.allow.includes(original)) continue;
+        if (filter?.deny?.includes(original)) continue;
+        const key = claim(tools, advertisedName(backend.namespace, original, mode), backend, {
+          backend,
+          original,
+          entry,
+        });
+        // The first backend to claim `ns:tool` keeps it, as it keeps `ns__tool`.
+        const alias = `${backend.namespace}:${original}`;
+        if (!aliases.has(alias)) aliases.set(alias, key);
+      }
+      for (const entry of d.prompts) {
+        if (typeof entry.name !== 'string') continue;
+        claim(prompts, advertisedName(backend.namespace, entry.name, mode), backend, {
+          backend,
+          original: entry.name,
+          entry,
+        });
+      }
+      for (const entry of d.resources) {
+        if (typeof entry.uri !== 'string') continue;
+        // A URI two backends share is rewritten for the second: gateway://<ns>/<uri>.
+        const uri = resources.has(entry.uri)
+          ? `gateway://${backend.namespace}/${encodeURIComponent(entry.uri)}`
+          : entry.uri;
+        resources.set(uri, { backend, original: entry.uri, entry });
+      }
+      for (const entry of d.templates) {
+        if (typeof entry.uriTemplate !== 'string' || templates.has(entry.uriTemplate)) continue;
+        templates.set(entry.uriTemplate, { backend, original: entry.uriTemplate, entry });
+      }
+    }
+    // Recorded once, when a collision first appears, not on every rebuild.
+    const fresh = collisions.filter((c) => !this.collisions.includes(c));
+    this.collisions = collisions;
+    for (const c of fresh) {
+      this.events.record({
+        event_type: 'registry.collision',
+        status: 'failure',
+        source: this.config.gateway.name,
+        data: { detail: c },
+      });
+    }
+    this.#aliases.clear();
+    for (const [k, v] of aliases) this.#aliases.set(k, v);
+    this.#apply(
+      this.#tools,
+      tools,
+      (name) => this.server.removeTool(name),
+      (name, r) => this.server.addTool(this.#proxyTool(name, r)),
+    );
+    this.#apply(
+      this.#prompts,
+      prompts,
+      (name) => this.server.removePrompt(name),
+      (name, r) => this.server.addPrompt(this.#proxyPrompt(name, r)),
+    );
+    this.#apply(
+      this.#resources,
+      resources,
+      (uri) => this.server.removeResource(uri),
+      (uri, r) => this.server.addResource(this.#proxyResource(uri, r)),
+    );
+    this.#apply(
+      this.#templates,
+      templates,
+      (t) => this.server.removeResourceTemplate(t),
+      (t, r) => this.server.addResourceTemplate(this.#proxyTemplate(t, r)),
+    );
+  }
+
+  #apply<R extends Route & { entry: Record<string, unknown> }>(
+    current: Map<string, Route>,
+    next: Map<string, R>,
+    remove: (key: string) => void,
+    add: (key: string, route: R) => void,
+  ): void {
+    for (const [key, route] of current) {
+      const replacement = next.get(key);
+      if (
+        !replacement ||
+        replacement.backend !== route.backend ||
+        replacement.original !== route.original ||
+        (route as R).entry !== replacement.entry
+      ) {
+        remove(key);
+        current.delete(key);
+      }
+    }
+    for (const [key, route] of next) {
+      if (current.has(key)) continue;
+      add(key, route);
+      current.set(key, route);
+    }
+  }
+
+  #proxyTool(name: string, route: Route & { entry: Record<string, unknown> }): Tool {
+    return {
+      name,
+      inputSchema: undefined,
+      outputSchema: undefined,
+      requiredScopes: [],
+      raw: true,
+      listEntry: { ...route.entry, name },
+      handler: (args, ctx) => this.#forwardToolCall(route, name, args, ctx),
+    };
+  }
+
+  async #forwardToolCall(
+    route: Route,
+    name: string,
+    args: Record<string, unknown>,
+    ctx: McpContext,
+  ): Promise<CallToolResult> {
+    const { backend, original } = route;
+    const trace = randomUUID();
+    const started = performance.now();
+    const clientToken = ctx.meta?.progressToken;
+    let token: string | undefined;
+    if (typeof clientToken === 'string' || typeof clientToken === 'number') {
+      // Backend tokens are ours, unique per call: two clients may both use token 1.
+      token = `gw-${++this.#progressCounter}`;
+      this.#progress.set(token, ctx);
+    }
+    const params: Record<string, unknown> = { name: original, arguments: args };
+    const meta = ctx.meta ? { ...ctx.meta } : undefined;
+    if (meta) delete meta.progressToken;
+    if (token || meta) params._meta = { ...meta, ...(token ? { progressToken: token } : {}) };
+    try {
+      const result = await backend.call<CallToolResult>('tools/call', params as JsonRpcParams, {
+        signal: ctx.signal,
+      });
+      this.#recordCall(trace, backend, name, started, 'success');
+      return result;
+    } catch (err) {
+      this.#recordCall(trace, backend, name, started, 'failure', err);
+      throw this.#clientError(backend, err);
+    } finally {
+      if (token) this.#progress.delete(token);
+    }
+  }
+
+  #recordCall(
+    trace: string,
+    backend: Backend,
+    tool: string,
+    started: number,
+    status: 'success' | 'failure',
+    err?: unknown,
+  ) {
+    this.events.record({
+      trace_id: trace,
+      event_type: 'gateway.tool_call',
+      status,
+      source: this.config.gateway.name,
+      backend: backend.name,
+      tool,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      data: err === undefined ? null : { error: err instanceof Error ? err.message : String(err) },
+    });
+  }
+
+  /** A backend's failure as the client sees it: the backend's own JSON-RPC errors pass through. */
+  #clientError(backend: Backend, err: unknown): RpcError {
+    if (RpcError.is(err)) return err;
+    if (err instanceof RequestTimeoutError) {
+      return new RpcError(
+        -32000,
+        `Backend '${backend.name}' did not answer within ${err.timeoutMs} ms`,
+        {
+          backend: backend.name,
+          timeoutMs: err.timeoutMs,
+        },
+      );
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    if (/closed/i.test(message)) {
+      return new RpcError(-32000, `Backend '${backend.name}' exited during the call`, {
+        backend: backend.name,
+        lastError: backend.lastError ?? null,
+      });
+    }
+    return new RpcError(-32000, `Backend '${backend.name}' failed: ${message}`, {
+      backend: backend.name,
+    });
+  }
+
+  #proxyPrompt(name: string, route: Route & { entry: Record<string, unknown> }): Prompt {
+    const args = Array.isArray(route.entry.arguments)
+      ? (route.entry.arguments as { name?: unknown }[])
+      : [];
+    const complete = Object.fromEntries(
+      args
+        .map((a) => a.name)
+        .filter((n): n is string => typeof n === 'string')
+        .map((arg) => [
+          arg,
+          this.#completer(route, { type: 'ref/prompt', name: route.original }, arg),
+        ]),
+    );
+    return {
+      name,
+      arguments: undefined,
+      complete,
+      listEntry: { ...route.entry, name },
+      get: async (args, ctx) => {
+        try {
+          return await route.backend.call(
+            'prompts/get',
+            { name: route.original, arguments: args },
+            { signal: ctx.signal },
+          );
+        } catch (err) {
+          throw this.#clientError(route.backend, err);
+        }
+      },
+    };
+  }
+
+  #proxyResource(uri: string, route: Route & { entry: Record<string, unknown> }): Resource {
+    return {
+      uri,
+      mimeType: undefined,
+      listEntry: { ...route.entry, uri },
+      read: async (ctx) => {
+        try {
+          const result = await route.backend.call<ReadResourceResult>(
+            'resources/read',
+            { uri: route.original },
+            { signal: ctx.signal },
+          );
+          // Contents carry the URI the client asked for.
+          return {
+            ...result,
+            contents: result.contents.map((c) => (c.uri === route.original ? { ...c, uri } : c)),
+          };
+        } catch (err) {
+          throw this.#clientError(route.backend, err);
+        }
+      },
+    };
+  }
+
+  #proxyTemplate(
+    uriTemplate: string,
+    route: Route & { entry: Record<string, unknown> },
+  ): ResourceTemplate {
+    const template = new UriTemplate(uriTemplate);
+    const complete = Object.fromEntries(
+      template.variableNames.map((variable) => [
+        variable,
+        this.#completer(route, { type: 'ref/resource', uri: route.original }, variable),
+      ]),
+    );
+    return {
+      template,
+      name: typeof route.entry.name === 'string' ? route.entry.name : uriTemplate,
+      listEntry: route.entry,
+      list: undefined,
+      complete,
+      mimeType: undefined,
+      read: async (uri, _vars, ctx) => {
+        try {
+          return await route.backend.call<ReadResourceResult>(
+            'resources/read',
+            { uri },
+            { signal: ctx.signal },
+          );
+        } catch (err) {
+          throw this.#clientError(route.backend, err);
+        }
+      },
+    };
+  }
+
+  /** completion/complete forwarded to the backend, for one argument of a prompt or template. */
+  #completer(route: Route, ref: Record<string, string>, argument: string) {
+    return async (value: string, ctx: McpContext, context: Readonly<Record<string, string>>) => {
+      if (!route.backend.discovered?.capabilities.completions) return [];
+      const result = await route.backend.call<{ completion?: { values?: unknown } }>(
+        'completion/complete',
+        { ref, argument: { name: argument, value }, context: { arguments: context } },
+        { signal: ctx.signal },
+      );
+      const values = result.completion?.values;
+      return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
+    };
+  }
+
+  async #subscribeUpstream(uri: string): Promise<void> {
+    const route = this.#resources.get(uri);
+    if (!route || this.#subscribed.has(uri) || !route.backend.discovered?.capabilities.resources)
+      return;
+    this.#subscribed.add(uri);
+    await route.backend
+      .call('resources/subscribe', { uri: route.original })
+      .catch(() => this.#subscribed.delete(uri));
+  }
+
+  #onNotification(
+    backend: Backend,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): void {
+    if (method === 'notifications/progress') {
+      const ctx = this.#progress.get(String(params?.progressToken));
+      if (ctx && typeof params?.progress === 'number') {
+        ctx.progress(
+          params.progress,
+          typeof params.total === 'number' ? params.total : undefined,
+          typeof params.message === 'string' ? params.message : undefined,
+        );
+      }
+      return;
+    }
+    if (method === 'notifications/message') {
+      const level = (params?.level as LoggingLevel) ?? 'info';
+      for (const session of this.server.sessions) {
+        const min = session.logLevel;
+        if (min && LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(min)) continue;
+        session.channel?.notify('notifications/message', {
+          ...params,
+          logger: params?.logger ?? backend.name,
+        });
+      }
+      return;
+    }
+    if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') {
+      for (const [uri, route] of this.#resources) {
+        if (route.backend === backend && route.original === params.uri)
+          this.server.resourceUpdated(uri);
+      }
+    }
+  }
+}

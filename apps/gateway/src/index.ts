@@ -1,0 +1,12 @@
+export { Backend, type BackendState } from './backends/backend.js';
+export {
+  type BackendConfig,
+  ConfigError,
+  defaultConfig,
+  type GatewayConfig,
+  loadConfig,
+  parseConfig,
+} from './config.js';
+export * from './events.js';
+export { Gateway, type GatewayOptions, VERSION } from './gateway.js';
+export { advertisedName, CLIENT_SAFE } from './names.js';

@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+
+/** What clients and LLM APIs accept as a tool name. */
+export const CLIENT_SAFE = /^[A-Za-z0-9_-]{1,64}$/;
+export const SEPARATOR = '__';
+
+// Over UTF-16 code units: distinct strings (even with lone surrogates) hash apart.
+const shortHash = (text: string) =>
+  createHash('sha256').update(Buffer.from(text, 'utf16le')).digest('hex').slice(0, 6);
+
+/**
+ * The advertised name of a backend's tool or prompt. `ns__tool` when that is client-safe;
+ * otherwise invalid characters become `_` and an over-long name is cut and given a short stable
+ * hash of the original, so it stays unique and the same across restarts. `colon` mode advertises
+ * the seed's `ns:tool` literally, for clients that expect it.
+ */
+export function advertisedName(
+  namespace: string,
+  name: string,
+  mode: 'double-underscore' | 'colon',
+): string {
+  if (mode === 'colon') return `${namespace}:${name}`;
+  const candidate = `${namespace}${SEPARATOR}${name}`;
+  if (CLIENT_SAFE.test(candidate)) return candidate;
+  const clean = candidate.replace(/[^A-Za-z0-9_-]/g, '_');
+  const hash = shortHash(candidate);
+  return `${clean.slice(0, 64 - hash.length - 1)}_${hash}`;
+}
+
+/** A name that is already taken gets a suffix derived from its backend, stable across restarts. */
+export function disambiguate(name: string, backend: string): string {
+  const hash = shortHash(`${backend}\0${name}`);
+  return `${name.slice(0, 64 - hash.length - 1)}_${hash}`;
+}

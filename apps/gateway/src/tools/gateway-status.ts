@@ -1,0 +1,49 @@
+import { defineTool } from '@mcpkit/protocol';
+import type { Gateway } from '../gateway.js';
+
+/** The seed's shape, extended: gateway{name, version, config}, backends{<name>: {status, namespace, tool_count, …}}. */
+export const gatewayStatus = (gateway: Gateway) =>
+  defineTool({
+    name: 'gateway_status',
+    description: 'Get status of the gateway and all backends',
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    handler: () => {
+      const { gateway: g } = gateway.config;
+      const { tools, prompts, resources } = gateway.routes();
+      const count = (map: Map<string, { backend: unknown }>, backend: unknown) =>
+        [...map.values()].filter((r) => r.backend === backend).length;
+      const backends: Record<string, unknown> = {};
+      for (const [name, b] of gateway.backends) {
+        backends[name] = {
+          status: b.state,
+          namespace: b.namespace,
+          tool_count: count(tools, b),
+          resource_count: count(resources, b),
+          prompt_count: count(prompts, b),
+          pid: b.pid ?? null,
+          uptime_s: b.startedAt ? Math.round((Date.now() - b.startedAt) / 1000) : null,
+          restarts: b.restarts,
+          last_error: b.lastError ?? null,
+          calls: b.calls,
+          errors: b.errors,
+          latency_ms: b.latencyPercentiles(),
+          stdout_noise_lines: b.noise,
+          stderr_tail: b.stderr.tail(10),
+        };
+      }
+      return {
+        gateway: {
+          name: g.name,
+          version: gateway.server.info.version,
+          config: {
+            log_level: g.log_level.toUpperCase(),
+            debug: g.debug,
+            backend_timeout: g.backend_timeout,
+          },
+          uptime_s: Math.round((Date.now() - gateway.startedAt) / 1000),
+          collisions: gateway.collisions,
+        },
+        backends,
+      };
+    },
+  });

@@ -1,0 +1,94 @@
+/**
+ * A Streamable HTTP backend: the system-info app listening on 127.0.0.1, behind the gateway.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { McpSession } from '@mcpkit/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config.js';
+import { EventLog } from '../src/events.js';
+import { Gateway } from '../src/gateway.js';
+
+const SYSINFO = fileURLToPath(new URL('../../system-info/dist/cli.js', import.meta.url));
+let backend: ChildProcessWithoutNullStreams;
+let gateway: Gateway;
+let session: McpSession;
+
+async function call(method: string, params: Record<string, unknown>) {
+  const text = await gateway.server.dispatcher.handleFrame(
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    {
+      extra: { session },
+    },
+  );
+  return JSON.parse(text as string) as {
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string };
+  };
+}
+
+beforeAll(async () => {
+  backend = spawn(
+    process.execPath,
+    [SYSINFO, '--transport', 'http', '--port', '0', '--log-level', 'info'],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`no url: ${err}`)), 10_000);
+    backend.stderr.setEncoding('utf8').on('data', (c: string) => {
+      err += c;
+      const m = /"url":"([^"]+)"/.exec(err);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+  });
+  gateway = new Gateway(
+    parseConfig({ mcpServers: { sysinfo: { url: `${url}/mcp`, timeoutMs: 5000 } } }),
+    { events: EventLog.open(':memory:') },
+  );
+  await gateway.start();
+  session = gateway.server.openSession();
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  backend?.kill('SIGKILL');
+});
+
+describe('a Streamable HTTP backend', () => {
+  it('is discovered: its tools are advertised under its namespace', async () => {
+    expect(gateway.backends.get('sysinfo')?.state).toBe('running');
+    const { result } = await call('tools/list', {});
+    const names = ((result?.tools ?? []) as { name: string }[]).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['sysinfo__get_uptime', 'sysinfo__get_cpu_info']));
+  });
+
+  it('forwards calls and returns the backend result untouched', async () => {
+    const { result } = await call('tools/call', { name: 'sysinfo__get_uptime', arguments: {} });
+    expect(result).toMatchObject({
+      isError: false,
+      structuredContent: { uptime_seconds: expect.any(Number) },
+    });
+  });
+
+  it("passes the backend's JSON-RPC errors through", async () => {
+    const { error } = await call('tools/call', { name: 'sysinfo__get_auth_logs', arguments: {} });
+    expect(error).toEqual({
+      code: -32600,
+      message: "Query 'get_auth_logs' requires scope 'sensitive' which is not enabled",
+    });
+  });
+
+  it('fails calls fast, naming the backend, once it is gone', async () => {
+    backend.kill('SIGKILL');
+    await new Promise((r) => backend.once('exit', r));
+    const { error } = await call('tools/call', { name: 'sysinfo__get_uptime', arguments: {} });
+    expect(error?.code).toBe(-32000);
+    expect(error?.message).toContain("Backend 'sysinfo'");
+  });
+});

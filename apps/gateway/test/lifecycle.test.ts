@@ -1,0 +1,263 @@
+/**
+ * Process lifecycle of the real gateway CLI: repeated start/stop over stdio, SIGTERM in HTTP mode
+ * and a backend killed under the supervisor. The /proc checker proves no process survives.
+ */
+import { spawn } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  backend,
+  descendants,
+  type GatewayChild,
+  handshake,
+  isAlive,
+  killAllGateways,
+  type ProcInfo,
+  type RpcMessage,
+  removeTempDirs,
+  startGateway,
+  survivors,
+  textOf,
+  track,
+  waitFor,
+} from './helpers.js';
+
+const THREE = {
+  gateway: { name: 'lifecycle' },
+  mcpServers: {
+    chora: backend('chora'),
+    rich: backend('rich', { restart: { initialDelayMs: 50, maxDelayMs: 200 } }),
+    hang: backend('hang'),
+  },
+};
+const NAMES = ['chora', 'rich', 'hang'] as const;
+
+/** The gateway and its three backends as they are now, all checked to be live children. */
+async function snapshot(gw: GatewayChild): Promise<ProcInfo[]> {
+  const status = await gw.status();
+  const pids = NAMES.map((n) => {
+    const b = status.backends[n];
+    expect(b?.status, `backend ${n}`).toBe('running');
+    return b?.pid as number;
+  });
+  const below = descendants(gw.pid).map((p) => p.pid);
+  for (const pid of pids) expect(below).toContain(pid);
+  const tracked = [gw.pid, ...pids].map((pid) => track(pid));
+  for (const t of tracked) expect(t).toBeDefined();
+  return tracked as ProcInfo[];
+}
+
+afterAll(async () => {
+  await killAllGateways();
+  removeTempDirs();
+});
+
+describe('the /proc process checker', () => {
+  it('finds an orphaned grandchild through its process group (a negative control)', async () => {
+    // A group leader that starts a grandchild and exits at once: the grandchild is re-parented
+    // but keeps the group, as a backend's leftover child would.
+    const leader = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const { spawn } = require('node:child_process');
+         const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+         c.unref();
+         console.log(c.pid);`,
+      ],
+      { detached: true, stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    const leaderExit = new Promise((resolve) => leader.once('exit', resolve));
+    let out = '';
+    leader.stdout.setEncoding('utf8');
+    leader.stdout.on('data', (chunk: string) => {
+      out += chunk;
+    });
+    const leaderInfo = await waitFor('leader tracked', () => track(leader.pid as number), 5000);
+    await Promise.race([leaderExit, new Promise((r) => setTimeout(r, 5000))]);
+    leader.kill('SIGKILL');
+    const grandchild = Number(out.trim());
+    try {
+      expect(grandchild).toBeGreaterThan(0);
+      const found = await waitFor('grandchild found', () => {
+        const s = survivors([leaderInfo]);
+        return s.length > 0 ? s : undefined;
+      });
+      expect(found.map((p) => p.pid)).toStrictEqual([grandchild]);
+      expect(found[0]?.pgrp).toBe(leaderInfo.pid);
+    } finally {
+      try {
+        process.kill(grandchild, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    await waitFor('grandchild gone', () => survivors([leaderInfo]).length === 0, 5000);
+  });
+});
+
+describe('the gateway CLI over stdio with chora, rich and hang', () => {
+  it('survives 10 start/stop cycles and leaves no process behind', async () => {
+    const seen: ProcInfo[] = [];
+    const backendPids = new Set<number>();
+    for (let cycle = 0; cycle < 10; cycle++) {
+      const gw = startGateway(THREE);
+      await handshake(gw);
+      const list = await gw.request('tools/list');
+      const names = ((list.result?.tools ?? []) as { name: string }[]).map((t) => t.name);
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'gateway_status',
+          'chora__list_generators',
+          'rich__echo',
+          'hang__ok',
+        ]),
+      );
+      const procs = await snapshot(gw);
+      seen.push(...procs);
+      for (const p of procs.slice(1)) backendPids.add(p.pid);
+
+      const exit = await gw.end(10_000);
+      expect(exit, `cycle ${cycle}: ${gw.stderr().slice(-500)}`).toStrictEqual({
+        code: 0,
+        signal: null,
+      });
+      // Everything of this cycle is gone as soon as the gateway has exited.
+      expect(survivors(procs)).toStrictEqual([]);
+    }
+    expect(backendPids.size).toBe(30);
+    expect(seen.filter((p) => isAlive(p))).toStrictEqual([]);
+    expect(survivors(seen)).toStrictEqual([]);
+  }, 55_000);
+});
+
+describe('the gateway CLI over HTTP', () => {
+  it('SIGTERM stops it with exit 0 and takes every backend with it', async () => {
+    const gw = startGateway(THREE, {
+      args: ['--transport', 'http', '--host', '127.0.0.1', '--port', '0'],
+      logLevel: 'info',
+    });
+    const match = await gw.waitForStderr(/"url":"(http:\/\/127\.0\.0\.1:\d+)[^"]*"/, 15_000);
+    const base = match[1] as string;
+    const res = await fetch(`${base}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'chora__list_generators', arguments: {} },
+      }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as RpcMessage;
+    expect(textOf(body)).toBe(
+      '{"generators": [{"id": "python_script", "name": "Python Script", "category": "code"}]}',
+    );
+
+    const below = descendants(gw.pid);
+    expect(below.length).toBeGreaterThanOrEqual(3);
+    const tracked = [track(gw.pid), ...below].filter((p) => p !== undefined);
+    process.kill(gw.pid, 'SIGTERM');
+    const exit = await Promise.race([
+      gw.exited,
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 10_000)),
+    ]);
+    if (!exit) gw.kill();
+    expect(exit).toStrictEqual({ code: 0, signal: null });
+    expect(survivors(tracked)).toStrictEqual([]);
+  }, 30_000);
+});
+
+describe('a backend killed while idle', () => {
+  it('is restarted by the supervisor with a new pid; the others are untouched', async () => {
+    const gw = startGateway(THREE);
+    await handshake(gw);
+    const before = await gw.status();
+    const oldPid = before.backends.rich?.pid as number;
+    const choraPid = before.backends.chora?.pid;
+    const old = track(oldPid);
+    expect(old).toBeDefined();
+    expect(textOf(await gw.call('rich__echo', { text: 'before' }))).toBe('before');
+
+    process.kill(oldPid, 'SIGKILL');
+    const after = await waitFor('rich restarted with a new pid', async () => {
+      const b = (await gw.status()).backends.rich;
+      return b?.status === 'running' && b.pid !== oldPid && b.pid !== null ? b : undefined;
+    });
+    expect(after.restarts).toBe(1);
+    expect(isAlive(old as ProcInfo)).toBe(false);
+    expect(descendants(gw.pid).map((p) => p.pid)).toContain(after.pid);
+    expect(Number(textOf(await gw.call('rich__who')))).toBe(after.pid);
+    expect(textOf(await gw.call('rich__echo', { text: 'after' }))).toBe('after');
+    const status = await gw.status();
+    expect(status.backends.chora?.pid).toBe(choraPid);
+    expect(status.backends.chora?.restarts).toBe(0);
+
+    const failed = JSON.parse(
+      textOf(await gw.call('get_events', { event_type: 'backend.failed' })),
+    ) as { source: string; data: { error: string } }[];
+    expect(failed.some((e) => e.source === 'rich' && /SIGKILL/.test(e.data.error))).toBe(true);
+
+    const tracked = [track(gw.pid), track(after.pid as number), ...descendants(gw.pid)].filter(
+      (p) => p !== undefined,
+    );
+    expect(await gw.end()).toStrictEqual({ code: 0, signal: null });
+    expect(survivors(tracked)).toStrictEqual([]);
+  }, 30_000);
+});
+
+describe('the gateway CLI over stdio, signalled', () => {
+  it('SIGTERM while serving stdio also exits 0 and leaves no process', async () => {
+    const gw = startGateway(THREE);
+    await handshake(gw);
+    const procs = await snapshot(gw);
+    process.kill(gw.pid, 'SIGTERM');
+    const exit = await Promise.race([
+      gw.exited,
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 10_000)),
+    ]);
+    if (!exit) gw.kill();
+    expect(exit).toStrictEqual({ code: 0, signal: null });
+    expect(survivors(procs)).toStrictEqual([]);
+  }, 30_000);
+});
+
+describe('the gateway CLI, killed or left mid-call', () => {
+  it('SIGKILL of the gateway: the backends see EOF and exit on their own', async () => {
+    const gw = startGateway(THREE);
+    await handshake(gw);
+    const procs = await snapshot(gw);
+    process.kill(gw.pid, 'SIGKILL');
+    expect(await gw.exited).toStrictEqual({ code: null, signal: 'SIGKILL' });
+    // Nobody stops them: their stdin closes with the gateway, and idle backends exit.
+    await waitFor('backends gone after the gateway was killed', () =>
+      survivors(procs).length === 0 ? true : undefined,
+    );
+  }, 30_000);
+
+  it('a client that closes stdin with a call in flight: exit 0, the call answered, nothing left', async () => {
+    const gw = startGateway(THREE);
+    await handshake(gw);
+    const procs = await snapshot(gw);
+    gw.send({
+      jsonrpc: '2.0',
+      id: 77,
+      method: 'tools/call',
+      params: { name: 'hang__hang', arguments: {} },
+    });
+    await waitFor('the hang call forwarded', async () => {
+      const b = (await gw.status()).backends.hang;
+      return b && b.calls >= 1 ? true : undefined;
+    });
+    const t0 = Date.now();
+    // The in-flight call gets the protocol's drain (10 s), then the backends are stopped.
+    const exit = await gw.end(20_000);
+    expect(exit).toStrictEqual({ code: 0, signal: null });
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    const reply = await gw.response(77, 1000);
+    expect(reply.error?.code).toBe(-32000);
+    expect(reply.error?.message).toContain("'hang'");
+    expect(survivors(procs)).toStrictEqual([]);
+  }, 30_000);
+});
