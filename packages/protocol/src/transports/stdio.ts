@@ -24,7 +24,8 @@ export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
  * process's stdout/stdin seen from the parent.
  *
  * Writes are coalesced: replies produced while one input chunk is processed leave in a single
- * write, and asynchronous replies are gathered until the next turn of the event loop. When the
+ * write, and asynchronous replies are gathered until the microtasks of the current turn have run
+ * (one write for every call that finished together, with no wait for the next turn). When the
  * output pushes back, reading pauses until it drains, so a reader that stops reading bounds our
  * memory instead of growing a queue; exactly one `drain` listener exists at a time.
  */
@@ -75,7 +76,7 @@ export class StdioTransport implements FrameTransport {
     this.#queue.push(frame);
     if (!this.#inChunk && !this.#scheduled) {
       this.#scheduled = true;
-      setImmediate(this.#flush);
+      queueMicrotask(this.#flush);
     }
   }
 
