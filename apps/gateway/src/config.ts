@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 // No `__` inside: it is the separator of advertised names (`ns__tool`).
@@ -172,10 +172,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
   return parseConfig(raw, env);
 }
 
-/** Where a sibling app's CLI lives, in this repository or next to this package in node_modules. */
+/** Where a sibling app's CLI is installed: resolved like any dependency (monorepo or npm). */
 function siblingCli(app: 'projects' | 'system-info'): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  return resolve(here, '..', '..', app, 'dist', 'cli.js');
+  const manifest = createRequire(import.meta.url).resolve(`@mcpkit/${app}/package.json`);
+  return resolve(dirname(manifest), 'dist', 'cli.js');
 }
 
 /** With no --config: the two sibling servers of this repository, over stdio. */

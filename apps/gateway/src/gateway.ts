@@ -23,8 +23,10 @@ import { advertisedName, disambiguate } from './names.js';
 import { gatewayStatus } from './tools/gateway-status.js';
 import { getEvents } from './tools/get-events.js';
 import { search } from './tools/search.js';
+import { VERSION } from './version.js';
 
-export const VERSION = '0.1.0';
+export { VERSION };
+
 const OWN_TOOLS = new Set(['gateway_status', 'get_events', 'search']);
 
 interface Route {

@@ -6,7 +6,7 @@ import { openStore } from './db/store.js';
 import type { Store } from './db/types.js';
 import { DEMO_EMAIL, seedDemo } from './demo.js';
 import { hashKey } from './keys.js';
-import { createProjectsServer, projectsHttpOptions, VERSION } from './server.js';
+import { createProjectsServer, PACKAGE_VERSION, projectsHttpOptions } from './server.js';
 
 const positiveInt = (value: unknown, flag: string): number => {
   const n = Number(value);
@@ -39,7 +39,7 @@ async function stdioIdentity(
 
 process.exitCode = await runCli({
   command: 'mcp-projects',
-  version: VERSION,
+  version: PACKAGE_VERSION,
   description: 'CODEFLUSS projects, blocks, assets and design tokens over MCP',
   options: [
     {

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { type EngineLogger, type McpHttpOptions, McpServer, UriTemplate } from '@mcpkit/protocol';
 import { caller, ownProject, requireScope } from './access.js';
 import { apiKeyAuthenticator } from './auth.js';
@@ -10,7 +11,10 @@ import { allTools } from './tools/index.js';
 const DESIGN_SYSTEM = new UriTemplate('codefluss://design-system/{projectId}');
 
 export const NAME = 'codefluss-mcp-server';
+/** serverInfo.version as seed 001 shows it (the server's identity, not the package's). */
 export const VERSION = '1.0.0';
+/** The package's own version: what `--version` says. */
+export const PACKAGE_VERSION: string = createRequire(import.meta.url)('../package.json').version;
 
 export interface ProjectsServerOptions {
   store: Store;

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { type EngineLogger, McpServer } from '@mcpkit/protocol';
 import { type Collectors, systemCollectors, TIERS, WARM_KEYS } from './sampler/collectors.js';
 import { Sampler, type SamplerOptions } from './sampler/sampler.js';
@@ -5,7 +6,8 @@ import { type Scope, scopeError } from './scopes.js';
 import { allTools } from './tools/index.js';
 
 export const NAME = 'mcp-system-info';
-export const VERSION = '0.1.0';
+/** The package's own version: what `--version` and `serverInfo` say. */
+export const VERSION: string = createRequire(import.meta.url)('../package.json').version;
 
 export interface SystemInfoOptions {
   /** Scopes this server enables. Default: core only. */

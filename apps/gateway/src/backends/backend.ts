@@ -5,6 +5,7 @@ import {
   RpcError,
 } from '@mcpkit/protocol';
 import { type BackendConfig, DEFAULT_RESTART, isStdio, type RestartPolicy } from '../config.js';
+import { VERSION } from '../version.js';
 import { startHttpLink } from './http-link.js';
 import { type BackendLink, type LinkEvents, RingBuffer } from './link.js';
 import { startStdioLink } from './stdio-link.js';
@@ -130,7 +131,7 @@ export class Backend {
         {
           protocolVersion: LATEST_PROTOCOL_VERSION,
           capabilities: {},
-          clientInfo: { name: 'mcpkit-gateway', version: '0.1.0' },
+          clientInfo: { name: 'mcpkit-gateway', version: VERSION },
         },
         { timeoutMs: this.timeoutMs },
       );

@@ -211,6 +211,9 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
   // Slow-loris protection: a client gets this long to send its headers and body.
   server.headersTimeout = 30_000;
   server.requestTimeout = 120_000;
+  // Idle keep-alive sockets are closed by the client (undici: 4 s), not raced by the server: a
+  // server closing first can reset a request the client just sent on that socket.
+  server.keepAliveTimeout = 65_000;
 
   return {
     server,
