@@ -59,6 +59,8 @@ export class Gateway {
   readonly #resources = new Map<string, Route>();
   readonly #templates = new Map<string, Route>();
   readonly #progress = new Map<string, McpContext>();
+  /** Calls in flight per backend: where a backend's sampling or elicitation request belongs. */
+  readonly #inflight = new Map<Backend, Set<McpContext>>();
   readonly #subscribed = new Set<string>();
   readonly #logger: EngineLogger | undefined;
   #progressCounter = 0;
@@ -85,6 +87,7 @@ export class Gateway {
     const hooks: BackendHooks = {
       changed: () => this.#queueSync(),
       notification: (backend, method, params) => this.#onNotification(backend, method, params),
+      request: (backend, method, params) => this.#onBackendRequest(backend, method, params),
       event: (backend, type, status, data) => {
         this.events.record({
           event_type: type,
@@ -295,6 +298,12 @@ export class Gateway {
     const meta = ctx.meta ? { ...ctx.meta } : undefined;
     if (meta) delete meta.progressToken;
     if (token || meta) params._meta = { ...meta, ...(token ? { progressToken: token } : {}) };
+    let calls = this.#inflight.get(backend);
+    if (!calls) {
+      calls = new Set();
+      this.#inflight.set(backend, calls);
+    }
+    calls.add(ctx);
     try {
       const result = await backend.call<CallToolResult>('tools/call', params as JsonRpcParams, {
         signal: ctx.signal,
@@ -305,6 +314,7 @@ export class Gateway {
       this.#recordCall(trace, backend, name, started, 'failure', err);
       throw this.#clientError(backend, err);
     } finally {
+      calls.delete(ctx);
       if (token) this.#progress.delete(token);
     }
   }
@@ -464,6 +474,28 @@ export class Gateway {
     await route.backend
       .call('resources/subscribe', { uri: route.original })
       .catch(() => this.#subscribed.delete(uri));
+  }
+
+  /**
+   * A backend asks for sampling or elicitation mid-call. MCP messages do not say which request
+   * they belong to, so it goes to the client whose call is the only one in flight on that
+   * backend; with none or several, it is refused rather than sent to the wrong client.
+   */
+  async #onBackendRequest(
+    backend: Backend,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<unknown> {
+    const calls = this.#inflight.get(backend);
+    if (!calls || calls.size !== 1) {
+      throw new RpcError(-32603, `The gateway cannot tell which client '${method}' is for`, {
+        callsInFlight: calls?.size ?? 0,
+      });
+    }
+    const [ctx] = [...calls] as [McpContext];
+    return method === 'sampling/createMessage'
+      ? ctx.sample(params ?? {})
+      : ctx.elicit(params ?? {});
   }
 
   #onNotification(

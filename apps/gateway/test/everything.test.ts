@@ -67,7 +67,12 @@ beforeAll(async () => {
       mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } },
     }),
   );
-  direct = new Client({ name: 'reference', version: '1.0.0' });
+  // The gateway declares sampling and elicitation upstream (it forwards them), so the reference
+  // client does too: server-everything offers its trigger-* tools only to such clients.
+  direct = new Client(
+    { name: 'reference', version: '1.0.0' },
+    { capabilities: { sampling: {}, elicitation: {} } },
+  );
   await direct.connect(
     new StdioClientTransport({
       command: process.execPath,

@@ -27,6 +27,12 @@ export interface BackendHooks {
   /** The backend's advertised set changed (started, restarted, list_changed, stopped). */
   changed(backend: Backend): void;
   notification(backend: Backend, method: string, params: Record<string, unknown> | undefined): void;
+  /** A request from the backend to route to a client (sampling, elicitation). */
+  request(
+    backend: Backend,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<unknown>;
   event(
     backend: Backend,
     type: string,
@@ -95,6 +101,7 @@ export class Backend {
     this.state = 'starting';
     const events: LinkEvents = {
       notification: (method, params) => this.#onNotification(generation, method, params),
+      request: (method, params) => this.#hooks.request(this, method, params),
       noise: (text) => {
         this.noise++;
         // Reported, rate-limited: a chatty backend must not flood the event log.
@@ -130,7 +137,8 @@ export class Backend {
         'initialize',
         {
           protocolVersion: LATEST_PROTOCOL_VERSION,
-          capabilities: {},
+          // Forwarded to the client being served (see Gateway#onBackendRequest).
+          capabilities: { sampling: {}, elicitation: {} },
           clientInfo: { name: 'mcpkit-gateway', version: VERSION },
         },
         { timeoutMs: this.timeoutMs },

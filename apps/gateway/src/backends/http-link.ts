@@ -50,16 +50,25 @@ export function startHttpLink(config: HttpBackendConfig, events: LinkEvents): Ba
     if (message.method && message.id === undefined) {
       events.notification(message.method, message.params);
     } else if (message.method && message.id !== undefined) {
-      // The backend asks us something; only ping is answered (see README).
-      const reply =
-        message.method === 'ping'
-          ? { jsonrpc: '2.0', id: message.id, result: {} }
-          : {
-              jsonrpc: '2.0',
-              id: message.id,
-              error: { code: -32601, message: 'Method not found' },
-            };
-      void post(reply).catch(() => {});
+      const id = message.id;
+      const answer = (body: Record<string, unknown>) =>
+        void post({ jsonrpc: '2.0', id, ...body }).catch(() => {});
+      if (message.method === 'ping') {
+        answer({ result: {} });
+      } else if (
+        message.method === 'sampling/createMessage' ||
+        message.method === 'elicitation/create'
+      ) {
+        events.request(message.method, message.params).then(
+          (result) => answer({ result }),
+          (err: unknown) =>
+            answer({
+              error: RpcError.is(err) ? err.toJSON() : { code: -32603, message: 'Internal error' },
+            }),
+        );
+      } else {
+        answer({ error: { code: -32601, message: 'Method not found' } });
+      }
     }
   };
 

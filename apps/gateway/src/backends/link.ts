@@ -23,6 +23,8 @@ export interface BackendLink {
 
 export interface LinkEvents {
   notification(method: string, params: Record<string, unknown> | undefined): void;
+  /** A request the backend sends the gateway (sampling, elicitation): resolves to its result. */
+  request(method: string, params: Record<string, unknown> | undefined): Promise<unknown>;
   /** A line on stdout that is not JSON-RPC (a banner, a stray print). */
   noise(text: string): void;
   stderr(text: string): void;

@@ -55,6 +55,10 @@ export function startStdioLink(config: StdioBackendConfig, events: LinkEvents): 
     // Requests a backend may send the gateway: answered here, not forwarded (see README).
     method('ping', () => ({})),
     method('roots/list', () => ({ roots: [] })),
+    // Asked of the client on whose behalf the backend is working (see Gateway).
+    ...['sampling/createMessage', 'elicitation/create'].map((name) =>
+      method(name, (params) => events.request(name, params as Record<string, unknown> | undefined)),
+    ),
     ...FORWARDED.map((name) =>
       method(name, (params) => {
         events.notification(name, params as Record<string, unknown> | undefined);

@@ -1,0 +1,114 @@
+/**
+ * A backend's requests to the client (sampling, elicitation) during a call, through the gateway,
+ * answered by the official SDK client.
+ */
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const EVERYTHING = join(
+  dirname(createRequire(import.meta.url).resolve('@mcpkit/protocol/package.json')),
+  'dist/fixtures/everything.js',
+);
+
+function connect(capabilities: Record<string, unknown>, sampleDelayMs = 0) {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-requests-'));
+  const config = join(dir, 'gateway.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        everything: { command: process.execPath, args: [EVERYTHING, '--log-level', 'warn'] },
+      },
+    }),
+  );
+  const client = new Client({ name: 'requests-e2e', version: '1.0.0' }, { capabilities });
+  if (capabilities.sampling) {
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      await new Promise((r) => setTimeout(r, sampleDelayMs));
+      const first = request.params.messages[0]?.content as { text?: string } | undefined;
+      return {
+        model: 'test-model',
+        role: 'assistant',
+        content: { type: 'text', text: `echo: ${first?.text}` },
+      };
+    });
+  }
+  if (capabilities.elicitation) {
+    client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { username: 'ada', email: 'ada@example.com' },
+    }));
+  }
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, '--config', config, '--events', join(dir, 'events.db'), '--log-level', 'warn'],
+    stderr: 'pipe',
+  });
+  return { client, transport };
+}
+
+describe('sampling and elicitation through the gateway', () => {
+  const { client, transport } = connect({ sampling: {}, elicitation: {} }, 100);
+  beforeAll(async () => {
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it("routes a backend's sampling request to the client whose call is in flight", async () => {
+    const result = await client.callTool({
+      name: 'everything__test_sampling',
+      arguments: { prompt: 'hello' },
+    });
+    expect(result.content).toEqual([{ type: 'text', text: 'LLM response: echo: hello' }]);
+  });
+
+  it('routes elicitation the same way', async () => {
+    const result = await client.callTool({
+      name: 'everything__test_elicitation',
+      arguments: { message: 'who?' },
+    });
+    expect(JSON.stringify(result.content)).toContain('ada@example.com');
+  });
+
+  it('refuses rather than guesses when several calls are in flight on that backend', async () => {
+    const results = await Promise.allSettled([
+      client.callTool({ name: 'everything__test_sampling', arguments: { prompt: 'a' } }),
+      client.callTool({ name: 'everything__test_sampling', arguments: { prompt: 'b' } }),
+    ]);
+    const refused = results.filter((r) => r.status === 'rejected');
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    for (const r of refused) {
+      expect(String((r as PromiseRejectedResult).reason)).toContain('cannot tell which client');
+    }
+  });
+});
+
+describe('a client without the capability', () => {
+  const { client, transport } = connect({});
+  beforeAll(async () => {
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('gets the backend tool’s error, not a hang', async () => {
+    await expect(
+      client.callTool({ name: 'everything__test_sampling', arguments: { prompt: 'x' } }),
+    ).rejects.toThrow(/does not support sampling/);
+  });
+});
