@@ -487,12 +487,12 @@ export class Gateway {
     params: Record<string, unknown> | undefined,
   ): Promise<unknown> {
     const calls = this.#inflight.get(backend);
-    if (!calls || calls.size !== 1) {
+    const ctx = calls?.size === 1 ? [...calls][0] : undefined;
+    if (!ctx) {
       throw new RpcError(-32603, `The gateway cannot tell which client '${method}' is for`, {
         callsInFlight: calls?.size ?? 0,
       });
     }
-    const [ctx] = [...calls] as [McpContext];
     return method === 'sampling/createMessage'
       ? ctx.sample(params ?? {})
       : ctx.elicit(params ?? {});
