@@ -7,15 +7,26 @@ import { Kysely, PostgresDialect, type Selectable, SqliteDialect } from 'kysely'
 import pg from 'pg';
 import { newId } from './ids.js';
 import { migrate } from './migrations.js';
-import type {
-  ApiKeysTable,
-  AssetsTable,
-  BlocksTable,
-  Database,
-  DesignSystemsTable,
-  ProjectsTable,
-  UsersTable,
-} from './schema.js';
+import {
+  checkScopes,
+  checkStatus,
+  clamp,
+  decodeCursor,
+  isUniqueViolation,
+  jsonText,
+  monotonicClock,
+  pageLimit,
+  requestedPosition,
+  toApiKey,
+  toAsset,
+  toBlock,
+  toDesignSystem,
+  toPage,
+  toProject,
+  toUser,
+  withParent,
+} from './rows.js';
+import type { Database, ProjectsTable } from './schema.js';
 import {
   type ApiKey,
   type Asset,
@@ -24,12 +35,10 @@ import {
   type BlockInput,
   ConflictError,
   type DesignSystem,
-  InvalidCursorError,
   type Page,
   type PageRequest,
   type Project,
   type ProjectInput,
-  type ProjectStatus,
   type Scope,
   type Store,
   type User,
@@ -48,12 +57,8 @@ export interface StoreOptions {
 }
 
 const LAST_USED_THROTTLE_MS = 60_000;
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 100;
 const MIN_REVOKE_PREFIX = 8;
 const PG_POOL_MAX = 10;
-const SCOPES: readonly Scope[] = ['read', 'write'];
-const STATUSES: readonly ProjectStatus[] = ['draft', 'published', 'archived'];
 
 /** `${XDG_DATA_HOME ?? ~/.local/share}/mcpkit/projects.db`, or `${dataDir}/projects.db`. */
 export function defaultDatabasePath(
@@ -143,212 +148,6 @@ export async function openStore(url?: string, options: StoreOptions = {}): Promi
 }
 
 /** ISO timestamps (ms precision) that never go backwards within one store, even if the clock does. */
-function monotonicClock(now: () => number): () => string {
-  let last = 0;
-  return () => {
-    last = Math.max(last, now());
-    return new Date(last).toISOString();
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Cursors: base64url of the JSON `[createdAt, id]` of the last item of a page.
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const ID_CHARS = /^[a-z]+_[a-z0-9]+$/;
-
-interface CursorKey {
-  createdAt: string;
-  id: string;
-}
-
-function encodeCursor(key: CursorKey): string {
-  return Buffer.from(JSON.stringify([key.createdAt, key.id]), 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string, idPrefix: string): CursorKey {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw new InvalidCursorError(cursor);
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2) throw new InvalidCursorError(cursor);
-  const [createdAt, id] = parsed as unknown[];
-  if (
-    typeof createdAt !== 'string' ||
-    !ISO_MS.test(createdAt) ||
-    typeof id !== 'string' ||
-    !id.startsWith(`${idPrefix}_`) ||
-    !ID_CHARS.test(id)
-  ) {
-    throw new InvalidCursorError(cursor);
-  }
-  const key = { createdAt, id };
-  // Only the canonical encoding is one the store issued (base64 decoding is lenient).
-  if (encodeCursor(key) !== cursor) throw new InvalidCursorError(cursor);
-  return key;
-}
-
-function pageLimit(limit: number | undefined): number {
-  if (limit === undefined || Number.isNaN(limit)) return DEFAULT_LIMIT;
-  return Math.min(MAX_LIMIT, Math.max(1, Math.floor(limit)));
-}
-
-/** Rows were fetched with `limit + 1`; the extra one only says that there is a next page. */
-function toPage<R extends { created_at: string; id: string }, T>(
-  rows: R[],
-  limit: number,
-  map: (row: R) => T,
-): Page<T> {
-  const more = rows.length > limit;
-  const items = (more ? rows.slice(0, limit) : rows).map(map);
-  const last = more ? rows[limit - 1] : undefined;
-  return last
-    ? { items, nextCursor: encodeCursor({ createdAt: last.created_at, id: last.id }) }
-    : { items };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error === 'object' && error !== null && 'code' in error) {
-    const code = (error as { code: unknown }).code;
-    return typeof code === 'string' ? code : undefined;
-  }
-  return undefined;
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  const code = errorCode(error);
-  return (
-    code === '23505' ||
-    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
-  );
-}
-
-function isForeignKeyViolation(error: unknown): boolean {
-  const code = errorCode(error);
-  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
-}
-
-/** Runs `fn`, turning a foreign key violation into a readable "not found" error. */
-async function withParent<T>(what: string, id: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (isForeignKeyViolation(error)) throw new Error(`${what} '${id}' not found`);
-    throw error;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Rows → contract types
-
-function toUser(row: Selectable<UsersTable>): User {
-  return { id: row.id, email: row.email, name: row.name, createdAt: row.created_at };
-}
-
-function parseScopes(text: string): Scope[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return [];
-  }
-  return Array.isArray(value) ? value.filter((s): s is Scope => SCOPES.includes(s as Scope)) : [];
-}
-
-function toApiKey(row: Omit<Selectable<ApiKeysTable>, 'hash'>): ApiKey {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    prefix: row.prefix,
-    scopes: parseScopes(row.scopes),
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
-function toProject(row: Selectable<ProjectsTable>): Project {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    name: row.name,
-    description: row.description,
-    domain: row.domain,
-    status: row.status as ProjectStatus,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toBlock(row: Selectable<BlocksTable>): Block {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    position: row.position,
-    type: row.type,
-    content: JSON.parse(row.content) as unknown,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toAsset(row: Selectable<AssetsTable>): Asset {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    name: row.name,
-    mimeType: row.mime_type,
-    sizeBytes: Number(row.size_bytes),
-    url: row.url,
-    createdAt: row.created_at,
-  };
-}
-
-function toDesignSystem(row: Selectable<DesignSystemsTable>): DesignSystem {
-  return {
-    projectId: row.project_id,
-    tokens: JSON.parse(row.tokens) as Record<string, unknown>,
-    updatedAt: row.updated_at,
-  };
-}
-
-function jsonText(value: unknown): string {
-  // JSON.stringify(undefined) (or a function) is undefined: store JSON null.
-  return JSON.stringify(value) ?? 'null';
-}
-
-function checkStatus(status: string): ProjectStatus {
-  if (!STATUSES.includes(status as ProjectStatus)) {
-    throw new Error(`invalid project status '${status}'`);
-  }
-  return status as ProjectStatus;
-}
-
-function checkScopes(scopes: Scope[]): Scope[] {
-  for (const scope of scopes) {
-    if (!SCOPES.includes(scope)) throw new Error(`invalid scope '${String(scope)}'`);
-  }
-  return [...new Set(scopes)];
-}
-
-/** A requested block position as an integer; NaN is refused, ±Infinity is left to the clamp. */
-function requestedPosition(position: number): number {
-  if (Number.isNaN(position)) throw new Error('block position must be a number');
-  return Math.floor(position);
-}
-
-function clamp(value: number, min: number, max: number): number {
-  return Math.min(max, Math.max(min, value));
-}
-
-// ---------------------------------------------------------------------------------------------
-
 type Db = Kysely<Database>;
 
 class KyselyStore implements Store {
