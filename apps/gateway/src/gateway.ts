@@ -7,19 +7,14 @@ import {
   type LoggingLevel,
   type McpContext,
   McpServer,
-  type Prompt,
-  type ReadResourceResult,
-  RequestTimeoutError,
-  type Resource,
-  type ResourceTemplate,
   RpcError,
   type Tool,
-  UriTemplate,
 } from '@mcpkit/protocol';
 import { Backend, type BackendHooks } from './backends/backend.js';
 import type { GatewayConfig } from './config.js';
 import type { EventLog } from './events.js';
 import { advertisedName, disambiguate } from './names.js';
+import { clientError, proxyPrompt, proxyResource, proxyTemplate, type Route } from './proxies.js';
 import { gatewayStatus } from './tools/gateway-status.js';
 import { getEvents } from './tools/get-events.js';
 import { search } from './tools/search.js';
@@ -28,12 +23,6 @@ import { VERSION } from './version.js';
 export { VERSION };
 
 const OWN_TOOLS = new Set(['gateway_status', 'get_events', 'search']);
-
-interface Route {
-  backend: Backend;
-  /** The name (or URI) the backend knows. */
-  original: string;
-}
 
 export interface GatewayOptions {
   events: EventLog;
@@ -225,19 +214,19 @@ export class Gateway {
       this.#prompts,
       prompts,
       (name) => this.server.removePrompt(name),
-      (name, r) => this.server.addPrompt(this.#proxyPrompt(name, r)),
+      (name, r) => this.server.addPrompt(proxyPrompt(name, r)),
     );
     this.#apply(
       this.#resources,
       resources,
       (uri) => this.server.removeResource(uri),
-      (uri, r) => this.server.addResource(this.#proxyResource(uri, r)),
+      (uri, r) => this.server.addResource(proxyResource(uri, r)),
     );
     this.#apply(
       this.#templates,
       templates,
       (t) => this.server.removeResourceTemplate(t),
-      (t, r) => this.server.addResourceTemplate(this.#proxyTemplate(t, r)),
+      (t, r) => this.server.addResourceTemplate(proxyTemplate(t, r)),
     );
   }
 
@@ -312,7 +301,7 @@ export class Gateway {
       return result;
     } catch (err) {
       this.#recordCall(trace, backend, name, started, 'failure', err);
-      throw this.#clientError(backend, err);
+      throw clientError(backend, err);
     } finally {
       calls.delete(ctx);
       if (token) this.#progress.delete(token);
@@ -337,133 +326,6 @@ export class Gateway {
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
       data: err === undefined ? null : { error: err instanceof Error ? err.message : String(err) },
     });
-  }
-
-  /** A backend's failure as the client sees it: the backend's own JSON-RPC errors pass through. */
-  #clientError(backend: Backend, err: unknown): RpcError {
-    if (RpcError.is(err)) return err;
-    if (err instanceof RequestTimeoutError) {
-      return new RpcError(
-        -32000,
-        `Backend '${backend.name}' did not answer within ${err.timeoutMs} ms`,
-        {
-          backend: backend.name,
-          timeoutMs: err.timeoutMs,
-        },
-      );
-    }
-    const message = err instanceof Error ? err.message : String(err);
-    if (/closed/i.test(message)) {
-      return new RpcError(-32000, `Backend '${backend.name}' exited during the call`, {
-        backend: backend.name,
-        lastError: backend.lastError ?? null,
-      });
-    }
-    return new RpcError(-32000, `Backend '${backend.name}' failed: ${message}`, {
-      backend: backend.name,
-    });
-  }
-
-  #proxyPrompt(name: string, route: Route & { entry: Record<string, unknown> }): Prompt {
-    const args = Array.isArray(route.entry.arguments)
-      ? (route.entry.arguments as { name?: unknown }[])
-      : [];
-    const complete = Object.fromEntries(
-      args
-        .map((a) => a.name)
-        .filter((n): n is string => typeof n === 'string')
-        .map((arg) => [
-          arg,
-          this.#completer(route, { type: 'ref/prompt', name: route.original }, arg),
-        ]),
-    );
-    return {
-      name,
-      arguments: undefined,
-      complete,
-      listEntry: { ...route.entry, name },
-      get: async (args, ctx) => {
-        try {
-          return await route.backend.call(
-            'prompts/get',
-            { name: route.original, arguments: args },
-            { signal: ctx.signal },
-          );
-        } catch (err) {
-          throw this.#clientError(route.backend, err);
-        }
-      },
-    };
-  }
-
-  #proxyResource(uri: string, route: Route & { entry: Record<string, unknown> }): Resource {
-    return {
-      uri,
-      mimeType: undefined,
-      listEntry: { ...route.entry, uri },
-      read: async (ctx) => {
-        try {
-          const result = await route.backend.call<ReadResourceResult>(
-            'resources/read',
-            { uri: route.original },
-            { signal: ctx.signal },
-          );
-          // Contents carry the URI the client asked for.
-          return {
-            ...result,
-            contents: result.contents.map((c) => (c.uri === route.original ? { ...c, uri } : c)),
-          };
-        } catch (err) {
-          throw this.#clientError(route.backend, err);
-        }
-      },
-    };
-  }
-
-  #proxyTemplate(
-    uriTemplate: string,
-    route: Route & { entry: Record<string, unknown> },
-  ): ResourceTemplate {
-    const template = new UriTemplate(uriTemplate);
-    const complete = Object.fromEntries(
-      template.variableNames.map((variable) => [
-        variable,
-        this.#completer(route, { type: 'ref/resource', uri: route.original }, variable),
-      ]),
-    );
-    return {
-      template,
-      name: typeof route.entry.name === 'string' ? route.entry.name : uriTemplate,
-      listEntry: route.entry,
-      list: undefined,
-      complete,
-      mimeType: undefined,
-      read: async (uri, _vars, ctx) => {
-        try {
-          return await route.backend.call<ReadResourceResult>(
-            'resources/read',
-            { uri },
-            { signal: ctx.signal },
-          );
-        } catch (err) {
-          throw this.#clientError(route.backend, err);
-        }
-      },
-    };
-  }
-
-  /** completion/complete forwarded to the backend, for one argument of a prompt or template. */
-  #completer(route: Route, ref: Record<string, string>, argument: string) {
-    return async (value: string, ctx: McpContext, context: Readonly<Record<string, string>>) => {
-      if (!route.backend.discovered?.capabilities.completions) return [];
-      const result = await route.backend.call<{ completion?: { values?: unknown } }>(
-        'completion/complete',
-        { ref, argument: { name: argument, value }, context: { arguments: context } },
-        { signal: ctx.signal },
-      );
-      const values = result.completion?.values;
-      return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
-    };
   }
 
   async #subscribeUpstream(uri: string): Promise<void> {

@@ -1,0 +1,146 @@
+import {
+  type McpContext,
+  type Prompt,
+  type ReadResourceResult,
+  RequestTimeoutError,
+  type Resource,
+  type ResourceTemplate,
+  RpcError,
+  UriTemplate,
+} from '@mcpkit/protocol';
+import type { Backend } from './backends/backend.js';
+
+/** Where an advertised name leads: the backend and the name (or URI) it knows. */
+export interface Route {
+  backend: Backend;
+  original: string;
+}
+
+export type RouteEntry = Route & { entry: Record<string, unknown> };
+
+/*
+ * Prompts, resources and templates of a backend as registry entries of the gateway's server:
+ * each forwards with the backend's own name, and turns the backend's failures into errors a
+ * client can act on.
+ */
+
+/** A backend's failure as the client sees it: the backend's own JSON-RPC errors pass through. */
+export function clientError(backend: Backend, err: unknown): RpcError {
+  if (RpcError.is(err)) return err;
+  if (err instanceof RequestTimeoutError) {
+    return new RpcError(
+      -32000,
+      `Backend '${backend.name}' did not answer within ${err.timeoutMs} ms`,
+      {
+        backend: backend.name,
+        timeoutMs: err.timeoutMs,
+      },
+    );
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  if (/closed/i.test(message)) {
+    return new RpcError(-32000, `Backend '${backend.name}' exited during the call`, {
+      backend: backend.name,
+      lastError: backend.lastError ?? null,
+    });
+  }
+  return new RpcError(-32000, `Backend '${backend.name}' failed: ${message}`, {
+    backend: backend.name,
+  });
+}
+
+export function proxyPrompt(name: string, route: RouteEntry): Prompt {
+  const args = Array.isArray(route.entry.arguments)
+    ? (route.entry.arguments as { name?: unknown }[])
+    : [];
+  const complete = Object.fromEntries(
+    args
+      .map((a) => a.name)
+      .filter((n): n is string => typeof n === 'string')
+      .map((arg) => [arg, completer(route, { type: 'ref/prompt', name: route.original }, arg)]),
+  );
+  return {
+    name,
+    arguments: undefined,
+    complete,
+    listEntry: { ...route.entry, name },
+    get: async (args, ctx) => {
+      try {
+        return await route.backend.call(
+          'prompts/get',
+          { name: route.original, arguments: args },
+          { signal: ctx.signal },
+        );
+      } catch (err) {
+        throw clientError(route.backend, err);
+      }
+    },
+  };
+}
+
+export function proxyResource(uri: string, route: RouteEntry): Resource {
+  return {
+    uri,
+    mimeType: undefined,
+    listEntry: { ...route.entry, uri },
+    read: async (ctx) => {
+      try {
+        const result = await route.backend.call<ReadResourceResult>(
+          'resources/read',
+          { uri: route.original },
+          { signal: ctx.signal },
+        );
+        // Contents carry the URI the client asked for.
+        return {
+          ...result,
+          contents: result.contents.map((c) => (c.uri === route.original ? { ...c, uri } : c)),
+        };
+      } catch (err) {
+        throw clientError(route.backend, err);
+      }
+    },
+  };
+}
+
+export function proxyTemplate(uriTemplate: string, route: RouteEntry): ResourceTemplate {
+  const template = new UriTemplate(uriTemplate);
+  const complete = Object.fromEntries(
+    template.variableNames.map((variable) => [
+      variable,
+      completer(route, { type: 'ref/resource', uri: route.original }, variable),
+    ]),
+  );
+  return {
+    template,
+    name: typeof route.entry.name === 'string' ? route.entry.name : uriTemplate,
+    listEntry: route.entry,
+    list: undefined,
+    complete,
+    mimeType: undefined,
+    read: async (uri, _vars, ctx) => {
+      try {
+        return await route.backend.call<ReadResourceResult>(
+          'resources/read',
+          { uri },
+          { signal: ctx.signal },
+        );
+      } catch (err) {
+        throw clientError(route.backend, err);
+      }
+    },
+  };
+}
+
+/** completion/complete forwarded to the backend, for one argument of a prompt or template. */
+export function completer(route: Route, ref: Record<string, string>, argument: string) {
+  return async (value: string, ctx: McpContext, context: Readonly<Record<string, string>>) => {
+    if (!route.backend.discovered?.capabilities.completions) return [];
+    const result = await route.backend.call<{ completion?: { values?: unknown } }>(
+      'completion/complete',
+      { ref, argument: { name: argument, value }, context: { arguments: context } },
+      { signal: ctx.signal },
+    );
+    const values = result.completion?.values;
+    return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
+  };
+}
