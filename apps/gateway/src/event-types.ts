@@ -1,0 +1,107 @@
+/** What the event log stores and answers, and how `since` is read (the get_events contract). */
+
+export const DAY_MS = 86_400_000;
+
+export type EventStatus = 'success' | 'failure' | 'pending';
+
+export interface GatewayEvent {
+  /** ISO 8601 UTC with milliseconds, e.g. 2026-11-22T06:11:03.123Z */
+  timestamp: string;
+  /** UUID per client request (or per lifecycle event) */
+  trace_id: string;
+  /** gateway.started, backend.started, backend.failed, backend.restarted, gateway.tool_call, … */
+  event_type: string;
+  status: EventStatus;
+  /** the gateway's name, or the backend's name */
+  source: string;
+  backend?: string | null;
+  tool?: string | null;
+  duration_ms?: number | null;
+  /** small JSON details (error message, pid, …) */
+  data?: Record<string, unknown> | null;
+}
+
+export interface EventQuery {
+  trace_id?: string;
+  event_type?: string;
+  status?: EventStatus;
+  /** "30m", "24h", "7d", "2w" or an ISO 8601 date; events at or after it */
+  since?: string;
+  /** 1..1000, default 100 */
+  limit?: number;
+}
+
+export interface EventLogOptions {
+  /** events older than this are pruned; default 30 */
+  retentionDays?: number;
+  /** at most this many events are kept, the oldest are pruned first; default 1 000 000 */
+  maxEvents?: number;
+  /** how long recorded events may wait in memory before they are written; default 100 */
+  flushIntervalMs?: number;
+  /** the clock, in epoch ms; default Date.now */
+  now?: () => number;
+}
+
+export type RecordedEvent = Omit<GatewayEvent, 'timestamp' | 'trace_id'> & {
+  timestamp?: string;
+  trace_id?: string;
+};
+
+/** A query the caller got wrong (bad `since`, `limit` or `status`): report it, don't retry it. */
+export class EventQueryError extends Error {
+  override name = 'EventQueryError';
+}
+
+export const EVENT_STATUSES: readonly EventStatus[] = ['success', 'failure', 'pending'];
+export const DEFAULT_QUERY_LIMIT = 100;
+export const MAX_QUERY_LIMIT = 1000;
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS } as const;
+const RELATIVE = /^(\d{1,6})([mhdw])$/;
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * `since` → epoch ms: "30m", "24h", "7d", "2w" count back from `now`; an ISO 8601 date
+ * ("2026-11-22", "2026-11-22T06:11", "2026-11-22T06:11:03.123Z", "…+01:00") is absolute, and UTC
+ * when it carries no offset (event timestamps are UTC). Throws EventQueryError for anything else,
+ * including impossible dates such as 2026-02-30.
+ */
+export function parseSince(since: string, now: number): number {
+  const bad = (why: string) =>
+    new EventQueryError(
+      `since must be a duration like "30m", "24h", "7d", "2w" or an ISO 8601 date such as "2026-11-22T06:00:00Z"${why}, got ${JSON.stringify(since)}`,
+    );
+  if (typeof since !== 'string') throw bad('');
+  const s = since.trim();
+  const rel = RELATIVE.exec(s);
+  if (rel) {
+    const n = Number(rel[1]);
+    if (n === 0) throw bad(' (a duration must be at least 1)');
+    return now - n * UNIT_MS[rel[2] as keyof typeof UNIT_MS];
+  }
+  const iso = ISO.exec(s);
+  if (!iso) throw bad('');
+  const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', zone = 'Z'] = iso;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const [hour, minute, second] = [Number(h), Number(mi), Number(sec)];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) throw bad(' (no such day)');
+  if (hour > 23 || minute > 59 || second > 59) throw bad(' (no such time)');
+  let offsetMin = 0;
+  if (zone.toUpperCase() !== 'Z') {
+    const digits = zone.replace(':', '');
+    const oh = Number(digits.slice(1, 3));
+    const om = Number(digits.slice(3, 5));
+    if (oh > 23 || om > 59) throw bad(' (no such offset)');
+    offsetMin = (digits[0] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const ms = Number(frac.padEnd(3, '0').slice(0, 3));
+  const utc = new Date(0);
+  // setUTCFullYear, not Date.UTC: Date.UTC maps years 0..99 to 1900..1999.
+  utc.setUTCFullYear(year, month - 1, day);
+  utc.setUTCHours(hour, minute, second, ms);
+  return utc.getTime() - offsetMin * 60_000;
+}
