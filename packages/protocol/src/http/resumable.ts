@@ -5,9 +5,15 @@ import type { SseStream } from './sse.js';
  * server asked to poll) can resume with `Last-Event-ID` (MCP 2025-11-25, resumability).
  * Event ids are `<stream>-<n>`; n counts the stream's messages from 1, 0 is the priming event.
  */
+/** Messages kept per stream for replay; a long call's older notifications make room. */
+export const MAX_REPLAY_EVENTS = 1000;
+
 export class StreamLog {
   readonly id: string;
-  readonly #events: string[] = [];
+  #events: string[] = [];
+  /** Messages dropped from the front of #events (event n is at index n - 1 - #dropped). */
+  #dropped = 0;
+  #sent = 0;
   #live: SseStream | undefined;
   #done = false;
   finishedAt = 0;
@@ -26,8 +32,15 @@ export class StreamLog {
   }
 
   send(json: string): void {
+    this.#sent++;
     this.#events.push(json);
-    this.#live?.send(json, `${this.id}-${this.#events.length}`);
+    if (this.#events.length > MAX_REPLAY_EVENTS) {
+      // Amortised: drop the oldest half at once rather than shifting on every message.
+      const cut = this.#events.length - MAX_REPLAY_EVENTS / 2;
+      this.#events = this.#events.slice(cut);
+      this.#dropped += cut;
+    }
+    this.#live?.send(json, `${this.id}-${this.#sent}`);
   }
 
   /** End the HTTP response but keep the stream: later messages wait for a resuming GET. */
@@ -48,8 +61,10 @@ export class StreamLog {
   resume(stream: SseStream, after: number): void {
     this.#live?.end();
     stream.start();
-    for (let n = after + 1; n <= this.#events.length; n++)
-      stream.send(this.#events[n - 1] as string, `${this.id}-${n}`);
+    // What was dropped cannot be replayed; the rest (always including the result) is.
+    for (let n = Math.max(after, this.#dropped) + 1; n <= this.#sent; n++) {
+      stream.send(this.#events[n - 1 - this.#dropped] as string, `${this.id}-${n}`);
+    }
     if (this.#done) {
       stream.end();
       return;
