@@ -36,18 +36,7 @@ import {
   type RecordedEvent,
 } from './event-types.js';
 
-export {
-  DEFAULT_QUERY_LIMIT,
-  EVENT_STATUSES,
-  type EventLogOptions,
-  type EventQuery,
-  EventQueryError,
-  type EventStatus,
-  type GatewayEvent,
-  MAX_QUERY_LIMIT,
-  parseSince,
-  type RecordedEvent,
-};
+export * from './event-types.js';
 
 /** Prune (by age and by count) after this many inserts, besides once at open. */
 const PRUNE_EVERY_INSERTS = 10_000;

@@ -3,7 +3,13 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, type Selectable, SqliteDialect } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  type Selectable,
+  type SelectQueryBuilder,
+  SqliteDialect,
+} from 'kysely';
 import pg from 'pg';
 import { newId } from './ids.js';
 import { migrate } from './migrations.js';
@@ -149,6 +155,28 @@ export async function openStore(url?: string, options: StoreOptions = {}): Promi
 
 /** ISO timestamps (ms precision) that never go backwards within one store, even if the clock does. */
 type Db = Kysely<Database>;
+
+/**
+ * Keyset pagination of a listing newest first, (created_at, id) descending: the rows after the
+ * cursor's key, one more than the page so the caller knows whether another page follows.
+ */
+function newestFirstAfter(after: { createdAt: string; id: string } | undefined, limit: number) {
+  return <TB extends 'projects' | 'assets', O>(
+    q: SelectQueryBuilder<Database, TB, O>,
+  ): SelectQueryBuilder<Database, TB, O> => {
+    const keyed = (q as unknown as SelectQueryBuilder<Database, 'projects', O>)
+      .$if(after !== undefined, (k) =>
+        k.where(({ eb, refTuple, tuple }) =>
+          eb(refTuple('created_at', 'id'), '<', tuple(after?.createdAt ?? '', after?.id ?? '')),
+        ),
+      )
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1);
+    // Both tables have these columns; the cast only tells TypeScript so.
+    return keyed as unknown as SelectQueryBuilder<Database, TB, O>;
+  };
+}
 
 class KyselyStore implements Store {
   constructor(
@@ -299,14 +327,7 @@ class KyselyStore implements Store {
       .selectFrom('projects')
       .selectAll()
       .where('user_id', '=', userId)
-      .$if(after !== undefined, (q) =>
-        q.where(({ eb, refTuple, tuple }) =>
-          eb(refTuple('created_at', 'id'), '<', tuple(after?.createdAt ?? '', after?.id ?? '')),
-        ),
-      )
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit + 1)
+      .$call(newestFirstAfter(after, limit))
       .execute();
     return toPage(rows, limit, toProject);
   }
@@ -555,14 +576,7 @@ class KyselyStore implements Store {
       .selectFrom('assets')
       .selectAll()
       .where('project_id', '=', projectId)
-      .$if(after !== undefined, (q) =>
-        q.where(({ eb, refTuple, tuple }) =>
-          eb(refTuple('created_at', 'id'), '<', tuple(after?.createdAt ?? '', after?.id ?? '')),
-        ),
-      )
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit + 1)
+      .$call(newestFirstAfter(after, limit))
       .execute();
     return toPage(rows, limit, toAsset);
   }

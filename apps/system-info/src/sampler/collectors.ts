@@ -21,25 +21,7 @@ import type {
   UserSession,
 } from './shapes.js';
 
-export type {
-  AuthLog,
-  Battery,
-  Container,
-  CpuLoad,
-  CpuStatic,
-  Filesystem,
-  Gpu,
-  ListeningPort,
-  Memory,
-  NetInterface,
-  NetStat,
-  OsInfo,
-  ProcessInfo,
-  ProcessList,
-  Temperature,
-  TimeInfo,
-  UserSession,
-} from './shapes.js';
+export type * from './shapes.js';
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
