@@ -127,3 +127,5 @@ export {
   type StdioTransportOptions,
   serveStdio,
 } from './transports/stdio.js';
+// MCP client half
+export * from './client/index.js';

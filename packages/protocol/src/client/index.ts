@@ -1,0 +1,2 @@
+// The client half of MCP: McpClient and the transports it speaks over.
+export {};
