@@ -119,6 +119,7 @@ export {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp/versions.js';
 export { LineFramer, type LineSink } from './transports/line-framer.js';
+export { createLinkedTransports } from './transports/memory.js';
 export {
   connectStdio,
   DEFAULT_MAX_FRAME_BYTES,
