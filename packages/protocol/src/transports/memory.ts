@@ -39,7 +39,7 @@ class MemoryTransport implements FrameTransport {
     const peer = this.#peer;
     // The peer sees EOF after the frames already on their way, as on a pipe.
     queueMicrotask(() => {
-      peer?.#peerClosed();
+      if (peer) peer.#peerClosed();
       this.#end();
     });
   }
