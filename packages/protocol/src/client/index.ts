@@ -1,2 +1,23 @@
 // The client half of MCP: McpClient and the transports it speaks over.
-export {};
+export {
+  type CallOptions,
+  type ClientHandlers,
+  McpClient,
+  type McpClientOptions,
+  type NotificationListener,
+  type ServerRequestContext,
+} from './client.js';
+export { TransportError, UnsupportedVersionError } from './errors.js';
+export {
+  defaultServerEnv,
+  type ProcessExit,
+  type StdioClientOptions,
+  StdioClientTransport,
+} from './stdio.js';
+export {
+  type ReconnectOptions,
+  type StreamableHttpClientOptions,
+  StreamableHttpClientTransport,
+} from './streamable-http.js';
+export type { ClientTransport } from './transport.js';
+export type * from './types.js';

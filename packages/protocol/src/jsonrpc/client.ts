@@ -143,6 +143,17 @@ export class JsonRpcClient {
     return true;
   }
 
+  /**
+   * Fail one pending request with an error that did not come as a JSON-RPC answer (the transport
+   * lost it). Returns false for an id this client is not waiting on.
+   */
+  fail(id: number, error: Error): boolean {
+    const pending = this.#finish(id);
+    if (!pending) return false;
+    pending.reject(error);
+    return true;
+  }
+
   /** Reject every pending request and refuse new ones. */
   close(reason: Error = new ConnectionClosedError()): void {
     if (this.#closed) return;

@@ -111,6 +111,16 @@ export class JsonRpcConnection<E = unknown> {
     return this.#inflight;
   }
 
+  /** Fail a request this side sent, for a reason outside JSON-RPC (the transport lost it). */
+  failRequest(id: JsonRpcId, error: Error): boolean {
+    return typeof id === 'number' && this.#client.fail(id, error);
+  }
+
+  /** Requests this side sent that are not answered yet. */
+  get pendingCount(): number {
+    return this.#client.pendingCount;
+  }
+
   /** Close from this side: stop reading, let in-flight calls finish, flush, release. */
   close(): Promise<void> {
     void this.#onEnd();
@@ -192,7 +202,9 @@ export class JsonRpcConnection<E = unknown> {
     if (this.#ended) return;
     this.#ended = true;
     if (error) this.#logger?.debug({ err: error }, 'transport ended with an error');
-    this.#client.close(new ConnectionClosedError());
+    this.#client.close(
+      new ConnectionClosedError(error ? `connection closed: ${error.message}` : undefined),
+    );
     if (this.#inflight > 0) {
       const idle = new Promise<void>((resolve) => {
         this.#idle = resolve;

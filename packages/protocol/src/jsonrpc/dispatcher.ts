@@ -13,7 +13,7 @@ import {
   type MethodDefinition,
   type RequestContext,
 } from './method.js';
-import type { JsonRpcId, JsonRpcResponse } from './types.js';
+import type { JsonRpcId, JsonRpcParams, JsonRpcResponse } from './types.js';
 
 /** The subset of a pino logger the engine writes to. */
 export interface EngineLogger {
@@ -26,6 +26,11 @@ export interface DispatcherOptions {
   /** Largest batch accepted; a larger one is answered with a single -32600. Default 1000. */
   maxBatchSize?: number;
   logger?: EngineLogger;
+  /**
+   * Notifications for methods nobody registered: given this, they are handed over instead of
+   * dropped (an MCP client surfaces every notification a server sends as an event).
+   */
+  onUnknownNotification?: (method: string, params: JsonRpcParams | undefined) => void;
 }
 
 /** Per-call inputs a transport supplies. */
@@ -57,10 +62,12 @@ export class Dispatcher<E = unknown> {
   readonly #methods = new Map<string, MethodDefinition<E>>();
   readonly #maxBatchSize: number;
   readonly #logger: EngineLogger | undefined;
+  readonly #onUnknownNotification: DispatcherOptions['onUnknownNotification'];
 
   constructor(options: DispatcherOptions = {}) {
     this.#maxBatchSize = options.maxBatchSize ?? 1000;
     this.#logger = options.logger;
+    this.#onUnknownNotification = options.onUnknownNotification;
   }
 
   register(...definitions: MethodDefinition<E>[]): this {
@@ -151,7 +158,9 @@ export class Dispatcher<E = unknown> {
     const def = this.#methods.get(methodName);
     if (def === undefined) {
       if (id === undefined) {
-        this.#logger?.debug({ method: methodName }, 'notification for an unknown method ignored');
+        if (this.#onUnknownNotification) this.#onUnknownNotification(methodName, params);
+        else
+          this.#logger?.debug({ method: methodName }, 'notification for an unknown method ignored');
         return undefined;
       }
       return errorResponse(id, {

@@ -1,0 +1,50 @@
+// Brands instead of `instanceof`, so errors from a second copy of this package (two versions in
+// one node_modules tree) are still recognised — the same rule as RpcError's.
+const VERSION_BRAND = Symbol.for('mcpkit.UnsupportedVersionError');
+const TRANSPORT_BRAND = Symbol.for('mcpkit.TransportError');
+
+/** The server answered initialize with a protocol version this client does not speak. */
+export class UnsupportedVersionError extends Error {
+  readonly [VERSION_BRAND] = true;
+
+  constructor(
+    readonly requested: string,
+    readonly offered: string,
+  ) {
+    super(`server offered protocol version '${offered}', which this client does not speak`);
+    this.name = 'UnsupportedVersionError';
+  }
+
+  static is(value: unknown): value is UnsupportedVersionError {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as { [VERSION_BRAND]?: unknown })[VERSION_BRAND] === true
+    );
+  }
+}
+
+/**
+ * The transport failed beneath a request: an HTTP status that carries no JSON-RPC answer, a
+ * stream that ended without one, a session the server no longer knows.
+ */
+export class TransportError extends Error {
+  readonly [TRANSPORT_BRAND] = true;
+
+  constructor(
+    message: string,
+    /** The HTTP status, when there was one. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'TransportError';
+  }
+
+  static is(value: unknown): value is TransportError {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as { [TRANSPORT_BRAND]?: unknown })[TRANSPORT_BRAND] === true
+    );
+  }
+}

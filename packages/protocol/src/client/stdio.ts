@@ -1,0 +1,185 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { FrameSink } from '../jsonrpc/transport.js';
+import { StdioTransport } from '../transports/stdio.js';
+import type { ClientTransport } from './transport.js';
+
+/** How a server process ended. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be started at all (ENOENT, EACCES …). */
+  error?: string;
+}
+
+export interface StdioClientOptions {
+  command: string;
+  args?: readonly string[];
+  cwd?: string;
+  /**
+   * Variables for the server on top of a minimal safe set (PATH, HOME, USER, LANG, TMPDIR …,
+   * what the official SDK's stdio client and Claude Desktop pass): a server does not see this
+   * process's secrets unless given them here or with `inheritEnv`.
+   */
+  env?: Readonly<Record<string, string>>;
+  /** Start from this process's whole environment instead of the minimal set. Default false. */
+  inheritEnv?: boolean;
+  /** Each chunk the server writes to stderr. The last 8 KiB are also kept in `stderrTail`. */
+  onStderr?: (chunk: string) => void;
+  /** Largest line accepted from the server. Default 16 MiB. */
+  maxFrameBytes?: number;
+  /** On close: how long the server has after EOF on its stdin, then after SIGTERM. Default 1.5 s each. */
+  graceMs?: number;
+}
+
+// The variables the official SDK's stdio client passes by default (getDefaultEnvironment), plus
+// the locale and temp-dir ones a server needs to behave as it would in a shell.
+const SAFE_ENV = [
+  'HOME',
+  'LOGNAME',
+  'PATH',
+  'SHELL',
+  'TERM',
+  'USER',
+  'LANG',
+  'LC_ALL',
+  'TMPDIR',
+  'TZ',
+  'NODE_EXTRA_CA_CERTS',
+];
+const STDERR_TAIL = 8 * 1024;
+
+/** The minimal environment a spawned server gets by default, from this process's own. */
+export function defaultServerEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of SAFE_ENV) {
+    const value = process.env[key];
+    // Exported shell functions (`() {…`) are a known injection vector; the SDK skips them too.
+    if (value !== undefined && !value.startsWith('()')) env[key] = value;
+  }
+  return env;
+}
+
+/**
+ * Spawn an MCP server and speak to it over its stdin/stdout. The child leads its own process
+ * group, so closing stops whatever it started too (EOF, then SIGTERM, then SIGKILL to the
+ * group); its stderr is captured, and how it exited is reported by `exited`.
+ */
+export class StdioClientTransport implements ClientTransport {
+  readonly #options: StdioClientOptions;
+  #child: ChildProcessWithoutNullStreams | undefined;
+  #inner: StdioTransport | undefined;
+  #tail = '';
+  #gone = false;
+  #resolveExit!: (exit: ProcessExit) => void;
+  /** Resolves when the process has exited (or failed to start). */
+  readonly exited: Promise<ProcessExit>;
+
+  constructor(options: StdioClientOptions) {
+    this.#options = options;
+    this.exited = new Promise((resolve) => {
+      this.#resolveExit = resolve;
+    });
+  }
+
+  /** The child's pid once started (undefined if the spawn failed). */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** The last 8 KiB the server wrote to stderr. */
+  get stderrTail(): string {
+    return this.#tail;
+  }
+
+  start(sink: FrameSink): void {
+    if (this.#child) throw new Error('transport already started');
+    const options = this.#options;
+    const env = options.inheritEnv ? { ...process.env } : defaultServerEnv();
+    const child = spawn(options.command, options.args ?? [], {
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      env: { ...env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.#child = child;
+    // Without an 'error' listener a failed spawn (ENOENT) would crash this process.
+    child.once('error', (err) => {
+      this.#finish({ code: null, signal: null, error: err.message });
+      sink.end(err);
+    });
+    child.once('exit', (code, signal) => this.#finish({ code, signal }));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      this.#tail = (this.#tail + chunk).slice(-STDERR_TAIL);
+      options.onStderr?.(chunk);
+    });
+    child.stdin.on('error', () => {
+      // EPIPE after the child died: the exit is reported through `exited` and the sink.
+    });
+    const inner = new StdioTransport({
+      input: child.stdout,
+      output: child.stdin,
+      endOutputOnClose: true,
+      ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
+    });
+    this.#inner = inner;
+    inner.start({
+      frame: (text) => sink.frame(text),
+      rejected: (reason, bytes) => sink.rejected(reason, bytes),
+      end: (error) => {
+        sink.end(error);
+        // stdout closed: the server is gone as a peer even if the process lingers.
+        if (!this.#gone) this.#kill('SIGTERM');
+      },
+    });
+  }
+
+  send(frame: string): void {
+    if (!this.#inner) throw new Error('transport not started');
+    this.#inner.send(frame);
+  }
+
+  /** EOF on the server's stdin, then SIGTERM, then SIGKILL to its process group. */
+  async close(): Promise<void> {
+    const grace = this.#options.graceMs ?? 1500;
+    // A pipe to a process that is gone (or never started) may never report its end: don't wait.
+    if (this.#inner) await Promise.race([this.#inner.close(), this.exited]);
+    if (!this.#child) return;
+    if (!this.#gone && !(await this.#waitExit(grace))) {
+      this.#kill('SIGTERM');
+      if (!(await this.#waitExit(grace))) {
+        this.#kill('SIGKILL');
+        await this.exited;
+      }
+    }
+    // The group may hold grandchildren that outlived their parent.
+    this.#kill('SIGKILL');
+  }
+
+  #finish(exit: ProcessExit): void {
+    if (this.#gone) return;
+    this.#gone = true;
+    this.#resolveExit(exit);
+  }
+
+  #waitExit(ms: number): Promise<boolean> {
+    return Promise.race([
+      this.exited.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref()),
+    ]);
+  }
+
+  #kill(signal: NodeJS.Signals): void {
+    const pid = this.#child?.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // already gone
+      }
+    }
+  }
+}

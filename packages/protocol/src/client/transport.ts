@@ -1,0 +1,22 @@
+import type { FrameTransport } from '../jsonrpc/transport.js';
+import type { JsonRpcId } from '../jsonrpc/types.js';
+
+/**
+ * A channel from an MCP client to one server. Any {@link FrameTransport} will do (an in-memory
+ * pair, a child's stdio); transports that carry protocol state of their own (Streamable HTTP:
+ * session id, `MCP-Protocol-Version` header, a GET stream) implement the optional hooks, which
+ * `McpClient` calls during the lifecycle.
+ */
+export interface ClientTransport extends FrameTransport {
+  /** The version initialize settled on (HTTP sends it as `MCP-Protocol-Version` from now on). */
+  setProtocolVersion?(version: string): void;
+  /** Resolves once every frame sent so far has reached the server (HTTP: its POST answered). */
+  flush?(): Promise<void>;
+  /** The session is initialized: open what the server may use to reach us (HTTP: GET stream). */
+  opened?(): void;
+  /**
+   * Set by the client before `start`: fail one request with an error that is not a JSON-RPC
+   * answer (an HTTP status, a stream that ended without the response).
+   */
+  onRequestError?: ((id: JsonRpcId, error: Error) => void) | undefined;
+}
