@@ -1,0 +1,267 @@
+/**
+ * The Streamable HTTP client transport against a hand-driven node:http server: the wire shapes
+ * a real server may produce (CRLF line endings, streams that drop mid-call, errors with and
+ * without a JSON-RPC body, sessions that vanish) and what the client must do with each.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RpcError } from '../jsonrpc/errors.js';
+import { McpClient } from './client.js';
+import { TransportError } from './errors.js';
+import { StreamableHttpClientTransport } from './streamable-http.js';
+
+interface Seen {
+  method: string;
+  headers: IncomingMessage['headers'];
+  body: { id?: number; method?: string; params?: Record<string, unknown> } | undefined;
+  at: number;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen) => void;
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A server whose answers are scripted per test; every request it saw is recorded. */
+async function script(handle: Handler): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => {
+      raw += c.toString('utf8');
+    });
+    req.on('end', () => {
+      const entry: Seen = {
+        method: req.method ?? '',
+        headers: req.headers,
+        body: raw ? JSON.parse(raw) : undefined,
+        at: Date.now(),
+      };
+      seen.push(entry);
+      handle(req, res, entry);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, seen };
+}
+
+const INIT = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: {} },
+  serverInfo: { name: 'scripted', version: '1' },
+};
+
+/** Answers initialize (with a session id) and notifications; the rest goes to `then`. */
+function lifecycle(then: Handler, sessionId = 'sess-1'): Handler {
+  return (req, res, seen) => {
+    if (req.method === 'POST' && seen.body?.method === 'initialize') {
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': sessionId });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: seen.body.id, result: INIT }));
+    } else if (req.method === 'POST' && seen.body?.id === undefined) {
+      res.writeHead(202).end();
+    } else if (req.method === 'DELETE') {
+      res.writeHead(200).end();
+    } else {
+      then(req, res, seen);
+    }
+  };
+}
+
+const result = (id: number | undefined, value: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, result: value });
+
+describe('StreamableHttpClientTransport', () => {
+  it('reads SSE whose lines end with CRLF', async () => {
+    const { url } = await script(
+      lifecycle((req, res, seen) => {
+        if (req.method === 'GET') return void res.writeHead(405).end();
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(
+          `event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}\r\n\r\n`,
+        );
+        res.end(`event: message\r\ndata: ${result(seen.body?.id, { tools: [] })}\r\n\r\n`);
+      }),
+    );
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
+    const logs: unknown[] = [];
+    client.on('notifications/message', (p) => logs.push(p?.data));
+    await expect(client.listTools()).resolves.toEqual([]);
+    expect(logs).toEqual(['hi']);
+    await client.close();
+  });
+
+  it('sends the session id and protocol version after initialize, and DELETE on close', async () => {
+    const { url, seen } = await script(
+      lifecycle((req, res, s) => {
+        if (req.method === 'GET') return void res.writeHead(405).end();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(result(s.body?.id, {}));
+      }),
+    );
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
+    await client.ping();
+    await client.close();
+    const [init, initialized, ...rest] = seen;
+    expect(init?.headers['mcp-session-id']).toBeUndefined();
+    expect(init?.headers['mcp-protocol-version']).toBeUndefined();
+    expect(initialized?.body?.method).toBe('notifications/initialized');
+    for (const later of [initialized, ...rest]) {
+      expect(later?.headers['mcp-session-id']).toBe('sess-1');
+      expect(later?.headers['mcp-protocol-version']).toBe('2025-11-25');
+    }
+    expect(seen.map((s) => s.method)).toContain('DELETE');
+    // initialized reached the server before the first request went out.
+    const ping = seen.find((s) => s.body?.method === 'ping');
+    expect(seen.indexOf(ping as Seen)).toBeGreaterThan(seen.indexOf(initialized as Seen));
+  });
+
+  it('resumes a stream that ended before its answer, after the retry the server set, with Last-Event-ID', async () => {
+    let closedAt = 0;
+    let callId: number | undefined;
+    const { url, seen } = await script(
+      lifecycle((req, res, s) => {
+        if (req.method === 'GET' && !req.headers['last-event-id']) {
+          return void res.writeHead(405).end();
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (req.method === 'POST') {
+          callId = s.body?.id;
+          // Priming event: an id and empty data, with the reconnection delay; then close.
+          res.write('id: ev-1\nretry: 300\ndata: \n\n');
+          setTimeout(() => {
+            closedAt = Date.now();
+            res.end();
+          }, 20);
+          return;
+        }
+        // The resumed stream answers the call and, like a session's GET stream, stays open.
+        res.write(`id: ev-2\ndata: ${result(callId, { content: [], isError: false })}\n\n`);
+      }),
+    );
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
+    await expect(client.callTool('x')).resolves.toEqual({ content: [], isError: false });
+    const resume = seen.find((s) => s.method === 'GET' && s.headers['last-event-id']);
+    expect(resume?.headers['last-event-id']).toBe('ev-1');
+    expect(resume?.headers['mcp-session-id']).toBe('sess-1');
+    const waited = (resume?.at ?? 0) - closedAt;
+    expect(waited).toBeGreaterThanOrEqual(280);
+    expect(waited).toBeLessThan(1000);
+    await client.close();
+  });
+
+  it('answers a request with the JSON-RPC error an HTTP error status carries', async () => {
+    const { url } = await script(
+      lifecycle((req, res) => {
+        if (req.method === 'GET') return void res.writeHead(405).end();
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32600, message: 'Bad Request: nope' },
+          }),
+        );
+      }),
+    );
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
+    const err = await client.ping().catch((e: unknown) => e);
+    expect(RpcError.is(err)).toBe(true);
+    expect(err).toMatchObject({ code: -32600, message: 'Bad Request: nope' });
+    await client.close();
+  });
+
+  it('fails a request with a TransportError for a status without a JSON-RPC body', async () => {
+    const { url } = await script(
+      lifecycle((req, res) => {
+        if (req.method === 'GET') return void res.writeHead(405).end();
+        res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1>');
+      }),
+    );
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
+    const err = await client.ping().catch((e: unknown) => e);
+    expect(TransportError.is(err)).toBe(true);
+    expect((err as TransportError).status).toBe(502);
+    await expect(client.ping()).rejects.toMatchObject({ status: 502 });
+    await client.close();
+  });
+
+  it('fails a request whose SSE stream ends without an answer and without an event id', async () => {
+    const { url } = await script(
+      lifecycle((req, res) => {
+        if (req.method === 'GET') return void res.writeHead(405).end();
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(': nothing\n\n');
+      }),
+    );
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
+    await expect(client.ping()).rejects.toSatisfy(
+      (e: unknown) => TransportError.is(e) && /without answering/.test((e as Error).message),
+    );
+    await client.close();
+  });
+
+  it('ends the connection when the server no longer knows the session (404)', async () => {
+    const { url } = await script(
+      lifecycle((req, res) => {
+        if (req.method === 'GET') return void res.writeHead(405).end();
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32001, message: 'Session not found' },
+          }),
+        );
+      }),
+    );
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
+    await expect(client.ping()).rejects.toMatchObject({ status: 404 });
+    await client.closed;
+    await expect(client.ping()).rejects.toThrow(/closed/);
+  });
+
+  it('fails a request with a TransportError when the server is unreachable', async () => {
+    const { url } = await script(lifecycle((_req, res) => res.writeHead(405).end()));
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    await expect(client.ping()).rejects.toSatisfy((e: unknown) => TransportError.is(e));
+    await client.close();
+  });
+
+  it('delivers notifications from the GET stream and reopens it when it drops', async () => {
+    let gets = 0;
+    const { url, seen } = await script(
+      lifecycle((req, res, s) => {
+        if (req.method === 'GET') {
+          gets++;
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.write(`id: g${gets}\nretry: 50\n`);
+          res.write(
+            `data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"n":${gets}}}\n\n`,
+          );
+          if (gets === 1) setTimeout(() => res.end(), 10);
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end(result(s.body?.id, {}));
+      }),
+    );
+    const client = new McpClient();
+    const changes: unknown[] = [];
+    client.on('notifications/tools/list_changed', (p) => changes.push(p?.n));
+    await client.connect(new StreamableHttpClientTransport({ url }));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(changes).toEqual([1, 2]);
+    const second = seen.filter((s) => s.method === 'GET')[1];
+    expect(second?.headers['last-event-id']).toBe('g1');
+    await client.close();
+  });
+});
