@@ -1,14 +1,12 @@
 import {
+  type CallOptions,
   type JsonRpcParams,
-  LATEST_PROTOCOL_VERSION,
+  type McpClient,
   type RequestOptions,
   RpcError,
 } from '@mcpkit/protocol';
-import { type BackendConfig, DEFAULT_RESTART, isStdio, type RestartPolicy } from '../config.js';
-import { VERSION } from '../version.js';
-import { startHttpLink } from './http-link.js';
-import { type BackendLink, type LinkEvents, RingBuffer } from './link.js';
-import { startStdioLink } from './stdio-link.js';
+import { type BackendConfig, DEFAULT_RESTART, type RestartPolicy } from '../config.js';
+import { type BackendLink, type LinkEvents, openLink, RingBuffer } from './link.js';
 
 export type BackendState = 'stopped' | 'starting' | 'running' | 'backoff' | 'failed';
 
@@ -114,15 +112,14 @@ export class Backend {
       },
       stderr: (text) => this.stderr.push(text),
     };
-    let link: BackendLink;
+    let opened: ReturnType<typeof openLink>;
     try {
-      link = isStdio(this.config)
-        ? startStdioLink(this.config, events)
-        : startHttpLink(this.config, events);
+      opened = openLink(this.config, events);
     } catch (err) {
       this.#failed(generation, `could not start: ${(err as Error).message}`);
       return;
     }
+    const link = opened.link;
     this.#link = link;
     void link.exited.then((exit) => {
       if (generation !== this.#generation || this.#stopping) return;
@@ -130,21 +127,10 @@ export class Backend {
       this.#failed(generation, why, exit.code === 0 && exit.signal === null && !exit.error);
     });
     try {
-      const init = await link.request<{
-        capabilities?: Record<string, unknown>;
-        serverInfo?: Record<string, unknown>;
-      }>(
-        'initialize',
-        {
-          protocolVersion: LATEST_PROTOCOL_VERSION,
-          // Forwarded to the client being served (see Gateway#onBackendRequest).
-          capabilities: { sampling: {}, elicitation: {} },
-          clientInfo: { name: 'mcpkit-gateway', version: VERSION },
-        },
-        { timeoutMs: this.timeoutMs },
-      );
-      link.notify('notifications/initialized');
-      this.discovered = await this.#discover(link, init.capabilities ?? {}, init.serverInfo ?? {});
+      const init = await opened.connect(this.timeoutMs);
+      this.discovered = await this.#discover(link.client, init.capabilities, {
+        ...init.serverInfo,
+      });
     } catch (err) {
       if (generation === this.#generation && !this.#stopping) {
         this.#failed(
@@ -171,37 +157,20 @@ export class Backend {
   }
 
   async #discover(
-    link: BackendLink,
+    client: McpClient,
     capabilities: Record<string, unknown>,
     serverInfo: Record<string, unknown>,
-  ) {
-    const all = async (method: string, key: string): Promise<Entry[]> => {
-      const out: Entry[] = [];
-      let cursor: string | undefined;
-      // Bounded: a backend that pages forever does not hang the gateway.
-      for (let page = 0; page < 100; page++) {
-        const result = await link.request<Record<string, unknown>>(
-          method,
-          cursor ? { cursor } : {},
-          {
-            timeoutMs: this.timeoutMs,
-          },
-        );
-        const items = result[key];
-        if (Array.isArray(items)) out.push(...(items as Entry[]));
-        cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
-        if (!cursor) break;
-      }
-      return out;
-    };
+  ): Promise<Discovered> {
+    const options: CallOptions = { timeoutMs: this.timeoutMs };
     const has = (k: string) => capabilities[k] !== undefined;
     const [tools, resources, templates, prompts] = await Promise.all([
-      has('tools') ? all('tools/list', 'tools') : [],
-      has('resources') ? all('resources/list', 'resources') : [],
-      has('resources') ? all('resources/templates/list', 'resourceTemplates').catch(() => []) : [],
-      has('prompts') ? all('prompts/list', 'prompts') : [],
+      has('tools') ? client.listTools(options) : [],
+      has('resources') ? client.listResources(options) : [],
+      // Templates are optional even for servers with resources: a -32601 means none.
+      has('resources') ? client.listResourceTemplates(options).catch(() => []) : [],
+      has('prompts') ? client.listPrompts(options) : [],
     ]);
-    return { capabilities, serverInfo, tools, resources, templates, prompts };
+    return { capabilities, serverInfo, tools, resources, templates, prompts } as Discovered;
   }
 
   #onNotification(
@@ -213,7 +182,7 @@ export class Backend {
     if (method.endsWith('/list_changed') && this.state === 'running' && this.#link) {
       const link = this.#link;
       const caps = this.discovered?.capabilities ?? {};
-      void this.#discover(link, caps, this.discovered?.serverInfo ?? {})
+      void this.#discover(link.client, caps, this.discovered?.serverInfo ?? {})
         .then((d) => {
           if (generation !== this.#generation) return;
           this.discovered = d;
@@ -291,7 +260,10 @@ export class Backend {
     this.calls++;
     const started = performance.now();
     try {
-      return await link.request<R>(method, params, { timeoutMs: this.timeoutMs, ...options });
+      return await link.client.request<R>(method, params, {
+        timeoutMs: this.timeoutMs,
+        ...options,
+      });
     } catch (err) {
       this.errors++;
       throw err;
@@ -303,7 +275,7 @@ export class Backend {
 
   notify(method: string, params?: JsonRpcParams): void {
     try {
-      this.#link?.notify(method, params);
+      this.#link?.client.notify(method, params);
     } catch {
       // not running: nothing to tell
     }

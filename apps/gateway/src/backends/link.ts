@@ -1,4 +1,11 @@
-import type { JsonRpcParams, RequestOptions } from '@mcpkit/protocol';
+import {
+  type InitializeResult,
+  McpClient,
+  StdioClientTransport,
+  StreamableHttpClientTransport,
+} from '@mcpkit/protocol';
+import { type BackendConfig, isStdio } from '../config.js';
+import { VERSION } from '../version.js';
 
 export interface LinkExit {
   code: number | null;
@@ -6,16 +13,11 @@ export interface LinkExit {
   error?: string;
 }
 
-/** A live connection to one started backend, stdio or HTTP. */
+/** A live connection to one started backend, stdio or HTTP, through an McpClient. */
 export interface BackendLink {
+  readonly client: McpClient;
   readonly pid: number | undefined;
-  request<R = unknown>(
-    method: string,
-    params?: JsonRpcParams,
-    options?: RequestOptions,
-  ): Promise<R>;
-  notify(method: string, params?: JsonRpcParams): void;
-  /** Resolves once, when the backend is gone (exit, crash, closed connection). */
+  /** Resolves once, when the backend is gone (exit, crash, closed connection, lost session). */
   readonly exited: Promise<LinkExit>;
   /** Stop the backend and reap it; resolves when it is gone. */
   close(): Promise<void>;
@@ -28,6 +30,91 @@ export interface LinkEvents {
   /** A line on stdout that is not JSON-RPC (a banner, a stray print). */
   noise(text: string): void;
   stderr(text: string): void;
+}
+
+/** The notifications a backend may send that the gateway acts on or routes to a client. */
+const FORWARDED = new Set([
+  'notifications/message',
+  'notifications/progress',
+  'notifications/tools/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/updated',
+  'notifications/cancelled',
+]);
+
+/**
+ * Open a link to a backend: its transport (a child process in its own process group, or
+ * Streamable HTTP) under an McpClient that routes what the backend sends back to `events`.
+ * `connect` starts the transport and runs initialize; until then nothing happens.
+ */
+export function openLink(
+  config: BackendConfig,
+  events: LinkEvents,
+): { link: BackendLink; connect: (timeoutMs: number) => Promise<InitializeResult> } {
+  const client = new McpClient({
+    clientInfo: { name: 'mcpkit-gateway', version: VERSION },
+    // Per-call deadlines come from the backend's timeoutMs (see Backend#call).
+    timeoutMs: 0,
+    // What the gateway can do for a backend: sampling and elicitation are asked of the client
+    // whose call is in flight (see Gateway#onBackendRequest).
+    capabilities: { sampling: {}, elicitation: {} },
+    handlers: {
+      sampling: (params) => events.request('sampling/createMessage', params) as never,
+      elicitation: (params) => events.request('elicitation/create', params) as never,
+      // Backends are not given the clients' roots (see README): an empty list, not an error.
+      roots: () => [],
+    },
+    onInvalidFrame: (text) => events.noise(text),
+  });
+  client.on('*', (method, params) => {
+    if (FORWARDED.has(method)) events.notification(method, params);
+  });
+  let resolveExit!: (exit: LinkExit) => void;
+  const exited = new Promise<LinkExit>((resolve) => {
+    resolveExit = resolve;
+  });
+  let closing = false;
+  let transport: StdioClientTransport | StreamableHttpClientTransport;
+  if (isStdio(config)) {
+    const stdio = new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      env: config.env,
+      inheritEnv: true,
+      onStderr: (chunk) => events.stderr(chunk),
+    });
+    void stdio.exited.then((exit) => resolveExit(exit));
+    transport = stdio;
+  } else {
+    transport = new StreamableHttpClientTransport({ url: config.url, headers: config.headers });
+  }
+  const link: BackendLink = {
+    client,
+    get pid() {
+      return transport instanceof StdioClientTransport ? transport.pid : undefined;
+    },
+    exited,
+    close: async () => {
+      closing = true;
+      await client.close();
+      await transport.close();
+      resolveExit({ code: 0, signal: null });
+    },
+  };
+  const connect = (timeoutMs: number) => {
+    const init = client.connect(transport, { timeoutMs });
+    // An HTTP backend has no process: it is gone when its connection ends (a lost session, a
+    // failed initialize) — cleanly only when the gateway closed it. A child's exit says more.
+    void client.closed.then(() => {
+      if (!closing && !isStdio(config)) {
+        resolveExit({ code: null, signal: null, error: 'connection to the backend was lost' });
+      }
+    });
+    return init;
+  };
+  return { link, connect };
 }
 
 /** Keeps the last `max` lines of a backend's stderr. */

@@ -137,17 +137,21 @@ export class McpClient {
    * On failure the transport is closed and the error thrown: a {@link RpcError} the server
    * answered, an {@link UnsupportedVersionError}, a timeout or a closed connection.
    */
-  async connect(transport: ClientTransport): Promise<InitializeResult> {
+  async connect(
+    transport: ClientTransport,
+    options: { timeoutMs?: number } = {},
+  ): Promise<InitializeResult> {
     if (this.#connection) throw new Error('client already connected');
-    const options = this.#options;
+    const initTimeoutMs = options.timeoutMs;
+    const clientOptions = this.#options;
     const connection = new JsonRpcConnection({
       transport,
       dispatcher: this.#dispatcher(),
-      requestTimeoutMs: options.timeoutMs ?? 60_000,
-      ...(options.logger ? { logger: options.logger } : {}),
+      requestTimeoutMs: clientOptions.timeoutMs ?? 60_000,
+      ...(clientOptions.logger ? { logger: clientOptions.logger } : {}),
       onInvalidFrame:
-        options.onInvalidFrame ??
-        ((text, reason) => options.logger?.debug({ reason, bytes: text.length }, 'noise ignored')),
+        clientOptions.onInvalidFrame ??
+        ((text, reason) => clientOptions.logger?.debug({ reason, bytes: text.length }, 'noise ignored')),
       onAbandon: (id, name) => {
         // MCP: initialize must never be cancelled; everything else is, so the server stops work.
         if (name === 'initialize') return;
@@ -164,16 +168,19 @@ export class McpClient {
       connection.failRequest(id, error);
     };
     connection.start();
-    const requested = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
+    const requested = clientOptions.protocolVersion ?? LATEST_PROTOCOL_VERSION;
     try {
       const init = await connection.request<InitializeResult>(
         'initialize',
         {
           protocolVersion: requested,
-          capabilities: options.capabilities ?? this.#derivedCapabilities(),
-          clientInfo: options.clientInfo ?? DEFAULT_INFO,
+          capabilities: clientOptions.capabilities ?? this.#derivedCapabilities(),
+          clientInfo: clientOptions.clientInfo ?? DEFAULT_INFO,
         },
-        { timeoutMs: options.initializeTimeoutMs ?? options.timeoutMs ?? 60_000 },
+        {
+          timeoutMs:
+            initTimeoutMs ?? clientOptions.initializeTimeoutMs ?? clientOptions.timeoutMs ?? 60_000,
+        },
       );
       if (typeof init?.protocolVersion !== 'string' || !isSupportedVersion(init.protocolVersion)) {
         throw new UnsupportedVersionError(requested, String(init?.protocolVersion));

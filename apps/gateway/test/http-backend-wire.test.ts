@@ -1,0 +1,197 @@
+/**
+ * HTTP backends as the wire may really bring them: SSE with CRLF line endings, a stream closed
+ * mid-call (resumed with Last-Event-ID after the server's retry), change notifications on the
+ * session's GET stream, and a session the backend forgot. The gateway runs in-process and is
+ * reached the way a user reaches it, with an MCP client over Streamable HTTP.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  createMcpHttpServer,
+  defineTool,
+  McpClient,
+  type McpHttpServer,
+  McpServer,
+  StreamableHttpClientTransport,
+} from '@mcpkit/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config.js';
+import { EventLog } from '../src/events.js';
+import { Gateway } from '../src/gateway.js';
+import { waitFor } from './helpers.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** The gateway over `backendUrl`, served on HTTP, and an McpClient connected to it. */
+async function gatewayFor(backendUrl: string): Promise<{ client: McpClient; gateway: Gateway }> {
+  const gateway = new Gateway(
+    parseConfig({ mcpServers: { wire: { url: backendUrl, timeoutMs: 5000 } } }),
+    { events: EventLog.open(':memory:') },
+  );
+  await gateway.start();
+  const http = createMcpHttpServer(gateway.server);
+  const { url } = await http.listen();
+  const client = await McpClient.connect(new StreamableHttpClientTransport({ url: `${url}/mcp` }));
+  cleanups.push(async () => {
+    await client.close();
+    await http.close();
+    await gateway.stop();
+  });
+  return { client, gateway };
+}
+
+type Body = { id?: number; method?: string; params?: Record<string, unknown> };
+
+/** A backend speaking raw Streamable HTTP, every answer written by hand. */
+async function rawBackend(
+  answer: (body: Body, req: IncomingMessage, res: ServerResponse) => void,
+): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => {
+      raw += c.toString('utf8');
+    });
+    req.on('end', () => {
+      if (req.method === 'GET' && !req.headers['last-event-id'])
+        return void res.writeHead(405).end();
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      const body = (raw ? JSON.parse(raw) : {}) as Body;
+      if (req.method === 'POST' && body.id === undefined) return void res.writeHead(202).end();
+      answer(body, req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+const TOOL = { name: 'echo', description: 'Echo', inputSchema: { type: 'object' } };
+
+/** initialize and tools/list answers for a raw backend with one tool. */
+function basics(body: Body): unknown {
+  if (body.method === 'initialize') {
+    return {
+      protocolVersion: '2025-11-25',
+      capabilities: { tools: {} },
+      serverInfo: { name: 'wire', version: '1' },
+    };
+  }
+  if (body.method === 'tools/list') return { tools: [TOOL] };
+  return undefined;
+}
+
+const reply = (id: number | undefined, result: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, result });
+
+describe('the gateway in front of an HTTP backend', () => {
+  it('reads a backend whose SSE lines end with CRLF', async () => {
+    const url = await rawBackend((body, _req, res) => {
+      const result = basics(body) ?? {
+        content: [{ type: 'text', text: `echo ${JSON.stringify(body.params?.arguments)}` }],
+      };
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' });
+      res.end(`event: message\r\ndata: ${reply(body.id, result)}\r\n\r\n`);
+    });
+    const { client, gateway } = await gatewayFor(url);
+    expect(gateway.backends.get('wire')?.state).toBe('running');
+    const result = await client.callTool('wire__echo', { x: 1 });
+    expect(result.content).toEqual([{ type: 'text', text: 'echo {"x":1}' }]);
+  });
+
+  it('completes a call whose SSE stream the backend closed mid-call, resuming with Last-Event-ID', async () => {
+    const resumedWith: (string | undefined)[] = [];
+    let pendingId: number | undefined;
+    const url = await rawBackend((body, req, res) => {
+      const known = basics(body);
+      if (req.method === 'POST' && known !== undefined) {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+        return void res.end(reply(body.id, known));
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (req.method === 'POST') {
+        pendingId = body.id;
+        // A priming event with an id and a retry, then the stream ends without the answer.
+        res.write('id: call-1\nretry: 100\ndata: \n\n');
+        return void setTimeout(() => res.end(), 20);
+      }
+      resumedWith.push(req.headers['last-event-id'] as string | undefined);
+      res.end(
+        `id: call-2\ndata: ${reply(pendingId, { content: [{ type: 'text', text: 'late but here' }] })}\n\n`,
+      );
+    });
+    const { client } = await gatewayFor(url);
+    const result = await client.callTool('wire__echo');
+    expect(result.content).toEqual([{ type: 'text', text: 'late but here' }]);
+    expect(resumedWith).toEqual(['call-1']);
+  });
+
+  it("learns of a backend's new tool from list_changed on the backend's GET stream", async () => {
+    const backendServer = new McpServer({ name: 'grows', version: '1' }).addTool(
+      defineTool({ name: 'first', description: 'First', handler: () => 'one' }),
+    );
+    const backendHttp: McpHttpServer = createMcpHttpServer(backendServer);
+    const { url } = await backendHttp.listen();
+    cleanups.push(() => backendHttp.close());
+    const { client, gateway } = await gatewayFor(`${url}/mcp`);
+    const changed: unknown[] = [];
+    client.on('notifications/tools/list_changed', () => changed.push(true));
+    // The backend's GET stream opens after initialize; wait until the backend holds it.
+    await waitFor('the backend running', () => gateway.backends.get('wire')?.state === 'running');
+    await new Promise((r) => setTimeout(r, 100));
+    backendServer.addTool(
+      defineTool({ name: 'second', description: 'Second', handler: () => 'two' }),
+    );
+    await waitFor('the new tool through the gateway', async () =>
+      (await client.listTools()).some((t) => t.name === 'wire__second'),
+    );
+    await expect(client.callTool('wire__second')).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'two' }],
+    });
+    expect(changed.length).toBeGreaterThan(0);
+  });
+
+  it('reconnects (initialize again) when the backend forgets the session', async () => {
+    let sessions = 0;
+    let current = '';
+    const url = await rawBackend((body, req, res) => {
+      if (body.method === 'initialize') {
+        current = `s${++sessions}`;
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': current });
+        return void res.end(reply(body.id, basics(body)));
+      }
+      if (
+        req.headers['mcp-session-id'] !== current ||
+        (body.method === 'tools/call' && sessions === 1)
+      ) {
+        // A restarted backend: it knows no session any more.
+        current = '';
+        res.writeHead(404, { 'content-type': 'application/json' });
+        return void res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32001, message: 'Session not found' },
+          }),
+        );
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(reply(body.id, basics(body) ?? { content: [{ type: 'text', text: 'ok' }] }));
+    });
+    const { client, gateway } = await gatewayFor(url);
+    const first = await client.callTool('wire__echo').catch((err: unknown) => err);
+    expect(first).toMatchObject({ message: expect.stringMatching(/session/i) });
+    await waitFor(
+      'a second session',
+      () => (sessions === 2 && gateway.backends.get('wire')?.state === 'running') || undefined,
+    );
+    await expect(client.callTool('wire__echo')).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'ok' }],
+    });
+  });
+});
