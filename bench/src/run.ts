@@ -5,11 +5,12 @@
  *   --rounds N        rounds per stdio side (default 5; the median is reported)
  *   --count N         requests per stdio round (default 20000)
  *   --duration S      seconds each HTTP server is measured (default 5, after a 1 s warm-up)
- *   --only stdio|http|sysinfo|events|projects|gateway  run one group of benchmarks
+ *   --only stdio|client|http|sysinfo|events|projects|gateway  run one group of benchmarks
  *   --check           exit 1 when a target is missed
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { clientBench } from './client-bench.js';
 import { eventsBench } from './events-bench.js';
 import { gatewayBench } from './gateway-bench.js';
 import { type HttpResult, type HttpTarget, httpRun, TOOL_CALL_EXPECT } from './http-driver.js';
@@ -42,7 +43,7 @@ const rounds = positive('rounds', values.rounds, true);
 const count = positive('count', values.count, true);
 const duration = positive('duration', values.duration, false);
 const only = values.only;
-const GROUPS = ['stdio', 'http', 'sysinfo', 'events', 'projects', 'gateway'];
+const GROUPS = ['stdio', 'client', 'http', 'sysinfo', 'events', 'projects', 'gateway'];
 if (only !== undefined && !GROUPS.includes(only)) {
   console.error(`--only must be one of ${GROUPS.map((g) => `'${g}'`).join(', ')}; got '${only}'`);
   process.exit(2);
@@ -192,6 +193,7 @@ async function httpBench(): Promise<boolean> {
 
 const results: boolean[] = [];
 if (only === undefined || only === 'stdio') results.push(await stdioBench(), await mcpStdioBench());
+if (only === undefined || only === 'client') results.push(await clientBench(rounds, count));
 if (only === undefined || only === 'http') results.push(await httpBench());
 if (only === undefined || only === 'sysinfo') results.push(await sysinfoBench());
 if (only === undefined || only === 'events') results.push(await eventsBench());

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
- * `pnpm conformance`: start the fixture server over Streamable HTTP, run the official MCP
- * conformance suite (every server scenario) against it, and exit with the suite's code.
- * The suite's CLI needs Node ≥ 22, so npx brings a Node 22 binary from the npm registry.
+ * `pnpm conformance`: start the fixture server over Streamable HTTP and run the official MCP
+ * conformance suite (every server scenario) against it; then run the suite's client scenarios
+ * with McpClient (`dist/fixtures/conformance-client.js`) as the client under test. Exits non-zero
+ * when anything fails. The suite's CLI needs Node ≥ 22, so npx brings a Node 22 binary from the
+ * npm registry.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,6 +13,16 @@ import { fileURLToPath } from 'node:url';
 
 const SUITE = '@modelcontextprotocol/conformance@0.1.16';
 const fixture = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
+const clientFixture = fileURLToPath(
+  new URL('../dist/fixtures/conformance-client.js', import.meta.url),
+);
+// Every client scenario of the suite that is not about OAuth (which McpClient does not do yet).
+const CLIENT_SCENARIOS = [
+  'initialize',
+  'tools_call',
+  'sse-retry',
+  'elicitation-sep1034-client-defaults',
+];
 const baseline = fileURLToPath(new URL('../conformance-baseline.yml', import.meta.url));
 if (!existsSync(fixture)) {
   console.error(`${fixture} is missing: run \`pnpm build\` first`);
@@ -39,31 +51,40 @@ const url = await new Promise((resolve, reject) => {
   server.once('exit', (code) => reject(new Error(`fixture exited with ${code}: ${buffer}`)));
 });
 
-const args = [
-  '-y',
-  '-p',
-  'node@22',
-  '-p',
-  SUITE,
-  'conformance',
-  'server',
-  '--url',
-  `${url}/mcp`,
-  '--suite',
-  'all',
-];
-if (existsSync(baseline)) args.push('--expected-failures', baseline);
+/** Run the suite's CLI with `args`; resolves to its exit code. */
+async function runSuite(args) {
+  const suite = spawn('npx', ['-y', '-p', 'node@22', '-p', SUITE, 'conformance', ...args], {
+    // Outside the repo: its .npmrc sets engine-strict, which would refuse the suite's Node 22 deps.
+    cwd: tmpdir(),
+    stdio: 'inherit',
+    env: { ...process.env, npm_config_engine_strict: 'false', npm_config_update_notifier: 'false' },
+  });
+  const timer = setTimeout(() => suite.kill('SIGTERM'), 10 * 60_000);
+  const code = await new Promise((resolve) =>
+    suite.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
+  );
+  clearTimeout(timer);
+  return code;
+}
+
 console.log(`conformance: ${SUITE} against ${url}/mcp`);
-const suite = spawn('npx', args, {
-  // Outside the repo: its .npmrc sets engine-strict, which would refuse the suite's Node 22 deps.
-  cwd: tmpdir(),
-  stdio: 'inherit',
-  env: { ...process.env, npm_config_engine_strict: 'false', npm_config_update_notifier: 'false' },
-});
-const timer = setTimeout(() => suite.kill('SIGTERM'), 10 * 60_000);
-const code = await new Promise((resolve) =>
-  suite.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
-);
-clearTimeout(timer);
+const serverArgs = ['server', '--url', `${url}/mcp`, '--suite', 'all'];
+if (existsSync(baseline)) serverArgs.push('--expected-failures', baseline);
+let failed = (await runSuite(serverArgs)) !== 0;
 server.kill('SIGTERM');
-process.exit(code);
+
+for (const scenario of CLIENT_SCENARIOS) {
+  console.log(`conformance: client scenario ${scenario} with McpClient as the client under test`);
+  const code = await runSuite([
+    'client',
+    '--command',
+    `${process.execPath} ${clientFixture}`,
+    '--scenario',
+    scenario,
+  ]);
+  if (code !== 0) {
+    console.log(`conformance: client scenario ${scenario} FAILED`);
+    failed = true;
+  }
+}
+process.exit(failed ? 1 : 0);
