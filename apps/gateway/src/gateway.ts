@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type CallToolResult,
   type EngineLogger,
+  ErrorCode,
   type JsonRpcParams,
   LOGGING_LEVELS,
   type LoggingLevel,
@@ -68,7 +69,7 @@ export class Gateway {
       }<tool>. Use search to find a tool, gateway_status to see the backends.`,
       toolAlias: (name) => this.#aliases.get(name),
       // The seed's answer for an unknown tool.
-      unknownToolError: (name) => new RpcError(-32601, `Tool not found: ${name}`),
+      unknownToolError: (name) => new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`),
       onSubscribe: (uri) => this.#subscribeUpstream(uri),
       ...(options.logger ? { logger: options.logger } : {}),
     });
@@ -351,9 +352,13 @@ export class Gateway {
     const calls = this.#inflight.get(backend);
     const ctx = calls?.size === 1 ? [...calls][0] : undefined;
     if (!ctx) {
-      throw new RpcError(-32603, `The gateway cannot tell which client '${method}' is for`, {
-        callsInFlight: calls?.size ?? 0,
-      });
+      throw new RpcError(
+        ErrorCode.InternalError,
+        `The gateway cannot tell which client '${method}' is for`,
+        {
+          callsInFlight: calls?.size ?? 0,
+        },
+      );
     }
     return method === 'sampling/createMessage'
       ? ctx.sample(params ?? {})

@@ -1,5 +1,7 @@
 import {
+  ConnectionClosedError,
   type McpContext,
+  McpErrorCode,
   type Prompt,
   type ReadResourceResult,
   RequestTimeoutError,
@@ -29,7 +31,7 @@ export function clientError(backend: Backend, err: unknown): RpcError {
   if (RpcError.is(err)) return err;
   if (err instanceof RequestTimeoutError) {
     return new RpcError(
-      -32000,
+      McpErrorCode.ServerError,
       `Backend '${backend.name}' did not answer within ${err.timeoutMs} ms`,
       {
         backend: backend.name,
@@ -37,14 +39,19 @@ export function clientError(backend: Backend, err: unknown): RpcError {
       },
     );
   }
-  const message = err instanceof Error ? err.message : String(err);
-  if (/closed/i.test(message)) {
-    return new RpcError(-32000, `Backend '${backend.name}' exited during the call`, {
-      backend: backend.name,
-      lastError: backend.lastError ?? null,
-    });
+  // The connection to the backend ended under the call: it exited or closed its end.
+  if (err instanceof ConnectionClosedError) {
+    return new RpcError(
+      McpErrorCode.ServerError,
+      `Backend '${backend.name}' exited during the call`,
+      {
+        backend: backend.name,
+        lastError: backend.lastError ?? null,
+      },
+    );
   }
-  return new RpcError(-32000, `Backend '${backend.name}' failed: ${message}`, {
+  const message = err instanceof Error ? err.message : String(err);
+  return new RpcError(McpErrorCode.ServerError, `Backend '${backend.name}' failed: ${message}`, {
     backend: backend.name,
   });
 }

@@ -1,9 +1,12 @@
-import { RpcError } from '@mcpkit/protocol';
+import { ErrorCode, McpErrorCode, RpcError } from '@mcpkit/protocol';
 
-/** The seed's error table (CODEFLUSS-specific codes). */
+/**
+ * The seed's error table. The first two are mcpkit's own codes; the rest are CODEFLUSS-specific
+ * (its -32002 is an authorization failure, not MCP's "resource not found").
+ */
 export const Code = {
-  RateLimited: -32000,
-  AuthenticationFailed: -32001,
+  RateLimited: McpErrorCode.RateLimited,
+  AuthenticationFailed: McpErrorCode.AuthenticationFailed,
   AuthorizationFailed: -32002,
   NotFound: -32003,
   Validation: -32004,
@@ -23,4 +26,4 @@ export const validationError = (field: string, error: string) =>
 
 /** Arguments that do not fit a tool's schema: the seed's -32602 with field and error. */
 export const invalidParams = (field: string, error: string) =>
-  new RpcError(-32602, 'Invalid params', { field, error });
+  new RpcError(ErrorCode.InvalidParams, 'Invalid params', { field, error });

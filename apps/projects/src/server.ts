@@ -1,9 +1,15 @@
 import { createRequire } from 'node:module';
-import { type EngineLogger, type McpHttpOptions, McpServer, UriTemplate } from '@mcpkit/protocol';
+import {
+  type ArgumentIssue,
+  type EngineLogger,
+  type McpHttpOptions,
+  McpServer,
+  UriTemplate,
+} from '@mcpkit/protocol';
 import { caller, ownProject, requireScope } from './access.js';
 import { apiKeyAuthenticator } from './auth.js';
 import type { Store } from './db/types.js';
-import { authorizationFailed, invalidParams, notFound } from './errors.js';
+import { authorizationFailed, Code, invalidParams, notFound } from './errors.js';
 import { projectResources } from './resources.js';
 import { PROJECTS_URI } from './tools/common.js';
 import { allTools } from './tools/index.js';
@@ -22,13 +28,12 @@ export interface ProjectsServerOptions {
 }
 
 /** Seed 001 says -32602 with `field` and `error` for arguments that do not fit. */
-function argumentError(_tool: string, issues: { path: string; message: string }[]) {
+function argumentError(_tool: string, issues: ArgumentIssue[]) {
   const first = issues[0];
   if (!first) return invalidParams('(arguments)', 'invalid arguments');
-  const missing = /received undefined/.test(first.message);
   return invalidParams(
     first.path || '(arguments)',
-    missing ? 'Required field missing' : first.message,
+    first.missing ? 'Required field missing' : first.message,
   );
 }
 
@@ -77,7 +82,7 @@ export function projectsHttpOptions(
     auth: {
       authenticate: apiKeyAuthenticator(store),
       error: () => ({
-        code: -32001,
+        code: Code.AuthenticationFailed,
         message: 'Authentication failed',
         data: { reason: 'Invalid or missing API key' },
       }),
@@ -86,7 +91,7 @@ export function projectsHttpOptions(
       points: limit.points,
       durationSec: limit.windowSec,
       error: (retryAfter) => ({
-        code: -32000,
+        code: Code.RateLimited,
         message: 'Rate limit exceeded',
         data: { retryAfter },
       }),

@@ -511,10 +511,10 @@ describe('validation errors: -32004 with field and error, and nothing is written
       message: 'Invalid params',
       data: { field: 'projectId', error: 'Required field missing' },
     });
-    expect(await fails('create_project', { name: 5 })).toMatchObject({
-      code: -32602,
-      data: { field: 'name' },
-    });
+    // Present but of the wrong type: the schema's own message, not "missing".
+    const wrongType = await fails('create_project', { name: 5 });
+    expect(wrongType).toMatchObject({ code: -32602, data: { field: 'name' } });
+    expect(wrongType.data).not.toMatchObject({ error: 'Required field missing' });
     expect(await fails('create_project', { name: 'X', status: 'deleted' })).toMatchObject({
       code: -32602,
       data: { field: 'status' },

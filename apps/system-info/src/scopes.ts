@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { CliUsageError, RpcError, type StaticToken } from '@mcpkit/protocol';
+import { CliUsageError, ErrorCode, RpcError, type StaticToken } from '@mcpkit/protocol';
 
 export const KNOWN_SCOPES = ['core', 'sensitive'] as const;
 export type Scope = (typeof KNOWN_SCOPES)[number];
@@ -21,7 +21,10 @@ export function parseScopes(list: string | undefined, enableSensitive: boolean):
 
 /** The seed's exact error for a tool whose scope is not enabled. */
 export const scopeError = (tool: string, scope: string): RpcError =>
-  new RpcError(-32600, `Query '${tool}' requires scope '${scope}' which is not enabled`);
+  new RpcError(
+    ErrorCode.InvalidRequest,
+    `Query '${tool}' requires scope '${scope}' which is not enabled`,
+  );
 
 /**
  * Tokens from `--token` (holds every enabled scope) and from a JSON file:

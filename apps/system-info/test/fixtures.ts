@@ -4,6 +4,7 @@
  */
 import type { AuthInfo, CallToolResult, McpServer } from '@mcpkit/protocol';
 import type { Collectors, ProcessInfo } from '../src/sampler/collectors.js';
+import { CollectorTimeoutError } from '../src/sampler/errors.js';
 import type { Scope } from '../src/scopes.js';
 import { createSystemInfoServer } from '../src/server.js';
 
@@ -330,17 +331,17 @@ export function withValue<K extends keyof Collectors>(
 export function failing<K extends keyof Collectors>(
   base: Collectors,
   key: K,
-  message = PERMISSION_DENIED,
+  error: string | Error = PERMISSION_DENIED,
 ): Collectors {
   const collector = async () => {
-    throw new Error(message);
+    throw typeof error === 'string' ? new Error(error) : error;
   };
   return withCollector(base, key, collector as unknown as Collectors[K]);
 }
 
 /** `df` hangs: the filesystems collector rejects as the real 5 s deadline would, at once. */
 export const diskTimeout = (base: Collectors): Collectors =>
-  failing(base, 'filesystems', DF_TIMEOUT);
+  failing(base, 'filesystems', new CollectorTimeoutError('df', 5000));
 
 // ---------------------------------------------------------------------------------------------
 // An in-process client on the dispatcher.

@@ -54,6 +54,7 @@ export {
   InternalError,
   InvalidParamsError,
   InvalidRequestError,
+  McpErrorCode,
   MethodNotFoundError,
   ParseError,
   RpcError,
@@ -78,7 +79,7 @@ export {
   type LogLevel,
 } from './logging/logger.js';
 export { type McpCallExtra, McpContext } from './mcp/context.js';
-export { type JsonSchema, toJsonSchema } from './mcp/json-schema.js';
+export { type ArgumentIssue, type JsonSchema, toJsonSchema } from './mcp/json-schema.js';
 export { definePrompt, type Prompt, type PromptSpec } from './mcp/prompt.js';
 export {
   type Completer,
@@ -99,6 +100,7 @@ export { type ServeMcpStdioOptions, serveMcpStdio } from './mcp/stdio.js';
 export {
   defineTool,
   isCallToolResult,
+  type ObjectSchema,
   TOOL_NAME,
   type Tool,
   ToolError,

@@ -1,4 +1,4 @@
-import { defineTool, RpcError } from '@mcpkit/protocol';
+import { defineTool, ErrorCode, RpcError } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { EventQueryError } from '../events.js';
 import type { Gateway } from '../gateway.js';
@@ -27,7 +27,10 @@ export const getEvents = (gateway: Gateway) =>
         });
       } catch (err) {
         if (err instanceof EventQueryError)
-          throw new RpcError(-32602, 'Invalid params', { field: 'since', error: err.message });
+          throw new RpcError(ErrorCode.InvalidParams, 'Invalid params', {
+            field: 'since',
+            error: err.message,
+          });
         throw err;
       }
       // The seed's text is the list of events itself.

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { access, open } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import si from 'systeminformation';
+import { CollectorTimeoutError } from './errors.js';
 import type {
   AuthLog,
   Battery,
@@ -37,7 +38,7 @@ export function localToIso(value: unknown): string | null {
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new CollectorTimeoutError(what, ms)), ms);
     timer.unref();
   });
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));

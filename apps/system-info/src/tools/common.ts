@@ -1,4 +1,4 @@
-import { RpcError } from '@mcpkit/protocol';
+import { McpErrorCode, RpcError } from '@mcpkit/protocol';
 import { z } from 'zod';
 import type { Collectors } from '../sampler/collectors.js';
 import type { Sample, Sampler } from '../sampler/sampler.js';
@@ -10,9 +10,16 @@ export interface ToolDeps {
 }
 
 /** The seed's -32000: a collector failed. */
-export const QUERY_EXECUTION_ERROR = -32000;
+export const QUERY_EXECUTION_ERROR = McpErrorCode.ServerError;
 
-/** A sample, or the seed's "Query execution error: …" when the collector fails. */
+/** A collector's failure as a line of text: what "Query execution error: …" goes on with. */
+export const reasonOf = (err: unknown): string =>
+  err instanceof Error ? err.message : String(err);
+
+/**
+ * A sample, or the seed's "Query execution error: …" when the collector fails. The collector's
+ * own error is the RpcError's `cause`, so a tool can tell a timeout from a failure by its class.
+ */
 export async function query<K extends keyof Collectors>(
   deps: ToolDeps,
   key: K,
@@ -20,12 +27,18 @@ export async function query<K extends keyof Collectors>(
   try {
     return await deps.sampler.get(key);
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new RpcError(QUERY_EXECUTION_ERROR, `Query execution error: ${reason}`, {
-      collector: key,
-    });
+    throw new RpcError(
+      QUERY_EXECUTION_ERROR,
+      `Query execution error: ${reasonOf(err)}`,
+      { collector: key },
+      { cause: err },
+    );
   }
 }
+
+/** What made a {@link query} fail: the collector's own error, or `err` itself if not a query's. */
+export const queryCause = (err: unknown): unknown =>
+  RpcError.is(err) && 'cause' in err ? err.cause : err;
 
 export const sampledAt = z.string().describe('When the data was collected (ISO 8601)');
 export const unavailableReason = z

@@ -1,6 +1,15 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
-import { CORE, query, READ_ONLY, sampledAt, type ToolDeps, unavailableReason } from './common.js';
+import { CollectorTimeoutError } from '../sampler/errors.js';
+import {
+  CORE,
+  query,
+  queryCause,
+  READ_ONLY,
+  sampledAt,
+  type ToolDeps,
+  unavailableReason,
+} from './common.js';
 
 const NETWORK_FS = /^(nfs\d?|cifs|smb\w*|sshfs|fuse\.sshfs|9p|glusterfs|ceph(fs)?|afs)$/i;
 
@@ -39,10 +48,11 @@ export const getDiskInfo = (deps: ToolDeps) =>
         };
       } catch (err) {
         // A timeout is an answer the caller can use, not a failure of the whole query.
-        if (err instanceof Error && /did not answer within/.test(err.message)) {
+        const cause = queryCause(err);
+        if (cause instanceof CollectorTimeoutError) {
           return {
             filesystems: null,
-            unavailable_reason: err.message.replace(/^Query execution error: /, ''),
+            unavailable_reason: cause.message,
             sampled_at: new Date().toISOString(),
           };
         }

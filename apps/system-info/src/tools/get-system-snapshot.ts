@@ -1,6 +1,16 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
-import { CORE, query, READ_ONLY, round, sampledAt, type ToolDeps } from './common.js';
+import { CollectorTimeoutError } from '../sampler/errors.js';
+import {
+  CORE,
+  query,
+  queryCause,
+  READ_ONLY,
+  reasonOf,
+  round,
+  sampledAt,
+  type ToolDeps,
+} from './common.js';
 import { describeMemory, memoryShape } from './get-memory-info.js';
 import { processShape, topProcesses } from './get-processes.js';
 
@@ -37,10 +47,9 @@ export const getSystemSnapshot = (deps: ToolDeps) =>
         query(deps, 'processes'),
       ]);
       // Disks are optional here: a hung mount must not block the rest of the snapshot.
-      let diskProblem: string | undefined;
+      let diskProblem: { cause: unknown } | undefined;
       const disks = await query(deps, 'filesystems').catch((err: unknown) => {
-        diskProblem =
-          err instanceof Error ? err.message.replace(/^Query execution error: /, '') : String(err);
+        diskProblem = { cause: queryCause(err) };
         return undefined;
       });
       const cores = info.value.cores || 1;
@@ -74,9 +83,9 @@ export const getSystemSnapshot = (deps: ToolDeps) =>
       for (const d of fullDisks) findings.push(`${d.mount} is ${d.use_percent} % full`);
       if (diskProblem !== undefined) {
         findings.push(
-          /did not answer within/.test(diskProblem)
+          diskProblem.cause instanceof CollectorTimeoutError
             ? 'disk usage could not be read in time (a network mount may be hung)'
-            : `disk usage could not be read: ${diskProblem}`,
+            : `disk usage could not be read: ${reasonOf(diskProblem.cause)}`,
         );
       }
       if (findings.length === 0)

@@ -365,6 +365,14 @@ describe('get_disk_info', () => {
     expect(err.code).toBe(-32000);
     expect(err.message).toBe(`Query execution error: ${PERMISSION_DENIED}`);
   });
+
+  it('a timeout is told by its class, not by a message that reads like one', async () => {
+    const err = await serve(failing(normalMachine(), 'filesystems', DF_TIMEOUT)).error(
+      'get_disk_info',
+    );
+    expect(err.code).toBe(-32000);
+    expect(err.message).toBe(`Query execution error: ${DF_TIMEOUT}`);
+  });
 });
 
 describe('get_network_info', () => {

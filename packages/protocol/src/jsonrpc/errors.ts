@@ -9,6 +9,26 @@ export const ErrorCode = {
   InternalError: -32603,
 } as const;
 
+/**
+ * Codes from the implementation-defined range (-32000…-32099) that MCP or mcpkit give a
+ * meaning. Some share a value: the name says why at the place an error is made, the number is
+ * what clients already expect.
+ */
+export const McpErrorCode = {
+  /** A server-side failure: a backend or collector that failed, a limit that was reached. */
+  ServerError: -32000,
+  /** Too many requests for the caller's budget (HTTP 429); `data.retryAfter` in seconds. */
+  RateLimited: -32000,
+  /** Too many open Streamable HTTP sessions to start another. */
+  TooManySessions: -32000,
+  /** Missing or invalid credentials (HTTP 401). */
+  AuthenticationFailed: -32001,
+  /** A Streamable HTTP session id the server does not know (HTTP 404). */
+  SessionNotFound: -32001,
+  /** MCP: `resources/read` of a URI the server does not have. */
+  ResourceNotFound: -32002,
+} as const;
+
 // A registry-wide brand instead of `instanceof`, so errors thrown by a second copy of this
 // package (two versions in one node_modules tree) are still recognised.
 const BRAND = Symbol.for('mcpkit.RpcError');

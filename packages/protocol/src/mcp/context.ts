@@ -1,5 +1,5 @@
 import type { RequestOptions } from '../jsonrpc/client.js';
-import { RpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
 import type { AuthInfo, McpSession, OutboundChannel } from './session.js';
@@ -110,12 +110,17 @@ export class McpContext {
   ): Promise<R> {
     if (!this.session.clientCapabilities[capability]) {
       return Promise.reject(
-        new RpcError(-32601, `Client does not support ${capability}`, { capability, method }),
+        new RpcError(ErrorCode.MethodNotFound, `Client does not support ${capability}`, {
+          capability,
+          method,
+        }),
       );
     }
     const channel = this.#channel;
     if (!channel) {
-      return Promise.reject(new RpcError(-32603, `No channel to the client for ${method}`));
+      return Promise.reject(
+        new RpcError(ErrorCode.InternalError, `No channel to the client for ${method}`),
+      );
     }
     return channel.request<R>(method, params, { signal: this.signal, ...options });
   }

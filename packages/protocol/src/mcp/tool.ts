@@ -1,42 +1,56 @@
-import type { z } from 'zod';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { McpContext } from './context.js';
-import { type JsonSchema, toJsonSchema } from './json-schema.js';
+import { hasJsonSchema, type JsonSchema, toJsonSchema } from './json-schema.js';
 import type { CallToolResult, ContentBlock, Icon, ToolAnnotations } from './types.js';
 
-type AnyObjectSchema = z.ZodType<Record<string, unknown>, Record<string, unknown>>;
+/**
+ * A schema of an object, from any Standard Schema library: zod 3 or 4 (any copy, not only the
+ * one this package depends on), valibot, arktype …
+ */
+export type ObjectSchema = StandardSchemaV1<Record<string, unknown>, Record<string, unknown>>;
 
-export interface ToolSpec<I extends AnyObjectSchema, O extends AnyObjectSchema | undefined> {
+export interface ToolSpec<I extends ObjectSchema, O extends ObjectSchema | undefined> {
   /** `snake_case`; 1–128 of `A–Z a–z 0–9 _ - .` (MCP 2025-11-25). */
   name: string;
   title?: string;
   description: string;
-  /** A zod object schema of the arguments. Omit for a tool without arguments. */
+  /**
+   * A Standard Schema of the arguments (zod, valibot, arktype …; async refinements work). Omit
+   * for a tool without arguments. Listed as JSON Schema: zod 4 and Standard JSON Schema
+   * libraries describe themselves; for others (zod 3, valibot) give `inputJsonSchema`.
+   */
   inputSchema?: I;
   /**
    * The JSON Schema to list instead of the one derived from `inputSchema` (for features zod does
-   * not express, such as `$defs`). Arguments are still validated by `inputSchema` if given.
+   * not express, such as `$defs`, or a schema library without JSON Schema output). Arguments
+   * are still validated by `inputSchema` if given.
    */
   inputJsonSchema?: JsonSchema;
-  /** A zod object schema of `structuredContent`; the handler then returns that object. */
+  /** A Standard Schema of `structuredContent`; the handler then returns that object. */
   outputSchema?: O;
+  /** The JSON Schema to list instead of the one derived from `outputSchema`. */
+  outputJsonSchema?: JsonSchema;
   annotations?: ToolAnnotations;
   /** Every scope the caller must hold. */
   requiredScopes?: readonly string[];
   icons?: Icon[];
   _meta?: Record<string, unknown>;
   handler: (
-    args: z.output<I>,
+    args: StandardSchemaV1.InferOutput<I>,
     ctx: McpContext,
-  ) => O extends AnyObjectSchema
-    ? z.input<O> | CallToolResult | Promise<z.input<O> | CallToolResult>
+  ) => O extends ObjectSchema
+    ?
+        | StandardSchemaV1.InferInput<O>
+        | CallToolResult
+        | Promise<StandardSchemaV1.InferInput<O> | CallToolResult>
     : unknown;
 }
 
 /** A tool ready to register: its definition plus the `tools/list` entry, computed once. */
 export interface Tool {
   readonly name: string;
-  readonly inputSchema: AnyObjectSchema | undefined;
-  readonly outputSchema: AnyObjectSchema | undefined;
+  readonly inputSchema: ObjectSchema | undefined;
+  readonly outputSchema: ObjectSchema | undefined;
   readonly requiredScopes: readonly string[];
   readonly listEntry: Readonly<Record<string, unknown>>;
   readonly handler: (args: Record<string, unknown>, ctx: McpContext) => unknown;
@@ -62,8 +76,8 @@ const EMPTY_INPUT: JsonSchema = { type: 'object', properties: {}, required: [] }
  *     });
  */
 export function defineTool<
-  I extends AnyObjectSchema = AnyObjectSchema,
-  O extends AnyObjectSchema | undefined = undefined,
+  I extends ObjectSchema = ObjectSchema,
+  O extends ObjectSchema | undefined = undefined,
 >(spec: ToolSpec<I, O>): Tool {
   if (!TOOL_NAME.test(spec.name)) {
     throw new TypeError(`tool name '${spec.name}' must be 1–128 characters of A–Z a–z 0–9 _ - .`);
@@ -76,8 +90,11 @@ export function defineTool<
   entry.description = spec.description;
   entry.inputSchema =
     spec.inputJsonSchema ??
-    (spec.inputSchema ? toJsonSchema(spec.inputSchema, 'input') : EMPTY_INPUT);
-  if (spec.outputSchema) entry.outputSchema = toJsonSchema(spec.outputSchema, 'output');
+    (spec.inputSchema ? listedSchema(spec.name, spec.inputSchema, 'input') : EMPTY_INPUT);
+  const output =
+    spec.outputJsonSchema ??
+    (spec.outputSchema ? listedSchema(spec.name, spec.outputSchema, 'output') : undefined);
+  if (output) entry.outputSchema = output;
   if (spec.annotations) entry.annotations = spec.annotations;
   if (spec.icons) entry.icons = spec.icons;
   if (spec._meta) entry._meta = spec._meta;
@@ -91,14 +108,41 @@ export function defineTool<
   };
 }
 
+/** The JSON Schema `tools/list` shows, or a TypeError naming the tool and the way out. */
+function listedSchema(tool: string, schema: ObjectSchema, io: 'input' | 'output'): JsonSchema {
+  if (!hasJsonSchema(schema)) {
+    const vendor = schema['~standard']?.vendor ?? 'unknown';
+    throw new TypeError(
+      `tool '${tool}': its ${io}Schema (${vendor}) cannot be listed as JSON Schema; ` +
+        `give ${io}JsonSchema too, or use zod 4 or a Standard JSON Schema library`,
+    );
+  }
+  return toJsonSchema(schema, io);
+}
+
+// A registry-wide brand instead of `instanceof`, so a ToolError thrown by an app that resolved a
+// second copy of this package (two versions in one node_modules tree) is still recognised.
+const BRAND = Symbol.for('mcpkit.ToolError');
+
 /** A failure the model should see: answered as a tool result with `isError: true`. */
 export class ToolError extends Error {
+  readonly [BRAND] = true;
+
   constructor(
     message: string,
     readonly structuredContent?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'ToolError';
+  }
+
+  /** Whether `value` is a ToolError from any copy of this package. */
+  static is(value: unknown): value is ToolError {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as { [BRAND]?: unknown })[BRAND] === true
+    );
   }
 }
 

@@ -2,7 +2,7 @@ import { NO_REPLY } from '../../jsonrpc/dispatcher.js';
 import { InternalError, RpcError } from '../../jsonrpc/errors.js';
 import { method, type RequestContext } from '../../jsonrpc/method.js';
 import { type McpCallExtra, McpContext } from '../context.js';
-import { describeIssues, issueList, safeParseFast } from '../json-schema.js';
+import { argumentIssues, describeIssues, issueList, safeParseFast } from '../json-schema.js';
 import { paginate } from '../pagination.js';
 import { CallToolParams, PaginatedParams } from '../params.js';
 import type { McpServer } from '../server.js';
@@ -57,7 +57,7 @@ async function callTool(
     const parsed = await safeParseFast(tool.inputSchema, rawArgs);
     // Since 2025-11-25 bad arguments are a tool result the model can read and correct.
     if (!parsed.success) {
-      const custom = server.argumentError?.(tool.name, issueList(parsed.error));
+      const custom = server.argumentError?.(tool.name, argumentIssues(parsed.error, rawArgs));
       if (custom) throw custom;
       const message = `Invalid arguments for tool ${tool.name}: ${describeIssues(parsed.error)}`;
       // structuredContent must match a declared outputSchema, so details go there only without one.
@@ -76,7 +76,7 @@ async function callTool(
     if (tool.raw) return value as CallToolResult;
   } catch (err) {
     if (RpcError.is(err)) throw err;
-    if (err instanceof ToolError) {
+    if (ToolError.is(err)) {
       return toolErrorResult(err.message, tool.outputSchema ? undefined : err.structuredContent);
     }
     server.logger?.error({ err, tool: tool.name }, 'tool failed');
