@@ -1,29 +1,6 @@
-export {
-  type CliOption,
-  CliUsageError,
-  type CliValues,
-  resolveOptions,
-  usage,
-} from './cli/options.js';
-// CLI
-export {
-  type CliApp,
-  COMMON_OPTIONS,
-  type RunContext,
-  type RunOptions,
-  runCli,
-} from './cli/runner.js';
-export { type Authenticator, bearerToken, type StaticToken, staticTokens } from './http/auth.js';
-export { checkHostAndOrigin, isLoopback, type OriginPolicy } from './http/origin.js';
-// HTTP
-export {
-  createMcpHttpServer,
-  type HttpAuthOptions,
-  type McpHttpOptions,
-  type McpHttpServer,
-  type RateLimitOptions,
-} from './http/server.js';
-export { StreamableHttpHandler, type StreamableOptions } from './http/streamable.js';
+// biome-ignore-all assist/source/organizeImports: grouped by layer, each under a heading
+
+// JSON-RPC engine: codec, dispatcher and methods, errors, client, two-way connection
 export { CancellationRegistry } from './jsonrpc/cancellation.js';
 export {
   type ClientOptions,
@@ -67,36 +44,24 @@ export {
   type NamedParams,
   type RequestContext,
 } from './jsonrpc/method.js';
-export { createServer, createServerWith } from './jsonrpc/server.js';
+export { createJsonRpcServer, createJsonRpcServerWith } from './jsonrpc/server.js';
 export type { FrameSink, FrameTransport } from './jsonrpc/transport.js';
 export type * from './jsonrpc/types.js';
+
+// MCP server: McpServer, its tools, resources and prompts, sessions, what handlers are given
 export {
-  type CreateLoggerOptions,
-  createLogger,
-  guardStdout,
-  LOG_LEVELS,
-  type Logger,
-  type LogLevel,
-} from './logging/logger.js';
-export { type McpCallExtra, McpContext } from './mcp/context.js';
-export { type ArgumentIssue, type JsonSchema, toJsonSchema } from './mcp/json-schema.js';
-export { definePrompt, type Prompt, type PromptSpec } from './mcp/prompt.js';
-export {
-  type Completer,
-  defineResource,
-  defineResourceTemplate,
-  type ReadOutput,
-  type Resource,
-  type ResourceListEntry,
-  type ResourceSpec,
-  type ResourceTemplate,
-  type ResourceTemplateSpec,
-  toReadResult,
-} from './mcp/resource.js';
-// MCP server core
-export { McpServer, type McpServerOptions } from './mcp/server.js';
+  type McpErrorOptions,
+  McpServer,
+  type McpServerOptions,
+} from './mcp/server.js';
+export type {
+  ConnectOptions,
+  McpConnection,
+  ServerPort,
+  ServerTransport,
+} from './mcp/transport.js';
 export { type AuthInfo, McpSession, type OutboundChannel } from './mcp/session.js';
-export { type ServeMcpStdioOptions, serveMcpStdio } from './mcp/stdio.js';
+export { type McpCallExtra, McpContext } from './mcp/context.js';
 export {
   defineTool,
   isCallToolResult,
@@ -109,9 +74,23 @@ export {
   toCallToolResult,
   toolErrorResult,
 } from './mcp/tool.js';
-export type * from './mcp/types.js';
-export { LOGGING_LEVELS } from './mcp/types.js';
+export { type ArgumentIssue, type JsonSchema, toJsonSchema } from './mcp/json-schema.js';
+export {
+  type Completer,
+  defineResource,
+  defineResourceTemplate,
+  type ReadOutput,
+  type Resource,
+  type ResourceListEntry,
+  type ResourceSpec,
+  type ResourceTemplate,
+  type ResourceTemplateSpec,
+  toReadResult,
+} from './mcp/resource.js';
 export { UriTemplate } from './mcp/uri-template.js';
+export { definePrompt, type Prompt, type PromptSpec } from './mcp/prompt.js';
+export type * from './mcp/types.js';
+export { MCP_LOGGING_LEVELS } from './mcp/types.js';
 export {
   DEFAULT_HTTP_PROTOCOL_VERSION,
   isSupportedVersion,
@@ -120,15 +99,57 @@ export {
   type ProtocolVersion,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp/versions.js';
-export { LineFramer, type LineSink } from './transports/line-framer.js';
-export { createLinkedTransports } from './transports/memory.js';
+
+// Transports: channels a JsonRpcConnection or `McpServer.connect` runs over
+export { type ServeMcpStdioOptions, serveMcpStdio } from './mcp/stdio.js';
 export {
-  connectStdio,
+  connectJsonRpcStdio,
   DEFAULT_MAX_FRAME_BYTES,
-  type ServeStdioOptions,
+  type JsonRpcStdioOptions,
   StdioTransport,
   type StdioTransportOptions,
-  serveStdio,
+  serveJsonRpcStdio,
 } from './transports/stdio.js';
+export { createLinkedTransports } from './transports/memory.js';
+export { LineFramer, type LineSink } from './transports/line-framer.js';
+
+// HTTP: plain POST and Streamable HTTP, behind auth, rate limits and Host/Origin checks
+export {
+  createMcpHttpServer,
+  type HttpAuthOptions,
+  type McpHttpOptions,
+  type McpHttpServer,
+  type RateLimitOptions,
+} from './http/server.js';
+export { StreamableHttpHandler, type StreamableOptions } from './http/streamable.js';
+export { type Authenticator, bearerToken, type StaticToken, staticTokens } from './http/auth.js';
+export { checkHostAndOrigin, isLoopback, type OriginPolicy } from './http/origin.js';
+
+// CLI: the runner every app's bin is (flags = environment variables, --help, stdio | http)
+export {
+  type CliApp,
+  COMMON_OPTIONS,
+  type RunContext,
+  type RunOptions,
+  runCli,
+} from './cli/runner.js';
+export {
+  type CliOption,
+  CliUsageError,
+  type CliValues,
+  resolveOptions,
+  usage,
+} from './cli/options.js';
+
+// Logging: the process's own log (pino, on stderr) — MCP log messages are McpContext.log
+export {
+  type CreateLoggerOptions,
+  createLogger,
+  guardStdout,
+  type Logger,
+  PINO_LOG_LEVELS,
+  type PinoLogLevel,
+} from './logging/logger.js';
+
 // MCP client half
 export * from './client/index.js';

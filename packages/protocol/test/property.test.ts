@@ -7,9 +7,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { JsonRpcConnection, method, RpcError, StdioTransport } from '../src/index.js';
-import { createServer } from '../src/jsonrpc/server.js';
+import { createJsonRpcServer } from '../src/jsonrpc/server.js';
 
-const server = createServer(
+const server = createJsonRpcServer(
   method('subtract', ['minuend', 'subtrahend'], ({ minuend, subtrahend }) => {
     if (typeof minuend !== 'number' || typeof subtrahend !== 'number')
       throw new TypeError('not numbers');

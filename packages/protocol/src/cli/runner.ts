@@ -1,6 +1,11 @@
 import type { Logger } from 'pino';
 import { createMcpHttpServer, type McpHttpOptions } from '../http/server.js';
-import { createLogger, guardStdout, LOG_LEVELS, type LogLevel } from '../logging/logger.js';
+import {
+  createLogger,
+  guardStdout,
+  PINO_LOG_LEVELS,
+  type PinoLogLevel,
+} from '../logging/logger.js';
 import type { McpServer } from '../mcp/server.js';
 import type { AuthInfo } from '../mcp/session.js';
 import { serveMcpStdio } from '../mcp/stdio.js';
@@ -35,7 +40,7 @@ export const COMMON_OPTIONS: readonly CliOption[] = [
     description: 'log level of the stderr log',
     type: 'string',
     default: 'info',
-    choices: LOG_LEVELS,
+    choices: PINO_LOG_LEVELS,
   },
   {
     name: 'help',
@@ -115,7 +120,7 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     process.stdout.write(`${app.version}\n`);
     return 0;
   }
-  const logger = createLogger({ name: app.command, level: values['log-level'] as LogLevel });
+  const logger = createLogger({ name: app.command, level: values['log-level'] as PinoLogLevel });
   const ctx: RunContext = { values, positionals, logger };
   if (positionals.length > 0) {
     if (!app.run) {

@@ -2,7 +2,13 @@
  * A calculator served over stdio: the JSON-RPC methods used by the specification's examples.
  * Run it and type one request per line, e.g. {"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}
  */
-import { createLogger, createServer, InvalidParamsError, method, serveStdio } from '../index.js';
+import {
+  createJsonRpcServer,
+  createLogger,
+  InvalidParamsError,
+  method,
+  serveJsonRpcStdio,
+} from '../index.js';
 
 function num(value: unknown, name: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {
@@ -24,7 +30,7 @@ const log = createLogger({
   level: (process.env.LOG_LEVEL as 'info') ?? 'info',
 });
 
-const calculator = createServer(
+const calculator = createJsonRpcServer(
   method(
     'subtract',
     ['minuend', 'subtrahend'],
@@ -48,4 +54,4 @@ const calculator = createServer(
 if (process.stdin.isTTY) {
   log.info('calculator on stdio: type one JSON-RPC request per line, Ctrl-D to quit');
 }
-await serveStdio(calculator, { logger: log });
+await serveJsonRpcStdio(calculator, { logger: log });

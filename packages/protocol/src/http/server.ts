@@ -10,7 +10,7 @@ import type { AuthInfo } from '../mcp/session.js';
 import { type Authenticator, bearerToken, type StaticToken, staticTokens } from './auth.js';
 import { BodyTooLargeError, isJsonContentType, readBody } from './body.js';
 import { checkHostAndOrigin, isLoopback, type OriginPolicy } from './origin.js';
-import { handlePlainPost } from './plain.js';
+import { PlainHttpHandler } from './plain.js';
 import { sendEmpty, sendError } from './respond.js';
 import { StreamableHttpHandler, type StreamableOptions } from './streamable.js';
 
@@ -78,13 +78,16 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       `refusing to listen on ${host} without auth: configure tokens or bind to 127.0.0.1`,
     );
   }
-  const plain = new Set(options.plainPaths ?? []);
+  const plainPaths = new Set(options.plainPaths ?? []);
+  const plain = plainPaths.size > 0 ? mcp.connect(new PlainHttpHandler()) : undefined;
   const streamablePath = options.streamablePath === undefined ? '/mcp' : options.streamablePath;
   const streamable = streamablePath
-    ? new StreamableHttpHandler(mcp, {
-        ...(options.logger ? { logger: options.logger } : {}),
-        ...options.streamable,
-      })
+    ? mcp.connect(
+        new StreamableHttpHandler({
+          ...(options.logger ? { logger: options.logger } : {}),
+          ...options.streamable,
+        }),
+      )
     : undefined;
   const maxBody = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
   const limiter = options.rateLimit
@@ -110,7 +113,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    const isPlain = plain.has(path);
+    const isPlain = plain !== undefined && plainPaths.has(path);
     const isStreamable = streamable !== undefined && path === streamablePath;
     if (!isPlain && !isStreamable) {
       sendError(res, 404, { code: ErrorCode.MethodNotFound, message: `Not Found: ${path}` });
@@ -194,7 +197,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       return;
     }
     const body = bytes.toString('utf8');
-    if (isPlain) await handlePlainPost(mcp, res, body, auth);
+    if (isPlain) await (plain as PlainHttpHandler).handlePost(res, body, auth);
     else await (streamable as StreamableHttpHandler).handlePost(req, res, body, auth);
   }
 

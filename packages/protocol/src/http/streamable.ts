@@ -5,8 +5,8 @@ import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import { ErrorCode } from '../jsonrpc/errors.js';
 import { isPromiseLike } from '../jsonrpc/method.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
-import type { McpServer } from '../mcp/server.js';
 import { type AuthInfo, McpSession, type OutboundChannel } from '../mcp/session.js';
+import type { ServerPort, ServerTransport } from '../mcp/transport.js';
 import { isSupportedVersion } from '../mcp/versions.js';
 import { sendEmpty, sendError, sendJson } from './respond.js';
 import { parseEventId, StreamLog } from './resumable.js';
@@ -58,9 +58,12 @@ const messagesOf = (frame: Frame & { kind: 'single' | 'batch' }): Incoming[] =>
  * answered with JSON — or with an SSE stream when the server has notifications or requests to
  * send while a call runs; GET opens the stream for messages outside any call; DELETE ends a
  * session. One McpServer serves every client; nothing is rebuilt per request.
+ *
+ * `server.connect(new StreamableHttpHandler(options))` attaches it; `createMcpHttpServer` does
+ * that, and mounts it behind auth, rate limits and Host/Origin checks.
  */
-export class StreamableHttpHandler {
-  readonly #server: McpServer;
+export class StreamableHttpHandler implements ServerTransport {
+  #port: ServerPort | undefined;
   readonly #stateful: boolean;
   readonly #idleMs: number;
   readonly #maxSessions: number;
@@ -69,8 +72,7 @@ export class StreamableHttpHandler {
   readonly #sessions = new Map<string, HttpSession>();
   readonly #sweeper: ReturnType<typeof setInterval> | undefined;
 
-  constructor(server: McpServer, options: StreamableOptions = {}) {
-    this.#server = server;
+  constructor(options: StreamableOptions = {}) {
     this.#stateful = options.sessions ?? true;
     this.#idleMs = options.sessionIdleMs ?? 30 * 60_000;
     this.#maxSessions = options.maxSessions ?? 10_000;
@@ -80,6 +82,17 @@ export class StreamableHttpHandler {
       this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, this.#idleMs));
       this.#sweeper.unref();
     }
+  }
+
+  attach(port: ServerPort): void {
+    if (this.#port) throw new Error('this handler is already connected to a server');
+    this.#port = port;
+  }
+
+  get #server(): ServerPort {
+    if (!this.#port)
+      throw new Error('StreamableHttpHandler is not connected: call server.connect(handler)');
+    return this.#port;
   }
 
   get sessionCount(): number {
@@ -209,15 +222,14 @@ export class StreamableHttpHandler {
         return true;
       },
     };
-    const reply = this.#server.dispatcher.handleDecoded(frame, {
-      extra: { session: current.mcp, auth, channel },
-      signalFor: (id) => current.mcp.cancellation.signalFor(id),
-      settled: (id) => current.mcp.cancellation.settled(id),
-      onResponse: (response) => {
+    const reply = this.#server.dispatch(
+      frame,
+      { session: current.mcp, auth, channel },
+      (response) => {
         if (!current.client.handleResponse(response))
           this.#logger?.debug({ id: response.id }, 'unmatched response');
       },
-    });
+    );
     const text = isPromiseLike(reply) ? await reply : reply;
 
     if (created) {

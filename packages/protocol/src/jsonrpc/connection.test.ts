@@ -5,7 +5,7 @@ import { ConnectionClosedError, RequestTimeoutError } from './client.js';
 import { JsonRpcConnection } from './connection.js';
 import { RpcError } from './errors.js';
 import { method } from './method.js';
-import { createServer } from './server.js';
+import { createJsonRpcServer } from './server.js';
 
 /** Two connections joined back to back, as a parent and a child process would be. */
 function pair(options: { requestTimeoutMs?: number } = {}) {
@@ -15,7 +15,7 @@ function pair(options: { requestTimeoutMs?: number } = {}) {
   const started: string[] = [];
   const b: JsonRpcConnection<{ side: string }> = new JsonRpcConnection({
     transport: new StdioTransport({ input: aToB, output: bToA }),
-    dispatcher: createServer<{ side: string }>(
+    dispatcher: createJsonRpcServer<{ side: string }>(
       method(
         'subtract',
         ['minuend', 'subtrahend'],
@@ -36,7 +36,7 @@ function pair(options: { requestTimeoutMs?: number } = {}) {
   }).start();
   const a = new JsonRpcConnection({
     transport: new StdioTransport({ input: bToA, output: aToB }),
-    dispatcher: createServer(method('name', () => 'a')),
+    dispatcher: createJsonRpcServer(method('name', () => 'a')),
     onAbandon: (id, m, why) => abandoned.push([id, m, why]),
     ...options,
   }).start();

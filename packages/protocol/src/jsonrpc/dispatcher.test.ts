@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Dispatcher, type DispatchOptions, type EngineLogger } from './dispatcher.js';
 import { InvalidParamsError, RpcError } from './errors.js';
 import { method, type RequestContext } from './method.js';
-import { createServer, createServerWith } from './server.js';
+import { createJsonRpcServer, createJsonRpcServerWith } from './server.js';
 import type { JsonRpcId } from './types.js';
 
 interface Reply {
@@ -97,7 +97,7 @@ const subtract = method('subtract', ['minuend', 'subtrahend'], ({ minuend, subtr
 });
 
 describe('named-parameter methods', () => {
-  const server = createServer(
+  const server = createJsonRpcServer(
     subtract,
     method('greet', ['name', 'greeting?'], ({ name, greeting }) => ({ name, greeting })),
     method('ping', [], () => 'pong'),
@@ -208,7 +208,7 @@ describe('named-parameter methods', () => {
 
   it('does not call the handler when params are invalid', async () => {
     const handler = vi.fn(() => 0);
-    const s = createServer(method('m', ['a'], handler));
+    const s = createJsonRpcServer(method('m', ['a'], handler));
     await call(s, req(1, 'm', [1, 2]));
     await call(s, req(2, 'm', {}));
     expect(handler).not.toHaveBeenCalled();
@@ -218,7 +218,7 @@ describe('named-parameter methods', () => {
 describe('raw methods', () => {
   it('receive params exactly as sent', async () => {
     const seen: unknown[] = [];
-    const server = createServer(
+    const server = createJsonRpcServer(
       method('echo', (params) => {
         seen.push(params);
         return params ?? 'none';
@@ -232,7 +232,7 @@ describe('raw methods', () => {
 });
 
 describe('schema methods (zod 4)', () => {
-  const server = createServer(
+  const server = createJsonRpcServer(
     method(
       'add',
       z.object({ a: z.number(), b: z.number().optional() }),
@@ -319,7 +319,7 @@ describe('schema methods (zod 4)', () => {
 
 describe('errors', () => {
   it('answers an unknown method with -32601 naming it', async () => {
-    const server = createServer(subtract);
+    const server = createJsonRpcServer(subtract);
     expect(await call(server, req('u', 'foobar'))).toEqual({
       jsonrpc: '2.0',
       id: 'u',
@@ -330,7 +330,7 @@ describe('errors', () => {
   it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'])(
     'answers %s with -32601 unless registered',
     async (name) => {
-      const server = createServer(subtract);
+      const server = createJsonRpcServer(subtract);
       const reply = await call(server, req(1, name));
       expect(reply?.error).toEqual({
         code: -32601,
@@ -348,7 +348,7 @@ describe('errors', () => {
 
   it('answers a handler throwing a plain Error with -32603 and leaks nothing', async () => {
     const secret = 'db password hunter2 at /srv/app/secret.ts';
-    const server = createServer(
+    const server = createJsonRpcServer(
       method('crash', () => {
         throw new Error(secret);
       }),
@@ -367,7 +367,7 @@ describe('errors', () => {
   });
 
   it('answers an async handler rejecting with a plain Error with -32603 and leaks nothing', async () => {
-    const server = createServer(
+    const server = createJsonRpcServer(
       method('crash', async () => {
         await Promise.resolve();
         throw new TypeError('cannot read secretToken of undefined');
@@ -383,7 +383,7 @@ describe('errors', () => {
   });
 
   it('answers a non-Error thrown value with -32603', async () => {
-    const server = createServer(
+    const server = createJsonRpcServer(
       method('str', () => {
         throw 'raw string secret';
       }),
@@ -396,7 +396,7 @@ describe('errors', () => {
   });
 
   it('echoes an RpcError thrown by a handler exactly', async () => {
-    const server = createServer(
+    const server = createJsonRpcServer(
       method('custom', () => {
         throw new RpcError(-32001, 'Resource locked', { resource: 'r1', retryAfter: 5 });
       }),
@@ -431,7 +431,7 @@ describe('errors', () => {
   });
 
   it('answers a result JSON cannot express with -32603 for the same id', async () => {
-    const server = createServer(method('big', () => ({ n: 1n })));
+    const server = createJsonRpcServer(method('big', () => ({ n: 1n })));
     expect(await call(server, req(7, 'big'))).toMatchObject({
       jsonrpc: '2.0',
       id: 7,
@@ -442,7 +442,7 @@ describe('errors', () => {
   it('logs a crashing handler through the logger, but not an RpcError', async () => {
     const logger = fakeLogger();
     const thrown = new Error('kaboom');
-    const server = createServerWith(
+    const server = createJsonRpcServerWith(
       { logger },
       method('crash', () => {
         throw thrown;
@@ -472,7 +472,7 @@ describe('errors', () => {
 
   it('logs a crashing notification handler even though nothing is answered', async () => {
     const logger = fakeLogger();
-    const server = createServerWith(
+    const server = createJsonRpcServerWith(
       { logger },
       method('crash', () => {
         throw new Error('in a notification');
@@ -488,7 +488,7 @@ describe('errors', () => {
 
 describe('results', () => {
   it('answers a handler returning undefined with result null', async () => {
-    const server = createServer(
+    const server = createJsonRpcServer(
       method('nothing', () => undefined),
       method('asyncNothing', async () => {}),
     );
@@ -503,7 +503,7 @@ describe('results', () => {
   });
 
   it('answers a result JSON cannot express as a value (function, symbol) with result null', async () => {
-    const server = createServer(
+    const server = createJsonRpcServer(
       method('fn', () => () => 1),
       method('sym', () => Symbol('s')),
     );
@@ -512,7 +512,7 @@ describe('results', () => {
   });
 
   it('passes falsy results through unchanged', async () => {
-    const server = createServer(
+    const server = createJsonRpcServer(
       method('zero', () => 0),
       method('empty', () => ''),
       method('no', () => false),
@@ -525,7 +525,7 @@ describe('results', () => {
   });
 
   it('awaits async handlers', async () => {
-    const server = createServer(
+    const server = createJsonRpcServer(
       method('slow', ['x'], async ({ x }) => {
         await new Promise((r) => setTimeout(r, 5));
         return { doubled: Number(x) * 2 };
@@ -539,7 +539,7 @@ describe('results', () => {
   });
 
   it('answers synchronous handlers synchronously', () => {
-    const server = createServer(subtract);
+    const server = createJsonRpcServer(subtract);
     const single = server.handleFrame(JSON.stringify(req(1, 'subtract', [3, 1])), noExtra);
     expect(typeof single).toBe('string');
     const batch = server.handleFrame(
@@ -557,7 +557,7 @@ describe('results', () => {
     ['null', null],
     ['"1"', '1'],
   ])('echoes request id %s exactly', async (_label, id) => {
-    const server = createServer(subtract);
+    const server = createJsonRpcServer(subtract);
     const ok = await call(server, req(id, 'subtract', [2, 1]));
     expect(ok?.id).toBe(id);
     expect(ok?.result).toBe(1);
@@ -568,7 +568,7 @@ describe('results', () => {
 });
 
 describe('frames that are not answered with a result', () => {
-  const server = createServer(subtract);
+  const server = createJsonRpcServer(subtract);
 
   it('answers invalid JSON with -32700 and id null', async () => {
     const reply = await call(
@@ -598,7 +598,7 @@ describe('frames that are not answered with a result', () => {
 describe('notifications', () => {
   it('are never answered, whatever happens', async () => {
     const calls: string[] = [];
-    const server = createServer(
+    const server = createJsonRpcServer(
       method('ok', () => {
         calls.push('ok');
         return 'ignored';
@@ -628,7 +628,7 @@ describe('notifications', () => {
 
   it('log an unknown method at debug level only', async () => {
     const logger = fakeLogger();
-    const server = createServerWith({ logger });
+    const server = createJsonRpcServerWith({ logger });
     expect(await raw(server, JSON.stringify(note('nope')))).toBeUndefined();
     expect(logger.error).not.toHaveBeenCalled();
     expect(logger.debug).toHaveBeenCalledWith(
@@ -638,7 +638,7 @@ describe('notifications', () => {
   });
 
   it('are answered when the message itself is invalid', async () => {
-    const server = createServer(subtract);
+    const server = createJsonRpcServer(subtract);
     expect(await call(server, { jsonrpc: '2.0', method: 'subtract', params: 'x' })).toMatchObject({
       id: null,
       error: { code: -32600 },
@@ -647,7 +647,7 @@ describe('notifications', () => {
 });
 
 describe('batches', () => {
-  const server = createServer(
+  const server = createJsonRpcServer(
     method('sum', (params) => (params as number[]).reduce((a, b) => a + b, 0)),
     method('notify_hello', () => 'hello'),
     subtract,
@@ -699,7 +699,7 @@ describe('batches', () => {
 
   it('answer nothing to an all-notification batch', async () => {
     const calls: number[] = [];
-    const s = createServer(
+    const s = createJsonRpcServer(
       method('n', ['i'], ({ i }) => {
         calls.push(Number(i));
       }),
@@ -715,7 +715,7 @@ describe('batches', () => {
 
   it('answer a batch over maxBatchSize with a single -32600 and run nothing', async () => {
     const handler = vi.fn(() => 1);
-    const s = createServerWith({ maxBatchSize: 2 }, method('m', handler));
+    const s = createJsonRpcServerWith({ maxBatchSize: 2 }, method('m', handler));
     const over = await call(s, JSON.stringify([req(1, 'm'), req(2, 'm'), req(3, 'm')]));
     expect(over).toMatchObject({
       jsonrpc: '2.0',
@@ -732,7 +732,7 @@ describe('batches', () => {
     const aStarted = deferred();
     const bStarted = deferred();
     // Each handler waits for the other to have started: sequential execution would deadlock.
-    const s = createServer(
+    const s = createJsonRpcServer(
       method('a', async () => {
         aStarted.resolve();
         await bStarted.promise;
@@ -772,7 +772,7 @@ describe('batches', () => {
   });
 
   it('isolate a crashing element from the others', async () => {
-    const s = createServer(
+    const s = createJsonRpcServer(
       method('ok', () => 'fine'),
       method('crash', async () => {
         throw new Error('boom');
@@ -793,7 +793,7 @@ describe('batches', () => {
 describe('responses', () => {
   it('are passed to onResponse and not answered', async () => {
     const onResponse = vi.fn();
-    const server = createServer(subtract);
+    const server = createJsonRpcServer(subtract);
     const options: DispatchOptions<unknown> = { extra: undefined, onResponse };
     expect(
       await raw(server, JSON.stringify({ jsonrpc: '2.0', id: 1, result: 'r' }), options),
@@ -815,7 +815,7 @@ describe('responses', () => {
   });
 
   it('are dropped silently without onResponse', async () => {
-    const server = createServer(subtract);
+    const server = createJsonRpcServer(subtract);
     expect(
       await raw(server, JSON.stringify({ jsonrpc: '2.0', id: 1, result: 'r' })),
     ).toBeUndefined();
@@ -823,7 +823,7 @@ describe('responses', () => {
 
   it('in a batch go to onResponse while requests are answered', async () => {
     const onResponse = vi.fn();
-    const server = createServer(subtract);
+    const server = createJsonRpcServer(subtract);
     const replies = await callBatch(
       server,
       [{ jsonrpc: '2.0', id: 9, result: 'x' }, req(1, 'subtract', [2, 1])],
@@ -851,7 +851,7 @@ describe('request context', () => {
 
   it('carries id, method, extra and a live, non-aborted signal', async () => {
     const seen: RequestContext<Extra>[] = [];
-    const server = createServer<Extra>(
+    const server = createJsonRpcServer<Extra>(
       method<Extra>('ctx', (_params, ctx) => {
         seen.push(ctx);
         return { aborted: ctx.signal.aborted };
@@ -876,7 +876,7 @@ describe('request context', () => {
 
   it('passes ctx to named-param and schema handlers too', async () => {
     const ids: unknown[] = [];
-    const server = createServer(
+    const server = createJsonRpcServer(
       method('named', ['a'], (_p, ctx) => {
         ids.push(ctx.id);
       }),
@@ -894,7 +894,7 @@ describe('request context', () => {
     const controller = new AbortController();
     const signalFor = vi.fn(() => controller.signal);
     const settled = vi.fn();
-    const server = createServer(
+    const server = createJsonRpcServer(
       method('reads', (_p, ctx) => ctx.signal === controller.signal),
       method('ignores', () => 'x'),
     );
@@ -910,10 +910,10 @@ describe('request context', () => {
 
 describe('registry', () => {
   it('rejects a duplicate method name', () => {
-    const server = createServer(subtract);
+    const server = createJsonRpcServer(subtract);
     expect(() => server.register(method('subtract', () => 0))).toThrow(/already registered/);
     expect(() =>
-      createServer(
+      createJsonRpcServer(
         method('x', () => 1),
         method('x', () => 2),
       ),
@@ -921,7 +921,7 @@ describe('registry', () => {
   });
 
   it('keeps the first definition when a duplicate is rejected', async () => {
-    const server = createServer(method('x', () => 'first'));
+    const server = createJsonRpcServer(method('x', () => 'first'));
     expect(() => server.register(method('x', () => 'second'))).toThrow();
     expect(await call(server, req(1, 'x'))).toMatchObject({ result: 'first' });
   });

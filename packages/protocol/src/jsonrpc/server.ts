@@ -2,19 +2,21 @@ import { Dispatcher, type DispatcherOptions } from './dispatcher.js';
 import type { MethodDefinition } from './method.js';
 
 /**
- * A JSON-RPC server built from named methods, in the spirit of `Server(Method('add', add), …)`:
+ * A JSON-RPC server (a dispatcher, no MCP) built from named methods, in the spirit of
+ * `Server(Method('add', add), …)`:
  *
- *     const server = createServer(
+ *     const server = createJsonRpcServer(
  *       method('add', ['a', 'b'], ({ a, b }) => Number(a) + Number(b)),
  *       method('subtract', ['minuend', 'subtrahend'], ({ minuend, subtrahend }) => …),
  *     );
- *     await serveStdio(server);
+ *     await serveJsonRpcStdio(server);
  */
-export function createServer<E = unknown>(...methods: MethodDefinition<E>[]): Dispatcher<E> {
+export function createJsonRpcServer<E = unknown>(...methods: MethodDefinition<E>[]): Dispatcher<E> {
   return new Dispatcher<E>().register(...methods);
 }
 
-export function createServerWith<E = unknown>(
+/** `createJsonRpcServer` with dispatcher options (batch limit, logger …). */
+export function createJsonRpcServerWith<E = unknown>(
   options: DispatcherOptions,
   ...methods: MethodDefinition<E>[]
 ): Dispatcher<E> {

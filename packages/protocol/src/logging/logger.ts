@@ -3,12 +3,21 @@ import { type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger };
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+/** The levels of the process's own log (pino, stderr) — not MCP's `MCP_LOGGING_LEVELS`. */
+export const PINO_LOG_LEVELS = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+] as const;
+export type PinoLogLevel = (typeof PINO_LOG_LEVELS)[number];
 
 export interface CreateLoggerOptions {
   name?: string;
-  level?: LogLevel;
+  level?: PinoLogLevel;
   /** Extra redaction paths on top of the defaults (credentials never reach the log). */
   redact?: string[];
 }

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { RequestOptions } from '../jsonrpc/client.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../jsonrpc/method.js';
-import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
+import type { JsonRpcParams } from '../jsonrpc/types.js';
+import { connectRaw } from '../testing/raw.js';
 import { type McpCallExtra, McpContext } from './context.js';
 import { McpServer } from './server.js';
 import { McpSession, type OutboundChannel } from './session.js';
@@ -128,23 +129,10 @@ describe('log()', () => {
         },
       }),
     );
-    const channel = new FakeChannel();
-    const session = server.openSession(channel);
-    const options = { extra: { session } };
-    await server.dispatcher.handleFrame(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'logging/setLevel',
-        params: { level: 'warning' },
-      }),
-      options,
-    );
-    await server.dispatcher.handleFrame(
-      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'chatty' } }),
-      options,
-    );
-    expect(channel.notifications.map((n) => (n.params as { level: string }).level)).toEqual([
+    const peer = connectRaw(server);
+    await peer.request('logging/setLevel', { level: 'warning' });
+    await peer.request('tools/call', { name: 'chatty' });
+    expect(peer.notifications.map((n) => (n.params as { level: string }).level)).toEqual([
       'warning',
       'error',
     ]);
@@ -188,18 +176,13 @@ describe('progress()', () => {
         },
       }),
     );
-    const channel = new FakeChannel();
-    const session = server.openSession(channel);
-    await server.dispatcher.handleFrame(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'slow', arguments: {}, _meta: { progressToken: 99 } },
-      }),
-      { extra: { session } },
-    );
-    expect(channel.notifications).toEqual([
+    const peer = connectRaw(server);
+    await peer.request('tools/call', {
+      name: 'slow',
+      arguments: {},
+      _meta: { progressToken: 99 },
+    });
+    expect(peer.notifications).toEqual([
       { method: 'notifications/progress', params: { progressToken: 99, progress: 1, total: 2 } },
       {
         method: 'notifications/progress',
@@ -283,26 +266,13 @@ describe('sample() and elicit()', () => {
         },
       }),
     );
-    const channel = new FakeChannel();
-    channel.answer = { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' };
-    const session = server.openSession(channel);
-    const send = async (message: unknown) =>
-      await server.dispatcher.handleFrame(JSON.stringify(message), { extra: { session } });
-    await send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: { sampling: {} } },
-    });
-    const text = await send({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'ask', arguments: {} },
-    });
-    expect(JSON.parse(text ?? 'null')).toMatchObject({ id: 2, result: { isError: false } });
-    expect(channel.requests.map((r) => r.method)).toEqual(['sampling/createMessage']);
-    expect(seen).toEqual([channel.answer]);
+    const answer = { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' };
+    const peer = connectRaw(server, { onRequest: () => answer });
+    await peer.initialize({ capabilities: { sampling: {} } });
+    const reply = await peer.request('tools/call', { name: 'ask', arguments: {} });
+    expect(reply).toMatchObject({ id: 2, result: { isError: false } });
+    expect(peer.requests.map((r) => r.method)).toEqual(['sampling/createMessage']);
+    expect(seen).toEqual([answer]);
   });
 
   it('reject with an RpcError when there is no channel at all', async () => {
@@ -338,20 +308,14 @@ describe('cancellation', () => {
           }),
       }),
     );
-    const channel = new FakeChannel();
-    const session = server.openSession(channel);
-    const options = {
-      extra: { session },
-      signalFor: (id: JsonRpcId | undefined) => session.cancellation.signalFor(id),
-      settled: (id: JsonRpcId | undefined) => session.cancellation.settled(id),
-    };
-    const send = (message: unknown) =>
-      server.dispatcher.handleFrame(JSON.stringify(message), options);
-    return { server, session, channel, send, running, observed };
+    // A client that goes away gets its calls aborted at once.
+    const peer = connectRaw(server, { drainTimeoutMs: 0 });
+    const send = (message: unknown) => peer.send(JSON.stringify(message));
+    return { server, peer, send, running, observed };
   }
 
   it('aborts the tool on notifications/cancelled and sends no reply', async () => {
-    const { send, running, observed, channel } = setup();
+    const { send, running, observed, peer } = setup();
     const pending = send({
       jsonrpc: '2.0',
       id: 41,
@@ -371,12 +335,14 @@ describe('cancellation', () => {
     expect(observed.reason).toBeInstanceOf(Error);
     expect((observed.reason as Error).message).toBe('user pressed stop');
 
+    await peer.settle();
+    expect(peer.received).toEqual([]);
+    await peer.close();
     await expect(pending).resolves.toBeUndefined();
-    expect(channel.notifications).toEqual([]);
   });
 
   it('cancels string ids too and uses a default reason', async () => {
-    const { send, running, observed } = setup();
+    const { send, running, observed, peer } = setup();
     const pending = send({
       jsonrpc: '2.0',
       id: 'req-a',
@@ -391,11 +357,14 @@ describe('cancellation', () => {
     });
     expect(observed.aborted).toBe(true);
     expect((observed.reason as Error).message).toBe('cancelled by the client');
+    await peer.settle();
+    expect(peer.received).toEqual([]);
+    await peer.close();
     await expect(pending).resolves.toBeUndefined();
   });
 
   it('ignores a cancellation of another request id', async () => {
-    const { send, running, observed, session } = setup();
+    const { send, running, observed, peer } = setup();
     const pending = send({
       jsonrpc: '2.0',
       id: 5,
@@ -408,14 +377,15 @@ describe('cancellation', () => {
     await send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 6 } });
     expect(observed.aborted).toBe(false);
 
-    // Closing the session aborts what is still running; the reply is then dropped too.
-    session.cancellation.abortAll(() => new Error('gone'));
+    // A client that goes away has what it left running aborted; nothing is sent any more.
+    await peer.close();
     expect(observed.aborted).toBe(true);
     await expect(pending).resolves.toBeUndefined();
+    expect(peer.received).toEqual([]);
   });
 
   it('answers a request that finishes before anyone cancels it', async () => {
-    const { server, session } = setup();
+    const { server, peer } = setup();
     server.addTool(
       defineTool({
         name: 'quick',
@@ -423,19 +393,11 @@ describe('cancellation', () => {
         handler: (_args, ctx) => (ctx.signal.aborted ? 'aborted' : 'fine'),
       }),
     );
-    const options = {
-      extra: { session },
-      signalFor: (id: JsonRpcId | undefined) => session.cancellation.signalFor(id),
-      settled: (id: JsonRpcId | undefined) => session.cancellation.settled(id),
-    };
-    const text = await server.dispatcher.handleFrame(
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'quick' } }),
-      options,
-    );
-    const reply = JSON.parse(text ?? 'null') as { result: CallToolResult };
-    expect(reply.result.content).toEqual([{ type: 'text', text: 'fine' }]);
-    // Cancelling after it settled is a no-op.
-    expect(session.cancellation.cancel(1)).toBe(false);
+    const reply = await peer.request<CallToolResult>('tools/call', { name: 'quick' });
+    expect(reply.result?.content).toEqual([{ type: 'text', text: 'fine' }]);
+    // Cancelling after it settled is a no-op: nothing more is sent.
+    await peer.notify('notifications/cancelled', { requestId: reply.id });
+    expect(peer.received).toHaveLength(1);
   });
 });
 
@@ -452,32 +414,22 @@ describe('cancelling a call whose handler never reads its signal', () => {
           }),
       }),
     );
-    const session = server.openSession();
-    const options = {
-      extra: { session },
-      signalFor: (id: JsonRpcId | undefined) => session.cancellation.signalFor(id),
-      settled: (id: JsonRpcId | undefined) => session.cancellation.settled(id),
-    };
+    const peer = connectRaw(server);
     const call = JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
       params: { name: 'slow' },
     });
-    const pending = server.dispatcher.handleFrame(call, options);
+    const pending = peer.send(call);
     await new Promise((r) => setTimeout(r, 5));
-    await server.dispatcher.handleFrame(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        method: 'notifications/cancelled',
-        params: { requestId: 1 },
-      }),
-      options,
-    );
+    await peer.notify('notifications/cancelled', { requestId: 1 });
     release?.();
+    await peer.settle();
+    expect(peer.received).toEqual([]);
+    // The same id again, not cancelled this time: answered (and the first send gives up).
+    const again = peer.send(call);
     await expect(pending).resolves.toBeUndefined();
-    // The same id again, not cancelled this time: answered.
-    const again = server.dispatcher.handleFrame(call, options);
     await new Promise((r) => setTimeout(r, 5));
     release?.();
     expect(JSON.parse((await again) as string)).toMatchObject({

@@ -6,9 +6,14 @@ import type { AuthInfo, McpSession, OutboundChannel } from './session.js';
 import {
   type CreateMessageResult,
   type ElicitResult,
-  LOGGING_LEVELS,
   type LoggingLevel,
+  MCP_LOGGING_LEVELS,
 } from './types.js';
+
+/** Whether a client whose `logging/setLevel` is `min` (undefined: never set) wants `level`. */
+export function logLevelAdmits(min: LoggingLevel | undefined, level: LoggingLevel): boolean {
+  return min === undefined || MCP_LOGGING_LEVELS.indexOf(level) >= MCP_LOGGING_LEVELS.indexOf(min);
+}
 
 /** What a transport attaches to every MCP call (`ctx.extra`). */
 export interface McpCallExtra {
@@ -73,9 +78,7 @@ export class McpContext {
 
   /** `notifications/message`, when the client's log level lets it through. */
   log(level: LoggingLevel, data: unknown, logger?: string): boolean {
-    const min = this.session.logLevel;
-    if (min !== undefined && LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(min))
-      return false;
+    if (!logLevelAdmits(this.session.logLevel, level)) return false;
     return this.notify(
       'notifications/message',
       logger === undefined ? { level, data } : { level, logger, data },

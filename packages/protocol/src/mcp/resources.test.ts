@@ -1,12 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { RpcError } from '../jsonrpc/errors.js';
-import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
+import { connectRaw, type RawReply } from '../testing/raw.js';
 import { McpContext } from './context.js';
 import { definePrompt } from './prompt.js';
 import { defineResource, defineResourceTemplate } from './resource.js';
 import { McpServer, type McpServerOptions } from './server.js';
-import type { OutboundChannel } from './session.js';
 
 // ---------------------------------------------------------------------------------------------
 // Harness
@@ -17,45 +16,21 @@ interface ErrorObject {
   data?: unknown;
 }
 
-interface Reply<R> {
-  jsonrpc: '2.0';
-  id: JsonRpcId;
-  result?: R;
-  error?: ErrorObject;
-}
-
-class FakeChannel implements OutboundChannel {
-  readonly notifications: { method: string; params?: JsonRpcParams | undefined }[] = [];
-  notify(method: string, params?: JsonRpcParams): void {
-    this.notifications.push({ method, params });
-  }
-  request<R = unknown>(): Promise<R> {
-    return Promise.reject(new Error('not expected'));
-  }
-}
-
 function connect(server: McpServer) {
-  const channel = new FakeChannel();
-  const session = server.openSession(channel);
-  const options = {
-    extra: { session },
-    signalFor: (id: JsonRpcId | undefined) => session.cancellation.signalFor(id),
-    settled: (id: JsonRpcId | undefined) => session.cancellation.settled(id),
-  };
+  const peer = connectRaw(server);
   let nextId = 1;
 
-  async function request<R>(method: string, params?: unknown): Promise<Reply<R>> {
+  async function request<R>(method: string, params?: unknown): Promise<RawReply<R>> {
     const id = nextId++;
-    const text = await server.dispatcher.handleFrame(
+    const text = await peer.send(
       JSON.stringify(
         params === undefined
           ? { jsonrpc: '2.0', id, method }
           : { jsonrpc: '2.0', id, method, params },
       ),
-      options,
     );
     if (text === undefined) throw new Error(`no reply to ${method}`);
-    const reply = JSON.parse(text) as Reply<R>;
+    const reply = JSON.parse(text) as RawReply<R>;
     expect(reply.id).toBe(id);
     return reply;
   }
@@ -74,7 +49,7 @@ function connect(server: McpServer) {
     return reply.error;
   }
 
-  return { channel, session, request, result, error };
+  return { peer, session: peer.session, notifications: peer.notifications, request, result, error };
 }
 
 const base: McpServerOptions = { name: 'resources-test', version: '0.0.1' };
@@ -333,11 +308,11 @@ describe('resources/read', () => {
     expect((await client.error('resources/read', { uri: 'users://alice' })).code).toBe(-32002);
   });
 
-  it('answers an unknown URI with the custom resourceNotFound error', async () => {
+  it('answers an unknown URI with the custom errors.resourceNotFound', async () => {
     const resourceNotFound = vi.fn(
       (uri: string) => new RpcError(-32602, 'No such resource', { uri, hint: 'list first' }),
     );
-    const client = connect(resourceServer({ resourceNotFound }));
+    const client = connect(resourceServer({ errors: { resourceNotFound } }));
     const error = await client.error('resources/read', { uri: 'docs://missing' });
     expect(error).toEqual({
       code: -32602,
@@ -376,16 +351,18 @@ describe('resources/subscribe and resourceUpdated', () => {
     await other.result('resources/subscribe', { uri: 'img://logo' });
 
     expect(server.resourceUpdated('docs://readme')).toBe(2);
+    await a.peer.settle();
     const updated = { method: 'notifications/resources/updated', params: { uri: 'docs://readme' } };
-    expect(a.channel.notifications).toEqual([updated]);
-    expect(b.channel.notifications).toEqual([updated]);
-    expect(c.channel.notifications).toEqual([]);
-    expect(other.channel.notifications).toEqual([]);
+    expect(a.notifications).toEqual([updated]);
+    expect(b.notifications).toEqual([updated]);
+    expect(c.notifications).toEqual([]);
+    expect(other.notifications).toEqual([]);
 
     await b.result('resources/unsubscribe', { uri: 'docs://readme' });
     expect(server.resourceUpdated('docs://readme')).toBe(1);
-    expect(a.channel.notifications).toHaveLength(2);
-    expect(b.channel.notifications).toHaveLength(1);
+    await a.peer.settle();
+    expect(a.notifications).toHaveLength(2);
+    expect(b.notifications).toHaveLength(1);
 
     expect(server.resourceUpdated('docs://nobody')).toBe(0);
   });
@@ -394,19 +371,23 @@ describe('resources/subscribe and resourceUpdated', () => {
     const server = resourceServer();
     const closed = connect(server);
     await closed.result('resources/subscribe', { uri: 'docs://readme' });
-    server.closeSession(closed.session);
+    await closed.peer.close();
 
     const broken = connect(server);
     await broken.result('resources/subscribe', { uri: 'docs://readme' });
-    broken.channel.notify = () => {
-      throw new Error('stream closed');
+    broken.session.channel = {
+      notify: () => {
+        throw new Error('stream closed');
+      },
+      request: () => Promise.reject(new Error('stream closed')),
     };
     const healthy = connect(server);
     await healthy.result('resources/subscribe', { uri: 'docs://readme' });
 
     expect(() => server.resourceUpdated('docs://readme')).not.toThrow();
-    expect(closed.channel.notifications).toEqual([]);
-    expect(healthy.channel.notifications).toHaveLength(1);
+    await healthy.peer.settle();
+    expect(closed.notifications).toEqual([]);
+    expect(healthy.notifications).toHaveLength(1);
   });
 });
 

@@ -1,20 +1,19 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { RequestOptions } from '../jsonrpc/client.js';
 import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { method, type RequestContext } from '../jsonrpc/method.js';
-import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
+import { connectRaw, type RawReply } from '../testing/raw.js';
 import type { McpCallExtra } from './context.js';
 import { definePrompt } from './prompt.js';
 import { defineResource, defineResourceTemplate } from './resource.js';
 import { McpServer, type McpServerOptions } from './server.js';
-import type { AuthInfo, OutboundChannel } from './session.js';
+import type { AuthInfo } from './session.js';
 import { defineTool, type Tool, ToolError } from './tool.js';
 import type { CallToolResult } from './types.js';
 
 // ---------------------------------------------------------------------------------------------
-// Harness: a fake outbound channel and a client driving the dispatcher in-process.
+// Harness: a raw JSON-RPC client connected to the server over an in-memory channel.
 
 interface ErrorObject {
   code: number;
@@ -22,53 +21,17 @@ interface ErrorObject {
   data?: unknown;
 }
 
-interface Reply<R> {
-  jsonrpc: '2.0';
-  id: JsonRpcId;
-  result?: R;
-  error?: ErrorObject;
-}
-
-class FakeChannel implements OutboundChannel {
-  readonly notifications: { method: string; params?: JsonRpcParams | undefined }[] = [];
-  readonly requests: {
-    method: string;
-    params?: JsonRpcParams | undefined;
-    options?: RequestOptions | undefined;
-  }[] = [];
-
-  notify(method: string, params?: JsonRpcParams): void {
-    this.notifications.push({ method, params });
-  }
-
-  request<R = unknown>(
-    method: string,
-    params?: JsonRpcParams,
-    options?: RequestOptions,
-  ): Promise<R> {
-    this.requests.push({ method, params, options });
-    return Promise.resolve({} as R);
-  }
-}
-
-function connect(server: McpServer, extra: Omit<McpCallExtra, 'session'> = {}) {
-  const channel = new FakeChannel();
-  const session = server.openSession(channel);
-  const options = {
-    extra: { session, ...extra },
-    signalFor: (id: JsonRpcId | undefined) => session.cancellation.signalFor(id),
-    settled: (id: JsonRpcId | undefined) => session.cancellation.settled(id),
-  };
+function connect(server: McpServer, options: { auth?: AuthInfo } = {}) {
+  const peer = connectRaw(server, options);
   let nextId = 1;
 
-  async function send(message: unknown): Promise<string | undefined> {
-    return await server.dispatcher.handleFrame(JSON.stringify(message), options);
-  }
+  const send = (message: unknown): Promise<string | undefined> =>
+    peer.send(JSON.stringify(message));
 
   async function request<R = Record<string, unknown>>(
     method: string,
     params?: unknown,
-  ): Promise<Reply<R>> {
+  ): Promise<RawReply<R>> {
     const id = nextId++;
     const message =
       params === undefined
@@ -76,7 +39,7 @@ function connect(server: McpServer, extra: Omit<McpCallExtra, 'session'> = {}) {
         : { jsonrpc: '2.0', id, method, params };
     const text = await send(message);
     if (text === undefined) throw new Error(`no reply to ${method}`);
-    const reply = JSON.parse(text) as Reply<R>;
+    const reply = JSON.parse(text) as RawReply<R>;
     expect(reply.jsonrpc).toBe('2.0');
     expect(reply.id).toBe(id);
     return reply;
@@ -111,7 +74,17 @@ function connect(server: McpServer, extra: Omit<McpCallExtra, 'session'> = {}) {
     await notify('notifications/initialized');
   }
 
-  return { channel, session, send, request, result, error, notify, initialize };
+  return {
+    peer,
+    session: peer.session,
+    notifications: peer.notifications,
+    send,
+    request,
+    result,
+    error,
+    notify,
+    initialize,
+  };
 }
 
 interface ToolsList {
@@ -647,11 +620,15 @@ describe('scopes', () => {
     });
   });
 
-  it('uses a custom scopeError', async () => {
+  it('uses a custom errors.scopeDenied', async () => {
     const scopeError = vi.fn(
       (tool: string, scope: string) => new RpcError(-32003, 'Forbidden', { tool, scope }),
     );
-    const server = new McpServer({ ...base, scopes: ['core'], scopeError }).addTool(sensitive);
+    const server = new McpServer({
+      ...base,
+      scopes: ['core'],
+      errors: { scopeDenied: scopeError },
+    }).addTool(sensitive);
     const error = await connect(server).error('tools/call', { name: 'x', arguments: {} });
     expect(error).toEqual({
       code: -32003,
@@ -723,15 +700,17 @@ describe('registry changes', () => {
     const pending = connect(server);
     await ready.initialize();
     await pending.result('initialize', { protocolVersion: '2025-11-25', capabilities: {} });
-    expect(ready.channel.notifications).toEqual([]);
+    expect(ready.notifications).toEqual([]);
 
     server.addTool(echo);
-    expect(ready.channel.notifications).toEqual([listChanged]);
-    expect(pending.channel.notifications).toEqual([]);
+    await ready.peer.settle();
+    expect(ready.notifications).toEqual([listChanged]);
+    expect(pending.notifications).toEqual([]);
 
     expect(server.removeTool('echo')).toBe(true);
-    expect(ready.channel.notifications).toEqual([listChanged, listChanged]);
-    expect(pending.channel.notifications).toEqual([]);
+    await ready.peer.settle();
+    expect(ready.notifications).toEqual([listChanged, listChanged]);
+    expect(pending.notifications).toEqual([]);
 
     const { tools } = await ready.result<ToolsList>('tools/list');
     expect(tools.map((t) => t.name)).toEqual(['add']);
@@ -742,16 +721,19 @@ describe('registry changes', () => {
     const client = connect(server);
     await client.initialize();
     expect(server.removeTool('missing')).toBe(false);
-    expect(client.channel.notifications).toEqual([]);
+    await client.peer.settle();
+    expect(client.notifications).toEqual([]);
   });
 
   it('stops notifying a closed session', async () => {
     const server = new McpServer(base);
     const client = connect(server);
     await client.initialize();
-    server.closeSession(client.session);
+    await client.peer.close();
+    expect(server.sessionCount).toBe(0);
     server.addTool(add);
-    expect(client.channel.notifications).toEqual([]);
+    await client.peer.settle();
+    expect(client.notifications).toEqual([]);
   });
 
   it('notifies prompts and resources list changes too', async () => {
@@ -760,7 +742,8 @@ describe('registry changes', () => {
     await client.initialize();
     server.addPrompt(definePrompt({ name: 'p', get: () => 'x' }));
     server.addResource(defineResource({ uri: 'mem://a', name: 'a', read: () => 'a' }));
-    expect(client.channel.notifications.map((n) => n.method)).toEqual([
+    await client.peer.settle();
+    expect(client.notifications.map((n) => n.method)).toEqual([
       'notifications/prompts/list_changed',
       'notifications/resources/list_changed',
     ]);
@@ -769,7 +752,7 @@ describe('registry changes', () => {
   it('throws on a duplicate tool name', () => {
     const server = new McpServer(base).addTool(add);
     expect(() => server.addTool(simpleTool('add'))).toThrow(/already registered/);
-    expect(server.tools.get('add')).toBe(add);
+    expect(server.getTool('add')).toBe(add);
   });
 
   it('dispatches methods added with addMethods, with the session as extra', async () => {
@@ -803,12 +786,14 @@ describe('outputSchema is what goes out', () => {
         }),
       }),
     );
-    const session = server.openSession();
+    const client = connect(server);
     for (const name of ['leaky', 'leaky_full']) {
-      const text = await server.dispatcher.handleFrame(
-        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name } }),
-        { extra: { session } },
-      );
+      const text = await client.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name },
+      });
       expect(text).not.toContain('internal');
       expect(JSON.parse(text as string).result.structuredContent).toEqual({ ok: true });
     }
@@ -829,16 +814,10 @@ describe('gateway hooks: raw tools, aliases, the unknown-tool error', () => {
     name: 'g',
     version: '1',
     toolAlias: (name) => (name === 'ns:echo' ? 'ns__echo' : undefined),
-    unknownToolError: (name) => new RpcError(-32601, `Tool not found: ${name}`),
+    errors: { unknownTool: (name) => new RpcError(-32601, `Tool not found: ${name}`) },
   }).addTool(raw);
-  const session = server.openSession();
-  const call = async (name: string) =>
-    JSON.parse(
-      (await server.dispatcher.handleFrame(
-        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name } }),
-        { extra: { session } },
-      )) as string,
-    );
+  const client = connect(server);
+  const call = (name: string) => client.request('tools/call', { name });
 
   it('sends a raw tool’s result exactly as returned, by its name or its alias', async () => {
     for (const name of ['ns__echo', 'ns:echo']) {

@@ -1,18 +1,47 @@
+import { decodeFrame } from '../jsonrpc/codec.js';
+import { JsonRpcConnection } from '../jsonrpc/connection.js';
 import { Dispatcher, type EngineLogger } from '../jsonrpc/dispatcher.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import type { MethodDefinition } from '../jsonrpc/method.js';
+import type { FrameTransport } from '../jsonrpc/transport.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
-import type { McpCallExtra, McpContext } from './context.js';
+import { logLevelAdmits, type McpCallExtra, type McpContext } from './context.js';
 import { completionMethods } from './handlers/completion.js';
 import { lifecycleMethods } from './handlers/lifecycle.js';
 import { promptMethods } from './handlers/prompts.js';
 import { resourceMethods } from './handlers/resources.js';
 import { toolMethods } from './handlers/tools.js';
+import type { ServerInternals } from './internals.js';
+import type { ArgumentIssue } from './json-schema.js';
 import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';
-import { McpSession, type OutboundChannel } from './session.js';
+import { CANCELLATION, McpSession, type OutboundChannel } from './session.js';
 import type { Tool } from './tool.js';
-import type { Icon, Implementation } from './types.js';
+import type { ConnectOptions, McpConnection, ServerPort, ServerTransport } from './transport.js';
+import type { Icon, Implementation, LoggingLevel } from './types.js';
+
+/**
+ * How core failures are answered. Each hook returns the error to send instead of the MCP default:
+ * the one place where an app whose clients expect other codes (a server it replaces, a seed it
+ * must match) maps the core's failures to them. Omit a hook to keep the default.
+ */
+export interface McpErrorOptions {
+  /**
+   * `tools/call` of a tool whose required scope the caller lacks. Default -32600 "Tool '<tool>'
+   * requires scope '<scope>' which is not granted".
+   */
+  scopeDenied?: (tool: string, scope: string) => RpcError;
+  /** `tools/call` of a tool nobody registered. Default -32602 "Unknown tool: <name>". */
+  unknownTool?: (name: string) => RpcError;
+  /**
+   * Tool arguments that fail the tool's schema. Default: no JSON-RPC error — the failure is a tool
+   * result with `isError: true` (MCP 2025-11-25), which the model can read and fix. Return
+   * undefined to keep that for a call.
+   */
+  invalidArguments?: (tool: string, issues: ArgumentIssue[]) => RpcError | undefined;
+  /** `resources/read` of a URI no resource or template serves. Default -32002 "Resource not found". */
+  resourceNotFound?: (uri: string) => RpcError;
+}
 
 export interface McpServerOptions {
   name: string;
@@ -30,28 +59,23 @@ export interface McpServerOptions {
    * a token can hold fewer, never more. Undefined: no server-wide restriction.
    */
   scopes?: Iterable<string>;
-  /** The error for a tool whose scope the caller lacks. */
-  scopeError?: (tool: string, scope: string) => RpcError;
-  /** The error for `resources/read` of an unknown URI. Default -32002 "Resource not found". */
-  resourceNotFound?: (uri: string) => RpcError;
+  /** Errors other than MCP's defaults, for clients that expect other codes. */
+  errors?: McpErrorOptions;
   /**
-   * The JSON-RPC error for tool arguments that fail their schema. Default: none — the failure
-   * is a tool result with `isError: true` (MCP 2025-11-25), which the model can read and fix.
+   * Another name a tool may be called by; return the registered name, or undefined. For a server
+   * that re-exports tools under a second spelling (a gateway accepting `ns:tool` for `ns__tool`).
    */
-  argumentError?: (
-    tool: string,
-    issues: { path: string; message: string }[],
-  ) => RpcError | undefined;
-  /** Another name a tool may be called by (a gateway's `ns:tool`); return the registered name. */
   toolAlias?: (name: string) => string | undefined;
   /**
-   * Told when a client subscribes to a resource: throw (an RpcError) to refuse the subscription
-   * (the caller may not read it); a gateway subscribes upstream here.
+   * Told when a client subscribes to a resource, before the subscription is kept: throw (an
+   * RpcError) to refuse it — for resources only some callers may read — or start watching an
+   * upstream source (a gateway subscribes at its backend).
    */
   onSubscribe?: (uri: string, ctx: McpContext) => void | Promise<void>;
-  /** The error for tools/call of an unknown tool. Default -32602 "Unknown tool: <name>". */
-  unknownToolError?: (name: string) => RpcError;
-  /** `tools/list` shows only the tools the caller may call. Default false: all are listed. */
+  /**
+   * `tools/list` shows a caller only the tools its scopes let it call, for servers whose callers
+   * should not learn what they cannot use. Default false: every tool is listed.
+   */
   listPermittedToolsOnly?: boolean;
   logger?: EngineLogger;
 }
@@ -63,31 +87,33 @@ const defaultScopeError = (tool: string, scope: string) =>
   });
 const defaultResourceNotFound = (uri: string) =>
   new RpcError(-32002, 'Resource not found', { uri });
+const defaultUnknownTool = (name: string) =>
+  new RpcError(-32602, `Unknown tool: ${name}`, { tool: name });
+
+type ListKind = 'tools' | 'resources' | 'prompts';
 
 /**
- * The MCP server core: registries of tools, resources and prompts, the sessions of connected
- * clients, and one dispatcher that answers every MCP method. Transports hand it frames with a
- * session attached; the server itself is created once and shared by all of them.
+ * The MCP server core: the tools, resources and prompts it serves, the sessions of its clients,
+ * and the methods that answer them. Create it once; every transport meets it through
+ * `connect(transport)`, and it serves them all at the same time.
+ *
+ * The registries change only through `add*` / `remove*`, and every change tells the connected
+ * clients (`notifications/<kind>/list_changed`).
  */
 export class McpServer {
   readonly info: Implementation;
   readonly instructions: string | undefined;
   readonly pageSize: number;
   readonly logger: EngineLogger | undefined;
-  readonly scopeError: (tool: string, scope: string) => RpcError;
-  readonly resourceNotFound: (uri: string) => RpcError;
-  readonly listPermittedToolsOnly: boolean;
-  readonly argumentError: McpServerOptions['argumentError'];
-  readonly toolAlias: McpServerOptions['toolAlias'];
-  readonly onSubscribe: McpServerOptions['onSubscribe'];
-  readonly unknownToolError: (name: string) => RpcError;
   readonly #scopes: ReadonlySet<string> | undefined;
-  readonly tools = new Map<string, Tool>();
-  readonly resources = new Map<string, Resource>();
-  readonly templates: ResourceTemplate[] = [];
-  readonly prompts = new Map<string, Prompt>();
-  readonly sessions = new Set<McpSession>();
-  readonly dispatcher: Dispatcher<McpCallExtra>;
+  readonly #toolAlias: McpServerOptions['toolAlias'];
+  readonly #tools = new Map<string, Tool>();
+  readonly #resources = new Map<string, Resource>();
+  readonly #templates: ResourceTemplate[] = [];
+  readonly #prompts = new Map<string, Prompt>();
+  readonly #sessions = new Set<McpSession>();
+  readonly #dispatcher: Dispatcher<McpCallExtra>;
+  readonly #port: ServerPort;
 
   constructor(options: McpServerOptions) {
     const info: Implementation = { name: options.name, version: options.version };
@@ -99,144 +125,232 @@ export class McpServer {
     this.instructions = options.instructions;
     this.pageSize = options.pageSize ?? 100;
     this.logger = options.logger;
-    this.scopeError = options.scopeError ?? defaultScopeError;
-    this.resourceNotFound = options.resourceNotFound ?? defaultResourceNotFound;
-    this.listPermittedToolsOnly = options.listPermittedToolsOnly ?? false;
-    this.argumentError = options.argumentError;
-    this.toolAlias = options.toolAlias;
-    this.onSubscribe = options.onSubscribe;
-    this.unknownToolError =
-      options.unknownToolError ??
-      ((name) => new RpcError(-32602, `Unknown tool: ${name}`, { tool: name }));
     this.#scopes = options.scopes ? new Set(options.scopes) : undefined;
-    this.dispatcher = new Dispatcher<McpCallExtra>(
+    this.#toolAlias = options.toolAlias;
+    const errors = options.errors ?? {};
+    const internals: ServerInternals = {
+      info,
+      instructions: this.instructions,
+      pageSize: this.pageSize,
+      logger: this.logger,
+      tools: this.#tools,
+      resources: this.#resources,
+      templates: this.#templates,
+      prompts: this.#prompts,
+      scopeError: errors.scopeDenied ?? defaultScopeError,
+      resourceNotFound: errors.resourceNotFound ?? defaultResourceNotFound,
+      unknownToolError: errors.unknownTool ?? defaultUnknownTool,
+      argumentError: errors.invalidArguments,
+      onSubscribe: options.onSubscribe,
+      listPermittedToolsOnly: options.listPermittedToolsOnly ?? false,
+      capabilities: () => this.capabilities(),
+      findTool: (name) => this.#findTool(name),
+      missingScope: (tool, extra) => this.#missingScope(tool, extra),
+    };
+    this.#dispatcher = new Dispatcher<McpCallExtra>(
       options.logger ? { logger: options.logger } : {},
     );
-    this.dispatcher.register(
-      ...lifecycleMethods(this),
-      ...toolMethods(this),
-      ...resourceMethods(this),
-      ...promptMethods(this),
-      ...completionMethods(this),
+    this.#dispatcher.register(
+      ...lifecycleMethods(internals),
+      ...toolMethods(internals),
+      ...resourceMethods(internals),
+      ...promptMethods(internals),
+      ...completionMethods(internals),
     );
+    const dispatcher = this.#dispatcher;
+    this.#port = {
+      openSession: (channel) => this.#openSession(channel),
+      closeSession: (session) => this.#closeSession(session),
+      dispatch: (frame, extra, onResponse) => {
+        const cancellation = extra.session[CANCELLATION];
+        return dispatcher.handleDecoded(typeof frame === 'string' ? decodeFrame(frame) : frame, {
+          extra,
+          signalFor: (id) => cancellation.signalFor(id),
+          settled: (id) => cancellation.settled(id),
+          onResponse,
+        });
+      },
+    };
   }
 
-  /** Add JSON-RPC methods of your own beside the MCP ones. */
-  addMethods(...methods: MethodDefinition<McpCallExtra>[]): this {
-    this.dispatcher.register(...methods);
-    return this;
-  }
+  // --- Transports -----------------------------------------------------------------------------
 
-  addTool(...tools: Tool[]): this {
-    for (const tool of tools) {
-      if (this.tools.has(tool.name)) throw new Error(`tool '${tool.name}' is already registered`);
-      this.tools.set(tool.name, tool);
+  /**
+   * Serve one client over a channel transport (stdio, an in-memory pair, a socket): a session for
+   * the life of the channel, requests both ways, `notifications/cancelled` when the server gives
+   * up on one of its own requests. Ends when the client closes its side, or on `close()`.
+   */
+  connect(transport: FrameTransport, options?: ConnectOptions): McpConnection;
+  /**
+   * Attach a request-based transport (HTTP) that serves many clients; returns it. A transport is
+   * attached to one server.
+   */
+  connect<T extends ServerTransport>(transport: T): T;
+  connect(
+    transport: FrameTransport | ServerTransport,
+    options: ConnectOptions = {},
+  ): McpConnection | ServerTransport {
+    if ('attach' in transport) {
+      transport.attach(this.#port);
+      return transport;
     }
-    this.#listChanged('tools');
+    return this.#serve(transport, options);
+  }
+
+  #serve(transport: FrameTransport, options: ConnectOptions): McpConnection {
+    const session = this.#openSession();
+    const connection: JsonRpcConnection<McpCallExtra> = new JsonRpcConnection<McpCallExtra>({
+      transport,
+      dispatcher: this.#dispatcher,
+      extra: options.auth ? { session, auth: options.auth } : { session },
+      cancellation: session[CANCELLATION],
+      logger: options.logger ?? this.logger,
+      requestTimeoutMs: options.requestTimeoutMs,
+      drainTimeoutMs: options.drainTimeoutMs,
+      // Tell the client when we stop waiting for its answer (sampling, elicitation).
+      onAbandon: (id, _method, reason) => {
+        try {
+          connection.notify('notifications/cancelled', {
+            requestId: id,
+            reason: `request ${reason}`,
+          });
+        } catch {
+          // The connection is already closed; nothing to tell.
+        }
+      },
+    });
+    session.channel = connection;
+    try {
+      connection.start();
+    } catch (err) {
+      this.#closeSession(session);
+      throw err;
+    }
+    const closed = connection.closed.then(() => this.#closeSession(session));
+    return {
+      session,
+      closed,
+      close: () => {
+        void connection.close();
+        return closed;
+      },
+    };
+  }
+
+  /** Add JSON-RPC methods of your own beside the MCP ones (they get the session as `ctx.extra`). */
+  addMethods(...methods: MethodDefinition<McpCallExtra>[]): this {
+    this.#dispatcher.register(...methods);
     return this;
   }
 
-  /** The tool registered under `name`, or under the name its alias resolves to. */
-  findTool(name: string): Tool | undefined {
-    const tool = this.tools.get(name);
-    if (tool || !this.toolAlias) return tool;
-    const target = this.toolAlias(name);
-    return target === undefined ? undefined : this.tools.get(target);
+  // --- Registries -----------------------------------------------------------------------------
+
+  /** Register tools; throws, registering none, when a name is taken. */
+  addTool(...tools: Tool[]): this {
+    checkNew(
+      'tool',
+      tools.map((t) => t.name),
+      (name) => this.#tools.has(name),
+    );
+    for (const tool of tools) this.#tools.set(tool.name, tool);
+    return this.#changed('tools', tools.length > 0);
   }
 
   removeTool(name: string): boolean {
-    const removed = this.tools.delete(name);
-    if (removed) this.#listChanged('tools');
-    return removed;
+    return this.#remove('tools', this.#tools.delete(name));
   }
 
+  /** The tool registered under `name` (aliases are not resolved). */
+  getTool(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** The registered tools, in registration order (a copy: change them with add/removeTool). */
+  listTools(): Tool[] {
+    return [...this.#tools.values()];
+  }
+
+  /** Register resources; throws, registering none, when a URI is taken. */
   addResource(...resources: Resource[]): this {
-    for (const resource of resources) {
-      if (this.resources.has(resource.uri))
-        throw new Error(`resource '${resource.uri}' is already registered`);
-      this.resources.set(resource.uri, resource);
-    }
-    this.#listChanged('resources');
-    return this;
+    checkNew(
+      'resource',
+      resources.map((r) => r.uri),
+      (uri) => this.#resources.has(uri),
+    );
+    for (const resource of resources) this.#resources.set(resource.uri, resource);
+    return this.#changed('resources', resources.length > 0);
   }
 
   removeResource(uri: string): boolean {
-    const removed = this.resources.delete(uri);
-    if (removed) this.#listChanged('resources');
-    return removed;
+    return this.#remove('resources', this.#resources.delete(uri));
+  }
+
+  /** The registered resources, in registration order (a copy). */
+  listResources(): Resource[] {
+    return [...this.#resources.values()];
+  }
+
+  /** Register resource templates; throws, registering none, when a URI template is taken. */
+  addResourceTemplate(...templates: ResourceTemplate[]): this {
+    checkNew(
+      'resource template',
+      templates.map((t) => t.template.template),
+      (uriTemplate) => this.#templateIndex(uriTemplate) !== -1,
+    );
+    this.#templates.push(...templates);
+    return this.#changed('resources', templates.length > 0);
   }
 
   removeResourceTemplate(uriTemplate: string): boolean {
-    const index = this.templates.findIndex((t) => t.template.template === uriTemplate);
-    if (index === -1) return false;
-    this.templates.splice(index, 1);
-    this.#listChanged('resources');
-    return true;
+    const index = this.#templateIndex(uriTemplate);
+    if (index !== -1) this.#templates.splice(index, 1);
+    return this.#remove('resources', index !== -1);
   }
 
-  addResourceTemplate(...templates: ResourceTemplate[]): this {
-    this.templates.push(...templates);
-    this.#listChanged('resources');
-    return this;
+  /** The registered resource templates, in registration order (a copy). */
+  listResourceTemplates(): ResourceTemplate[] {
+    return [...this.#templates];
   }
 
+  /** Register prompts; throws, registering none, when a name is taken. */
   addPrompt(...prompts: Prompt[]): this {
-    for (const prompt of prompts) {
-      if (this.prompts.has(prompt.name))
-        throw new Error(`prompt '${prompt.name}' is already registered`);
-      this.prompts.set(prompt.name, prompt);
-    }
-    this.#listChanged('prompts');
-    return this;
+    checkNew(
+      'prompt',
+      prompts.map((p) => p.name),
+      (name) => this.#prompts.has(name),
+    );
+    for (const prompt of prompts) this.#prompts.set(prompt.name, prompt);
+    return this.#changed('prompts', prompts.length > 0);
   }
 
   removePrompt(name: string): boolean {
-    const removed = this.prompts.delete(name);
-    if (removed) this.#listChanged('prompts');
-    return removed;
+    return this.#remove('prompts', this.#prompts.delete(name));
   }
 
-  /** Capabilities derived from what is registered. */
+  /** The registered prompts, in registration order (a copy). */
+  listPrompts(): Prompt[] {
+    return [...this.#prompts.values()];
+  }
+
+  /** Capabilities derived from what is registered (the initialize result's). */
   capabilities(): Record<string, unknown> {
     const caps: Record<string, unknown> = { logging: {} };
     caps.tools = { listChanged: true };
-    if (this.resources.size > 0 || this.templates.length > 0)
+    if (this.#resources.size > 0 || this.#templates.length > 0)
       caps.resources = { subscribe: true, listChanged: true };
-    if (this.prompts.size > 0) caps.prompts = { listChanged: true };
+    if (this.#prompts.size > 0) caps.prompts = { listChanged: true };
     const completable =
-      this.templates.some((t) => Object.keys(t.complete).length > 0) ||
-      [...this.prompts.values()].some((p) => Object.keys(p.complete).length > 0);
+      this.#templates.some((t) => Object.keys(t.complete).length > 0) ||
+      [...this.#prompts.values()].some((p) => Object.keys(p.complete).length > 0);
     if (completable) caps.completions = {};
     return caps;
   }
 
-  /** The scopes a call may use, or undefined when nothing restricts it. */
-  grantedScopes(extra: McpCallExtra): ReadonlySet<string> | undefined {
-    const server = this.#scopes;
-    const caller = extra.auth?.scopes;
-    if (!caller) return server;
-    if (!server) return caller;
-    return new Set([...caller].filter((s) => server.has(s)));
-  }
+  // --- Sessions -------------------------------------------------------------------------------
 
-  /** The first required scope of `tool` the call lacks, if any. */
-  missingScope(tool: Tool, extra: McpCallExtra): string | undefined {
-    if (tool.requiredScopes.length === 0) return undefined;
-    const granted = this.grantedScopes(extra);
-    if (!granted) return undefined;
-    return tool.requiredScopes.find((s) => !granted.has(s));
-  }
-
-  openSession(channel?: OutboundChannel): McpSession {
-    const session = new McpSession(channel);
-    this.sessions.add(session);
-    return session;
-  }
-
-  closeSession(session: McpSession): void {
-    session.closed = true;
-    session.cancellation.abortAll(() => new Error('session closed'));
-    this.sessions.delete(session);
+  /** Clients connected now: channel connections and Streamable HTTP sessions. */
+  get sessionCount(): number {
+    return this.#sessions.size;
   }
 
   /**
@@ -245,7 +359,7 @@ export class McpServer {
    */
   resourceUpdated(uri: string, audience?: (session: McpSession) => boolean): number {
     let told = 0;
-    for (const session of this.sessions) {
+    for (const session of this.#sessions) {
       if (session.subscriptions.has(uri) && session.channel && (!audience || audience(session))) {
         this.#send(session, 'notifications/resources/updated', { uri });
         told++;
@@ -254,8 +368,78 @@ export class McpServer {
     return told;
   }
 
-  #listChanged(kind: 'tools' | 'resources' | 'prompts'): void {
-    for (const session of this.sessions) {
+  /**
+   * `notifications/message` to every connected client whose `logging/setLevel` lets `level`
+   * through: a log line of the server's own, or one relayed from elsewhere (a gateway passes on
+   * its backends'). Returns how many clients were told.
+   */
+  sendLogMessage(level: LoggingLevel, data: unknown, logger?: string): number {
+    let told = 0;
+    const params = logger === undefined ? { level, data } : { level, logger, data };
+    for (const session of this.#sessions) {
+      if (session.channel && logLevelAdmits(session.logLevel, level)) {
+        this.#send(session, 'notifications/message', params);
+        told++;
+      }
+    }
+    return told;
+  }
+
+  // --- Internals ------------------------------------------------------------------------------
+
+  #openSession(channel?: OutboundChannel): McpSession {
+    const session = new McpSession(channel);
+    this.#sessions.add(session);
+    return session;
+  }
+
+  #closeSession(session: McpSession): void {
+    session.closed = true;
+    session[CANCELLATION].abortAll(() => new Error('session closed'));
+    this.#sessions.delete(session);
+  }
+
+  #findTool(name: string): Tool | undefined {
+    const tool = this.#tools.get(name);
+    if (tool || !this.#toolAlias) return tool;
+    const target = this.#toolAlias(name);
+    return target === undefined ? undefined : this.#tools.get(target);
+  }
+
+  /** The scopes a call may use, or undefined when nothing restricts it. */
+  #grantedScopes(extra: McpCallExtra): ReadonlySet<string> | undefined {
+    const server = this.#scopes;
+    const caller = extra.auth?.scopes;
+    if (!caller) return server;
+    if (!server) return caller;
+    return new Set([...caller].filter((s) => server.has(s)));
+  }
+
+  #missingScope(tool: Tool, extra: McpCallExtra): string | undefined {
+    if (tool.requiredScopes.length === 0) return undefined;
+    const granted = this.#grantedScopes(extra);
+    if (!granted) return undefined;
+    return tool.requiredScopes.find((s) => !granted.has(s));
+  }
+
+  #templateIndex(uriTemplate: string): number {
+    return this.#templates.findIndex((t) => t.template.template === uriTemplate);
+  }
+
+  /** After an add: notify when something was added. */
+  #changed(kind: ListKind, added: boolean): this {
+    if (added) this.#listChanged(kind);
+    return this;
+  }
+
+  /** After a remove: notify when something was removed; says whether it was. */
+  #remove(kind: ListKind, removed: boolean): boolean {
+    if (removed) this.#listChanged(kind);
+    return removed;
+  }
+
+  #listChanged(kind: ListKind): void {
+    for (const session of this.#sessions) {
       if (session.initialized && session.channel)
         this.#send(session, `notifications/${kind}/list_changed`);
     }
@@ -267,5 +451,14 @@ export class McpServer {
     } catch (err) {
       this.logger?.debug({ err, method }, 'notification to a closed session dropped');
     }
+  }
+}
+
+/** Throw when a key is taken, or given twice: an add registers all of its items or none. */
+function checkNew(kind: string, keys: string[], taken: (key: string) => boolean): void {
+  const seen = new Set<string>();
+  for (const key of keys) {
+    if (taken(key) || seen.has(key)) throw new Error(`${kind} '${key}' is already registered`);
+    seen.add(key);
   }
 }

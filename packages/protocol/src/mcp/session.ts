@@ -30,6 +30,12 @@ export interface AuthInfo {
 }
 
 /**
+ * The key of a session's in-flight calls (for `notifications/cancelled`): the server core and its
+ * transports reach them through it; it is not exported from the package, so nothing else does.
+ */
+export const CANCELLATION: unique symbol = Symbol('mcpkit.session.cancellation');
+
+/**
  * What the server remembers about one client between requests: the negotiated version and
  * capabilities, its log level, its resource subscriptions, and how to reach it. A stdio
  * connection is one session; Streamable HTTP has one per `Mcp-Session-Id`; a stateless HTTP POST
@@ -48,7 +54,8 @@ export class McpSession {
   readonly subscriptions = new Set<string>();
   /** Who subscribed (the caller of the latest resources/subscribe), for audience checks. */
   subscriber: AuthInfo | undefined;
-  readonly cancellation = new CancellationRegistry();
+  /** The calls in flight, by request id: what `notifications/cancelled` aborts. */
+  readonly [CANCELLATION] = new CancellationRegistry();
   /** A long-lived path to the client for notifications outside any request. */
   channel: OutboundChannel | undefined;
   lastSeen = Date.now();

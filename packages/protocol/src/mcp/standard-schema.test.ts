@@ -8,6 +8,7 @@ import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { z } from 'zod';
 import { z as zod3 } from 'zod-v3';
 import { z as otherZod4 } from 'zod-v3/v4';
+import { connectRaw } from '../testing/raw.js';
 import {
   argumentIssues,
   describeIssues,
@@ -16,7 +17,6 @@ import {
   toJsonSchema,
 } from './json-schema.js';
 import { McpServer } from './server.js';
-import type { OutboundChannel } from './session.js';
 import { defineTool, type Tool, ToolError } from './tool.js';
 import type { CallToolResult } from './types.js';
 
@@ -25,25 +25,16 @@ interface Reply {
   error?: { code: number; message: string; data?: unknown };
 }
 
-/** tools/call through a real McpServer's dispatcher, as a transport would send it. */
+/** tools/call to a real McpServer, over a connection as a client would send it. */
 async function callTool(tool: Tool, args: unknown): Promise<Reply> {
   const server = new McpServer({ name: 't', version: '1' }).addTool(tool);
-  const channel: OutboundChannel = {
-    notify: () => {},
-    request: <R>() => Promise.resolve({} as R),
-  };
-  const session = server.openSession(channel);
-  const text = await server.dispatcher.handleFrame(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: tool.name, arguments: args },
-    }),
-    { extra: { session } },
-  );
-  if (text === undefined) throw new Error('no reply');
-  return JSON.parse(text) as Reply;
+  const peer = connectRaw(server);
+  const reply = await peer.request<CallToolResult>('tools/call', {
+    name: tool.name,
+    arguments: args,
+  });
+  await peer.close();
+  return reply;
 }
 
 // A stand-in for a database lookup: the kind of check that needs an async refinement.

@@ -9,7 +9,8 @@ export type LoggingLevel =
   | 'critical'
   | 'alert'
   | 'emergency';
-export const LOGGING_LEVELS: readonly LoggingLevel[] = [
+/** The MCP log levels (`logging/setLevel`, `notifications/message`), least severe first. */
+export const MCP_LOGGING_LEVELS: readonly LoggingLevel[] = [
   'debug',
   'info',
   'notice',

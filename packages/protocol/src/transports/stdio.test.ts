@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { JsonRpcConnection } from '../jsonrpc/connection.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { method } from '../jsonrpc/method.js';
-import { createServer } from '../jsonrpc/server.js';
+import { createJsonRpcServer } from '../jsonrpc/server.js';
 import { StdioTransport } from './stdio.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function dispatcher() {
-  return createServer(
+  return createJsonRpcServer(
     method('echo', (p) => p ?? null),
     method('slow', ['ms'], async ({ ms }) => {
       await sleep(Number(ms));
@@ -213,7 +213,7 @@ describe('StdioTransport with a connection', () => {
     const input = new PassThrough();
     const output = new PassThrough();
     let aborted = false;
-    const server = createServer(
+    const server = createJsonRpcServer(
       method(
         'hang',
         (_p, ctx) =>

@@ -170,7 +170,8 @@ export class StdioTransport implements FrameTransport {
 
 function noop(): void {}
 
-export interface ServeStdioOptions<E> extends StdioTransportOptions {
+/** How a JSON-RPC dispatcher (no MCP) is served over stdio. */
+export interface JsonRpcStdioOptions<E> extends StdioTransportOptions {
   extra?: E;
   logger?: EngineLogger;
   /** Route console output to stderr while serving on process.stdout. Default true. */
@@ -179,10 +180,13 @@ export interface ServeStdioOptions<E> extends StdioTransportOptions {
   onAbandon?: ConnectionOptions<E>['onAbandon'];
 }
 
-/** Start a connection that serves `dispatcher` over stdio (or the given streams). */
-export function connectStdio<E>(
+/**
+ * Start a JSON-RPC connection that serves `dispatcher` over stdio (or the given streams). For an
+ * McpServer, use `serveMcpStdio` or `server.connect(new StdioTransport())`.
+ */
+export function connectJsonRpcStdio<E>(
   dispatcher: Dispatcher<E>,
-  options: ServeStdioOptions<E> = {},
+  options: JsonRpcStdioOptions<E> = {},
 ): JsonRpcConnection<E> {
   const transport = new StdioTransport(options);
   if ((options.guardStdout ?? true) && (options.output ?? process.stdout) === process.stdout)
@@ -198,10 +202,13 @@ export function connectStdio<E>(
   return connection.start();
 }
 
-/** Serve a dispatcher over stdio until the input closes; resolves once every reply is written. */
-export async function serveStdio<E>(
+/**
+ * Serve a JSON-RPC dispatcher (no MCP) over stdio until the input closes; resolves once every
+ * reply is written.
+ */
+export async function serveJsonRpcStdio<E>(
   dispatcher: Dispatcher<E>,
-  options: ServeStdioOptions<E> = {},
+  options: JsonRpcStdioOptions<E> = {},
 ): Promise<void> {
-  await connectStdio(dispatcher, options).closed;
+  await connectJsonRpcStdio(dispatcher, options).closed;
 }

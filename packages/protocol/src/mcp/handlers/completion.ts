@@ -1,13 +1,13 @@
 import { InvalidParamsError } from '../../jsonrpc/errors.js';
 import { method, type RequestContext } from '../../jsonrpc/method.js';
 import { type McpCallExtra, McpContext } from '../context.js';
+import type { ServerInternals } from '../internals.js';
 import { CompleteParams } from '../params.js';
 import type { Completer } from '../resource.js';
-import type { McpServer } from '../server.js';
 
 const MAX_VALUES = 100;
 
-export function completionMethods(server: McpServer) {
+export function completionMethods(server: ServerInternals) {
   return [
     method(
       'completion/complete',

@@ -1,11 +1,12 @@
 import { method } from '../../jsonrpc/method.js';
 import type { McpCallExtra } from '../context.js';
+import type { ServerInternals } from '../internals.js';
 import { CancelledParams, InitializeParams, SetLevelParams } from '../params.js';
-import type { McpServer } from '../server.js';
+import { CANCELLATION } from '../session.js';
 import type { ClientCapabilities, Implementation } from '../types.js';
 import { negotiateVersion } from '../versions.js';
 
-export function lifecycleMethods(server: McpServer) {
+export function lifecycleMethods(server: ServerInternals) {
   const initialized = (_params: unknown, ctx: { extra: McpCallExtra }) => {
     ctx.extra.session.initialized = true;
   };
@@ -33,7 +34,7 @@ export function lifecycleMethods(server: McpServer) {
       return {};
     }),
     method('notifications/cancelled', CancelledParams, (params, ctx: { extra: McpCallExtra }) => {
-      ctx.extra.session.cancellation.cancel(
+      ctx.extra.session[CANCELLATION].cancel(
         params.requestId,
         new Error(params.reason ?? 'cancelled by the client'),
       );

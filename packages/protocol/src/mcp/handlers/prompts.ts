@@ -1,13 +1,13 @@
 import { InvalidParamsError } from '../../jsonrpc/errors.js';
 import { method, type RequestContext } from '../../jsonrpc/method.js';
 import { type McpCallExtra, McpContext } from '../context.js';
+import type { ServerInternals } from '../internals.js';
 import { describeIssues, issueList, safeParseFast } from '../json-schema.js';
 import { paginate } from '../pagination.js';
 import { GetPromptParams, PaginatedParams } from '../params.js';
 import { toPromptResult } from '../prompt.js';
-import type { McpServer } from '../server.js';
 
-export function promptMethods(server: McpServer) {
+export function promptMethods(server: ServerInternals) {
   return [
     method('prompts/list', PaginatedParams, (params) => {
       const { page, nextCursor } = paginate(

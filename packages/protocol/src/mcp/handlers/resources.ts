@@ -1,11 +1,11 @@
 import { method, type RequestContext } from '../../jsonrpc/method.js';
 import { type McpCallExtra, McpContext } from '../context.js';
+import type { ServerInternals } from '../internals.js';
 import { paginate } from '../pagination.js';
 import { PaginatedParams, UriParams } from '../params.js';
 import { toReadResult } from '../resource.js';
-import type { McpServer } from '../server.js';
 
-export function resourceMethods(server: McpServer) {
+export function resourceMethods(server: ServerInternals) {
   return [
     method('resources/list', PaginatedParams, async (params, ctx: RequestContext<McpCallExtra>) => {
       const entries: Record<string, unknown>[] = [...server.resources.values()].map(

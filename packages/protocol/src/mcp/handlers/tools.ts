@@ -2,10 +2,11 @@ import { NO_REPLY } from '../../jsonrpc/dispatcher.js';
 import { InternalError, RpcError } from '../../jsonrpc/errors.js';
 import { method, type RequestContext } from '../../jsonrpc/method.js';
 import { type McpCallExtra, McpContext } from '../context.js';
+import type { ServerInternals } from '../internals.js';
 import { argumentIssues, describeIssues, issueList, safeParseFast } from '../json-schema.js';
 import { paginate } from '../pagination.js';
 import { CallToolParams, PaginatedParams } from '../params.js';
-import type { McpServer } from '../server.js';
+import { CANCELLATION } from '../session.js';
 import {
   isCallToolResult,
   type Tool,
@@ -15,7 +16,7 @@ import {
 } from '../tool.js';
 import type { CallToolResult } from '../types.js';
 
-export function toolMethods(server: McpServer) {
+export function toolMethods(server: ServerInternals) {
   return [
     method('tools/list', PaginatedParams, (params, ctx: RequestContext<McpCallExtra>) => {
       let tools = [...server.tools.values()];
@@ -31,7 +32,7 @@ export function toolMethods(server: McpServer) {
       if (!tool) throw server.unknownToolError(params.name);
       const missing = server.missingScope(tool, ctx.extra);
       if (missing) throw server.scopeError(tool.name, missing);
-      ctx.extra.session.cancellation.started(ctx.id);
+      ctx.extra.session[CANCELLATION].started(ctx.id);
       const mcp = new McpContext(ctx, params._meta);
       const result = await callTool(server, tool, params.arguments ?? {}, mcp);
       // The SDK client handles notifications a microtask late but responses at once: a progress
@@ -40,14 +41,14 @@ export function toolMethods(server: McpServer) {
       if (mcp.notificationsSent > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       // A cancelled request gets no response (MCP cancellation). Reading ctx.signal here would
       // make an AbortController for every call; the registry knows without one.
-      const cancellation = ctx.extra.session.cancellation;
+      const cancellation = ctx.extra.session[CANCELLATION];
       return ctx.aborted || cancellation.cancelledWithoutSignal(ctx.id) ? NO_REPLY : result;
     }),
   ];
 }
 
 async function callTool(
-  server: McpServer,
+  server: ServerInternals,
   tool: Tool,
   rawArgs: Record<string, unknown>,
   ctx: McpContext,
