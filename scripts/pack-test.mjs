@@ -534,12 +534,16 @@ async function main() {
 
   await phase('import and type-check as a consumer', async () => {
     const imports = {
-      '@mcpkit/protocol': ['McpServer', 'defineTool', 'runCli', 'serveStdio'],
+      '@mcpkit/protocol': ['McpServer', 'defineTool', 'runCli', 'serveMcpStdio'],
+      '@mcpkit/protocol/testing': ['connectRaw'],
       '@mcpkit/gateway': ['Gateway', 'loadConfig', 'VERSION'],
       '@mcpkit/projects': ['createProjectsServer', 'seedDemo', 'VERSION'],
       '@mcpkit/system-info': ['createSystemInfoServer', 'parseScopes', 'VERSION'],
     };
-    const known = Object.entries(imports).filter(([name]) => versions.has(name));
+    // A subpath (`@mcpkit/protocol/testing`) belongs to its package.
+    const known = Object.entries(imports).filter(([name]) =>
+      versions.has(name.split('/').slice(0, 2).join('/')),
+    );
     const script = known
       .map(
         ([name, names], i) =>

@@ -1,5 +1,5 @@
 /**
- * projects: latency of get_project and list_projects through the server's dispatcher, on a
+ * projects: latency of get_project and list_projects through an in-memory connection, on a
  * SQLite file holding 100,000 projects of one user. list_projects is measured on the first page
  * and on a deep page (50,000 projects in, reached by chaining nextCursor): keyset pagination
  * should make both cost the same.
@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProjectsServer, type Store } from '@mcpkit/projects';
 import type { AuthInfo } from '@mcpkit/protocol';
+import { connectRaw } from '@mcpkit/protocol/testing';
 import SqliteDatabase from 'better-sqlite3';
 
 const PROJECTS = 100_000;
@@ -107,12 +108,12 @@ export async function projectsBench(): Promise<boolean> {
         throw new Error('seeding did not store every project');
       }
       const server = createProjectsServer({ store });
-      const session = server.openSession();
       const auth: AuthInfo = {
         subject: 'bench',
         scopes: new Set(['read']),
         data: { userId: user.id },
       };
+      const peer = connectRaw(server, { auth });
       let id = 0;
       const call = async (name: string, args: Record<string, unknown>) => {
         const frame = JSON.stringify({
@@ -122,7 +123,7 @@ export async function projectsBench(): Promise<boolean> {
           params: { name, arguments: args },
         });
         const start = performance.now();
-        const text = await server.dispatcher.handleFrame(frame, { extra: { session, auth } });
+        const text = await peer.send(frame);
         const elapsed = performance.now() - start;
         const reply = JSON.parse(text ?? 'null') as {
           result?: { isError?: boolean; structuredContent?: Record<string, unknown> };
@@ -177,10 +178,10 @@ export async function projectsBench(): Promise<boolean> {
       const expected = seeded.ids[PROJECTS - 1 - DEEP];
       const got = (deepPage.projects as { id: string }[])[0]?.id;
       if (got !== expected) throw new Error(`deep page starts at ${got}, expected ${expected}`);
-      server.closeSession(session);
+      await peer.close();
 
       console.log(
-        `\nprojects: tools/call through the dispatcher, SQLite, ${PROJECTS.toLocaleString('en-US')} projects of one user (seeded in ${(seeded.ms / 1000).toFixed(1)} s), ${CALLS} calls each after ${WARMUP} warm-up`,
+        `\nprojects: tools/call through an in-memory connection, SQLite, ${PROJECTS.toLocaleString('en-US')} projects of one user (seeded in ${(seeded.ms / 1000).toFixed(1)} s), ${CALLS} calls each after ${WARMUP} warm-up`,
       );
       console.log(`  ${''.padEnd(44)}   p50 ms    p99 ms   mean ms`);
       const row = (label: string, s: Stats) =>

@@ -1,9 +1,10 @@
 /**
- * system-info: latency of get_processes and get_cpu_info through the server's dispatcher —
+ * system-info: latency of get_processes and get_cpu_info through an in-memory connection —
  * cold (a fresh server, nothing sampled), warm (served from the sampler within its TTL), and
  * re-sampling (TTL expired, so systeminformation runs again) — next to systeminformation called
  * directly, the cost every call would pay without the shared sampler.
  */
+import { connectRaw, type RawPeer } from '@mcpkit/protocol/testing';
 import { createSystemInfoServer } from '@mcpkit/system-info';
 import si from 'systeminformation';
 
@@ -21,9 +22,8 @@ const ms = (n: number) => `${n < 1 ? n.toFixed(3) : n.toFixed(1)} ms`.padStart(1
 
 async function measure(tool: string, direct: () => Promise<unknown>): Promise<string[]> {
   const cold = createSystemInfoServer({ warm: false });
-  const coldSession = cold.server.openSession();
-  const ask = async (server: typeof cold.server, session: typeof coldSession, id: number) =>
-    server.dispatcher.handleFrame(call(tool, id), { extra: { session } });
+  const coldPeer = connectRaw(cold.server);
+  const ask = (peer: RawPeer, id: number) => peer.send(call(tool, id));
   // systeminformation answers repeated process and load queries within ~0.5 s from its own
   // state; spacing the samples measures a real collection each time.
   const spaced = async (n: number, fn: () => Promise<unknown>) => {
@@ -34,20 +34,21 @@ async function measure(tool: string, direct: () => Promise<unknown>): Promise<st
     }
     return out;
   };
-  const coldMs = await time(() => ask(cold.server, coldSession, 1));
+  const coldMs = await time(() => ask(coldPeer, 1));
 
   const warmMs: number[] = [];
-  for (let i = 0; i < 200; i++) warmMs.push(await time(() => ask(cold.server, coldSession, i + 2)));
+  for (let i = 0; i < 200; i++) warmMs.push(await time(() => ask(coldPeer, i + 2)));
 
   // TTLs of zero: every call samples again, as a server without the sampler would.
   const fresh = createSystemInfoServer({
     warm: false,
     sampler: { ttlMs: { dynamic: 0, static: 0, semi: 0 } },
   });
-  const freshSession = fresh.server.openSession();
+  const freshPeer = connectRaw(fresh.server);
   let n = 0;
-  const resampleMs = await spaced(5, () => ask(fresh.server, freshSession, n++));
+  const resampleMs = await spaced(5, () => ask(freshPeer, n++));
   const directMs = await spaced(5, direct);
+  await Promise.all([coldPeer.close(), freshPeer.close()]);
   return [
     `  ${tool.padEnd(14)} cold ${ms(coldMs)}   warm ${ms(median(warmMs))}   re-sampling ${ms(median(resampleMs))}   systeminformation direct ${ms(median(directMs))}`,
   ];
@@ -55,7 +56,7 @@ async function measure(tool: string, direct: () => Promise<unknown>): Promise<st
 
 export async function sysinfoBench(): Promise<boolean> {
   console.log(
-    '\nsystem-info: tools/call latency through the dispatcher (median; warm = within the sampler TTL)',
+    '\nsystem-info: tools/call latency through an in-memory connection (median; warm = within the sampler TTL)',
   );
   for (const line of await measure('get_processes', () => si.processes())) console.log(line);
   for (const line of await measure('get_cpu_info', () => Promise.all([si.cpu(), si.currentLoad()])))

@@ -4,7 +4,6 @@ import {
   type EngineLogger,
   ErrorCode,
   type JsonRpcParams,
-  LOGGING_LEVELS,
   type LoggingLevel,
   type McpContext,
   McpServer,
@@ -69,7 +68,9 @@ export class Gateway {
       }<tool>. Use search to find a tool, gateway_status to see the backends.`,
       toolAlias: (name) => this.#aliases.get(name),
       // The seed's answer for an unknown tool.
-      unknownToolError: (name) => new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`),
+      errors: {
+        unknownTool: (name) => new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`),
+      },
       onSubscribe: (uri) => this.#subscribeUpstream(uri),
       ...(options.logger ? { logger: options.logger } : {}),
     });
@@ -383,14 +384,8 @@ export class Gateway {
     }
     if (method === 'notifications/message') {
       const level = (params?.level as LoggingLevel) ?? 'info';
-      for (const session of this.server.sessions) {
-        const min = session.logLevel;
-        if (min && LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(min)) continue;
-        session.channel?.notify('notifications/message', {
-          ...params,
-          logger: params?.logger ?? backend.name,
-        });
-      }
+      const logger = typeof params?.logger === 'string' ? params.logger : backend.name;
+      this.server.sendLogMessage(level, params?.data, logger);
       return;
     }
     if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') {

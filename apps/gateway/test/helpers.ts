@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { JsonRpcParams, McpSession, OutboundChannel } from '@mcpkit/protocol';
+import type { McpSession } from '@mcpkit/protocol';
+import { connectRaw } from '@mcpkit/protocol/testing';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
 import { Gateway } from '../src/gateway.js';
@@ -505,15 +506,15 @@ export async function handshake(gw: GatewayChild): Promise<RpcMessage> {
 
 export interface Sent {
   method: string;
-  params: Record<string, unknown> | undefined;
+  params?: Record<string, unknown>;
 }
 
-/** A session whose outbound channel records every notification. */
+/** A client of the in-process gateway: a raw JSON-RPC peer that records what it is sent. */
 export interface RecordingSession {
   session: McpSession;
   notifications: Sent[];
   /** Notifications and responses in the order they reached this client. */
-  timeline: { kind: 'notification' | 'response'; method?: string; id?: unknown }[];
+  readonly timeline: { kind: 'notification' | 'response'; method?: string; id?: unknown }[];
   request(
     method: string,
     params?: Record<string, unknown>,
@@ -541,40 +542,29 @@ export interface InProcessGateway {
 let rpcId = 1;
 
 function recordingSession(gateway: Gateway): RecordingSession {
-  const notifications: Sent[] = [];
-  const timeline: RecordingSession['timeline'] = [];
-  const channel: OutboundChannel = {
-    notify(method: string, params?: JsonRpcParams) {
-      const p = params as Record<string, unknown> | undefined;
-      notifications.push({ method, params: p });
-      timeline.push({ kind: 'notification', method });
-    },
-    request: () => Promise.reject(new Error('this test client answers no requests')),
-  };
-  const session = gateway.server.openSession(channel);
-  const dispatch = async (frame: Record<string, unknown>): Promise<RpcMessage | undefined> => {
-    const reply = await gateway.server.dispatcher.handleFrame(JSON.stringify(frame), {
-      extra: { session },
-    });
-    return reply === undefined ? undefined : (JSON.parse(reply) as RpcMessage);
-  };
+  const peer = connectRaw(gateway.server);
   const request: RecordingSession['request'] = async (method, params, meta) => {
     const id = rpcId++;
     const p = meta ? { ...params, _meta: meta } : params;
-    const reply = await dispatch({ jsonrpc: '2.0', id, method, ...(p ? { params: p } : {}) });
-    if (!reply) throw new Error(`no reply to ${method}`);
-    timeline.push({ kind: 'response', id });
-    return reply;
+    const reply = await peer.send(
+      JSON.stringify({ jsonrpc: '2.0', id, method, ...(p ? { params: p } : {}) }),
+    );
+    if (reply === undefined) throw new Error(`no reply to ${method}`);
+    return JSON.parse(reply) as RpcMessage;
   };
   return {
-    session,
-    notifications,
-    timeline,
-    request,
-    async notify(method, params) {
-      const reply = await dispatch({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
-      if (reply) throw new Error(`a notification was answered: ${JSON.stringify(reply)}`);
+    session: peer.session,
+    notifications: peer.notifications,
+    get timeline() {
+      return peer.received.map((text) => {
+        const m = JSON.parse(text) as { id?: unknown; method?: string };
+        return m.method === undefined
+          ? { kind: 'response' as const, id: m.id }
+          : { kind: 'notification' as const, method: m.method };
+      });
     },
+    request,
+    notify: (method, params) => peer.notify(method, params),
     call: (name, args = {}, meta) => request('tools/call', { name, arguments: args }, meta),
   };
 }

@@ -3,7 +3,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { McpSession } from '@mcpkit/protocol';
+import { connectRaw, type RawPeer } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
@@ -12,20 +12,9 @@ import { Gateway } from '../src/gateway.js';
 const SYSINFO = fileURLToPath(new URL('../../system-info/dist/cli.js', import.meta.url));
 let backend: ChildProcessWithoutNullStreams;
 let gateway: Gateway;
-let session: McpSession;
+let client: RawPeer;
 
-async function call(method: string, params: Record<string, unknown>) {
-  const text = await gateway.server.dispatcher.handleFrame(
-    JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    {
-      extra: { session },
-    },
-  );
-  return JSON.parse(text as string) as {
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string };
-  };
-}
+const call = (method: string, params: Record<string, unknown>) => client.request(method, params);
 
 beforeAll(async () => {
   backend = spawn(
@@ -52,7 +41,7 @@ beforeAll(async () => {
     { events: EventLog.open(':memory:') },
   );
   await gateway.start();
-  session = gateway.server.openSession();
+  client = connectRaw(gateway.server);
 });
 
 afterAll(async () => {

@@ -28,7 +28,7 @@ export interface ProjectsServerOptions {
 }
 
 /** Seed 001 says -32602 with `field` and `error` for arguments that do not fit. */
-function argumentError(_tool: string, issues: ArgumentIssue[]) {
+function invalidArguments(_tool: string, issues: ArgumentIssue[]) {
   const first = issues[0];
   if (!first) return invalidParams('(arguments)', 'invalid arguments');
   return invalidParams(
@@ -44,9 +44,12 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
     title: 'CODEFLUSS projects',
     instructions:
       'Projects of a website builder: their content blocks, assets and design tokens (W3C DTCG). Read with list_projects / get_project; writes need an API key with scope write.',
-    scopeError: (_tool, scope) => authorizationFailed(`API key lacks scope '${scope}'`),
-    resourceNotFound: (uri) => notFound('resource', uri),
-    argumentError,
+    // Core failures answered with the seed's codes (errors.ts).
+    errors: {
+      scopeDenied: (_tool, scope) => authorizationFailed(`API key lacks scope '${scope}'`),
+      resourceNotFound: (uri) => notFound('resource', uri),
+      invalidArguments,
+    },
     // Subscribing is reading: the same checks as resources/read.
     onSubscribe: async (uri, ctx) => {
       const who = caller(ctx);

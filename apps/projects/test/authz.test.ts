@@ -11,7 +11,8 @@
  *   otherwise                                → success
  * A refused call must leave both users' data exactly as it was.
  */
-import type { AuthInfo, McpServer, McpSession } from '@mcpkit/protocol';
+import type { AuthInfo, McpServer } from '@mcpkit/protocol';
+import { connectRaw, type RawPeer } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authInfo } from '../src/auth.js';
 import type { Scope, Store, User } from '../src/db/types.js';
@@ -157,7 +158,8 @@ function rowsFor(scope: Scope, kind: Kind | undefined, hasTarget: boolean): Row[
 
 let store: Store;
 let server: McpServer;
-let session: McpSession;
+/** A connection per key kind: auth belongs to a connection. */
+const peers = new Map<KeyKind, RawPeer>();
 let owner: User;
 let stranger: User;
 const auths = new Map<KeyKind, AuthInfo | undefined>();
@@ -179,21 +181,19 @@ beforeAll(async () => {
     );
   }
   server = createProjectsServer({ store });
-  session = server.openSession();
+  for (const [kind, auth] of auths) peers.set(kind, connectRaw(server, auth ? { auth } : {}));
 });
 
 afterAll(async () => {
-  server.closeSession(session);
+  await Promise.all([...peers.values()].map((peer) => peer.close()));
   await store.close();
 });
 
 async function rpc(method: string, params: Json, key: KeyKind): Promise<RpcReply> {
-  const auth = auths.get(key);
+  const peer = peers.get(key);
+  if (!peer) throw new Error(`no connection for ${key}`);
   const id = nextId++;
-  const frame = JSON.stringify({ jsonrpc: '2.0', id, method, params });
-  const text = await server.dispatcher.handleFrame(frame, {
-    extra: auth ? { session, auth } : { session },
-  });
+  const text = await peer.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
   if (text === undefined) throw new Error(`no reply to ${method}`);
   const reply = JSON.parse(text) as RpcReply;
   expect(reply.id).toBe(id);
@@ -387,22 +387,19 @@ describe('ids of blocks and assets on their own', () => {
   });
 
   it('auth without a user id is an authentication failure, not a crash', async () => {
-    const id = nextId++;
-    const text = await server.dispatcher.handleFrame(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: { name: 'list_projects', arguments: {} },
-      }),
-      { extra: { session, auth: { subject: 'nobody', scopes: new Set(['read', 'write']) } } },
-    );
-    expect(JSON.parse(String(text))).toMatchObject({ id, error: { code: -32001 } });
+    const nobody = connectRaw(server, {
+      auth: { subject: 'nobody', scopes: new Set(['read', 'write']) },
+    });
+    const reply = await nobody.request('tools/call', { name: 'list_projects', arguments: {} });
+    expect(reply).toMatchObject({ error: { code: -32001 } });
+    await nobody.close();
   });
 });
 
 describe('the matrix is complete', () => {
   it('covers every registered tool', () => {
-    expect(new Set(TOOLS.map((t) => t.tool))).toEqual(new Set(server.tools.keys()));
+    expect(new Set(TOOLS.map((t) => t.tool))).toEqual(
+      new Set(server.listTools().map((t) => t.name)),
+    );
   });
 });

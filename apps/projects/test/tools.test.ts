@@ -11,7 +11,8 @@ import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AuthInfo, McpServer, McpSession, OutboundChannel } from '@mcpkit/protocol';
+import type { AuthInfo, McpServer } from '@mcpkit/protocol';
+import { connectRaw, type RawPeer } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyAuthenticator, authInfo } from '../src/auth.js';
 import { openStore } from '../src/db/store.js';
@@ -56,7 +57,8 @@ interface TokensOut {
 
 let store: Store;
 let server: McpServer;
-let session: McpSession;
+/** One connection per caller, as each client has its own (auth belongs to a connection). */
+const peers = new Map<AuthInfo | null, RawPeer>();
 let alice: User;
 let bob: User;
 let aliceAuth: AuthInfo;
@@ -74,23 +76,32 @@ beforeAll(async () => {
   aliceAuth = await key(alice);
   bobAuth = await key(bob);
   server = createProjectsServer({ store });
-  session = server.openSession();
 });
 
 afterAll(async () => {
+  await Promise.all([...peers.values()].map((peer) => peer.close()));
   await store.close();
 });
 
+function peerFor(auth: AuthInfo | null): RawPeer {
+  let peer = peers.get(auth);
+  if (!peer) {
+    peer = connectRaw(server, auth ? { auth } : {});
+    peers.set(auth, peer);
+  }
+  return peer;
+}
+
+/** A request as `auth` (default alice), or over `peer`, a connection of the test's own. */
 async function rpc(
   method: string,
   params: Json,
-  options: { auth?: AuthInfo | null; session?: McpSession } = {},
+  options: { auth?: AuthInfo | null; peer?: RawPeer } = {},
 ): Promise<RpcReply> {
   const auth = options.auth === undefined ? aliceAuth : options.auth;
   const id = nextId++;
-  const text = await server.dispatcher.handleFrame(
+  const text = await (options.peer ?? peerFor(auth)).send(
     JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-    { extra: { session: options.session ?? session, ...(auth ? { auth } : {}) } },
   );
   if (text === undefined) throw new Error(`no reply to ${method}`);
   return JSON.parse(text) as RpcReply;
@@ -742,135 +753,103 @@ describe('completion/complete for codefluss://design-system/{projectId}', () => 
 // ---------------------------------------------------------------------------------------------
 
 describe('resource subscriptions', () => {
-  function fakeChannel() {
-    const notes: { method: string; params: unknown }[] = [];
-    const channel: OutboundChannel = {
-      notify: (method, params) => {
-        notes.push({ method, params });
-      },
-      request: () => Promise.reject(new Error('this fake channel answers no requests')),
-    };
-    return { channel, notes };
-  }
-
   it('update_design_tokens notifies the subscribed session, and only while subscribed', async () => {
     const p = await newProject('Abo');
     const uri = `codefluss://design-system/${p.id}`;
-    const watcher = fakeChannel();
-    const bystander = fakeChannel();
-    const watching = server.openSession(watcher.channel);
-    const idle = server.openSession(bystander.channel);
+    const watching = connectRaw(server, { auth: aliceAuth });
+    const idle = connectRaw(server, { auth: aliceAuth });
     try {
-      expect(await rpc('resources/subscribe', { uri }, { session: watching })).toMatchObject({
+      expect(await rpc('resources/subscribe', { uri }, { peer: watching })).toMatchObject({
         result: {},
       });
       await ok('update_design_tokens', {
         projectId: p.id,
         tokens: { spacing: { xl: { $value: { value: 3, unit: 'rem' } } } },
       });
-      expect(watcher.notes).toEqual([
+      await watching.settle();
+      expect(watching.notifications).toEqual([
         { method: 'notifications/resources/updated', params: { uri } },
       ]);
-      expect(bystander.notes).toEqual([]);
+      expect(idle.notifications).toEqual([]);
 
       // A rejected update changes nothing and tells nobody.
       await fails('update_design_tokens', {
         projectId: p.id,
         tokens: { spacing: { xl: { $value: 'big' } } },
       });
-      expect(watcher.notes).toHaveLength(1);
+      await watching.settle();
+      expect(watching.notifications).toHaveLength(1);
 
       // Another project's tokens are another URI.
       const other = await newProject('Anderes');
       await ok('update_design_tokens', { projectId: other.id, tokens: {} });
-      expect(watcher.notes).toHaveLength(1);
+      await watching.settle();
+      expect(watching.notifications).toHaveLength(1);
 
-      await rpc('resources/unsubscribe', { uri }, { session: watching });
+      await rpc('resources/unsubscribe', { uri }, { peer: watching });
       await ok('update_design_tokens', { projectId: p.id, tokens: {} });
-      expect(watcher.notes).toHaveLength(1);
+      await watching.settle();
+      expect(watching.notifications).toHaveLength(1);
     } finally {
-      server.closeSession(watching);
-      server.closeSession(idle);
+      await watching.close();
+      await idle.close();
     }
   });
 
   it('creating and deleting projects notifies codefluss://projects subscribers', async () => {
-    const watcher = fakeChannel();
-    const watching = server.openSession(watcher.channel);
+    const watching = connectRaw(server, { auth: aliceAuth });
     try {
-      await rpc('resources/subscribe', { uri: 'codefluss://projects' }, { session: watching });
+      await rpc('resources/subscribe', { uri: 'codefluss://projects' }, { peer: watching });
       const p = await newProject('Liste');
       await ok('delete_project', { projectId: p.id });
-      expect(watcher.notes.map((n) => n.params)).toEqual([
+      await watching.settle();
+      expect(watching.notifications.map((n) => n.params)).toEqual([
         { uri: 'codefluss://projects' },
         { uri: 'codefluss://projects' },
       ]);
     } finally {
-      server.closeSession(watching);
+      await watching.close();
     }
   });
 });
 
 describe('subscriptions are reads: authorized, and news only for the owner', () => {
-  function channel() {
-    const notes: unknown[] = [];
-    const c: OutboundChannel = {
-      notify: (_m, params) => {
-        notes.push(params);
-      },
-      request: () => Promise.reject(new Error('no requests')),
-    };
-    return { c, notes };
-  }
-
   it("refuses a subscription to another user's design system, an unknown URI, or without auth", async () => {
     const p = await newProject('Privat');
     const uri = `codefluss://design-system/${p.id}`;
-    const bobSession = server.openSession();
+    const asBob = connectRaw(server, { auth: bobAuth });
+    const anonymous = connectRaw(server);
     try {
-      expect(
-        (await rpc('resources/subscribe', { uri }, { auth: bobAuth, session: bobSession })).error,
-      ).toMatchObject({
+      expect((await rpc('resources/subscribe', { uri }, { peer: asBob })).error).toMatchObject({
         code: -32002,
       });
-      expect(
-        (await rpc('resources/subscribe', { uri }, { auth: null, session: bobSession })).error,
-      ).toMatchObject({
+      expect((await rpc('resources/subscribe', { uri }, { peer: anonymous })).error).toMatchObject({
         code: -32001,
       });
       expect(
-        (
-          await rpc(
-            'resources/subscribe',
-            { uri: 'codefluss://nope' },
-            { auth: bobAuth, session: bobSession },
-          )
-        ).error,
+        (await rpc('resources/subscribe', { uri: 'codefluss://nope' }, { peer: asBob })).error,
       ).toMatchObject({ code: -32003 });
-      expect(bobSession.subscriptions.size).toBe(0);
+      expect(asBob.session.subscriptions.size).toBe(0);
+      expect(anonymous.session.subscriptions.size).toBe(0);
     } finally {
-      server.closeSession(bobSession);
+      await asBob.close();
+      await anonymous.close();
     }
   });
 
   it("tells only the owner's sessions that their codefluss://projects changed", async () => {
-    const mine = channel();
-    const theirs = channel();
-    const aliceSession = server.openSession(mine.c);
-    const bobSession = server.openSession(theirs.c);
+    const mine = connectRaw(server, { auth: aliceAuth });
+    const theirs = connectRaw(server, { auth: bobAuth });
     try {
-      await rpc('resources/subscribe', { uri: 'codefluss://projects' }, { session: aliceSession });
-      await rpc(
-        'resources/subscribe',
-        { uri: 'codefluss://projects' },
-        { auth: bobAuth, session: bobSession },
-      );
+      await rpc('resources/subscribe', { uri: 'codefluss://projects' }, { peer: mine });
+      await rpc('resources/subscribe', { uri: 'codefluss://projects' }, { peer: theirs });
       await newProject('Nur für Alice');
-      expect(mine.notes).toEqual([{ uri: 'codefluss://projects' }]);
-      expect(theirs.notes).toEqual([]);
+      await mine.settle();
+      expect(mine.notifications.map((n) => n.params)).toEqual([{ uri: 'codefluss://projects' }]);
+      expect(theirs.notifications).toEqual([]);
     } finally {
-      server.closeSession(aliceSession);
-      server.closeSession(bobSession);
+      await mine.close();
+      await theirs.close();
     }
   });
 });

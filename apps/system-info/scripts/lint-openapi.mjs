@@ -688,9 +688,10 @@ export async function serverTools() {
       `cannot load ${fileURLToPath(dist)}: run \`pnpm build\` first (${err.message})`,
     );
   }
-  const { McpSession } = await import('@mcpkit/protocol');
+  const { connectRaw } = await import('@mcpkit/protocol/testing');
   // warm: false — no collector runs: only the tool definitions are needed.
   const { server } = mod.createSystemInfoServer({ scopes: ['core', 'sensitive'], warm: false });
+  const peer = connectRaw(server);
   const tools = [];
   let cursor;
   do {
@@ -700,17 +701,14 @@ export async function serverTools() {
       method: 'tools/list',
       ...(cursor ? { params: { cursor } } : {}),
     };
-    const reply = JSON.parse(
-      await server.dispatcher.handleFrame(JSON.stringify(request), {
-        extra: { session: new McpSession(), auth: undefined },
-      }),
-    );
+    const reply = JSON.parse(await peer.send(JSON.stringify(request)));
     if (!reply.result) throw new Error(`tools/list failed: ${JSON.stringify(reply.error)}`);
     tools.push(...reply.result.tools);
     cursor = reply.result.nextCursor;
   } while (cursor);
+  await peer.close();
   const requiredScopes = Object.fromEntries(
-    [...server.tools.values()].map((t) => [t.name, [...t.requiredScopes]]),
+    server.listTools().map((t) => [t.name, [...t.requiredScopes]]),
   );
   return { tools, requiredScopes };
 }

@@ -32,7 +32,7 @@ export function createSystemInfoServer(options: SystemInfoOptions = {}): {
     instructions:
       'Read-only facts about the machine this server runs on. Start with get_system_snapshot to find out why a machine is slow; every answer carries sampled_at.',
     scopes: options.scopes ?? ['core'],
-    scopeError,
+    errors: { scopeDenied: scopeError },
     ...(options.logger ? { logger: options.logger } : {}),
   });
   server.addTool(...allTools({ sampler }));

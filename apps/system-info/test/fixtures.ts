@@ -3,6 +3,7 @@
  * McpServer's dispatcher in-process (tools/call as a transport would send it).
  */
 import type { AuthInfo, CallToolResult, McpServer } from '@mcpkit/protocol';
+import { connectRaw } from '@mcpkit/protocol/testing';
 import type { Collectors, ProcessInfo } from '../src/sampler/collectors.js';
 import { CollectorTimeoutError } from '../src/sampler/errors.js';
 import type { Scope } from '../src/scopes.js';
@@ -344,7 +345,7 @@ export const diskTimeout = (base: Collectors): Collectors =>
   failing(base, 'filesystems', new CollectorTimeoutError('df', 5000));
 
 // ---------------------------------------------------------------------------------------------
-// An in-process client on the dispatcher.
+// An in-process client: raw JSON-RPC over an in-memory connection.
 
 export interface ErrorObject {
   code: number;
@@ -374,14 +375,13 @@ export interface Client {
 }
 
 export function connect(server: McpServer, auth?: AuthInfo): Client {
-  const session = server.openSession();
-  const extra = auth ? { session, auth } : { session };
+  const peer = connectRaw(server, auth ? { auth } : {});
   let nextId = 1;
 
   async function request(method: string, params?: unknown): Promise<Reply> {
     const id = nextId++;
     const frame = { jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) };
-    const text = await server.dispatcher.handleFrame(JSON.stringify(frame), { extra });
+    const text = await peer.send(JSON.stringify(frame));
     if (text === undefined) throw new Error(`no reply to ${method}`);
     const reply = JSON.parse(text) as Reply;
     if (reply.id !== id) throw new Error(`reply id ${reply.id} for request ${id}`);

@@ -39,7 +39,7 @@ export const search = (gateway: Gateway) =>
         }
         scored.push({ kind, name, description, backend, score });
       };
-      for (const tool of gateway.server.tools.values()) {
+      for (const tool of gateway.server.listTools()) {
         const backend = gateway.routes().tools.get(tool.name)?.backend.name ?? 'gateway';
         consider('tool', tool.name, tool.listEntry, backend);
       }
