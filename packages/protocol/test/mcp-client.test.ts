@@ -220,6 +220,24 @@ describe('McpClient over Streamable HTTP, resumption', () => {
 });
 
 describe('McpClient over stdio, process handling', () => {
+  it('keeps reading answers while its own requests wait for the pipe (no deadlock at 10,000 in flight)', async () => {
+    const client = await McpClient.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [FIXTURE, '--transport', 'stdio', '--log-level', 'warn'],
+      }),
+    );
+    try {
+      // ~1 MB of requests each way: far beyond a pipe's buffer, so both sides push back.
+      const sums = await Promise.all(
+        Array.from({ length: 10_000 }, (_, i) => client.callTool('add', { a: i, b: 1 })),
+      );
+      expect(sums.every((r, i) => r.structuredContent?.sum === i + 1)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('reports how the server exited and rejects calls in flight when it dies', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,

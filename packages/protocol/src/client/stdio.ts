@@ -120,6 +120,7 @@ export class StdioClientTransport implements ClientTransport {
       input: child.stdout,
       output: child.stdin,
       endOutputOnClose: true,
+      pauseInputOnBackpressure: false,
       ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
     });
     this.#inner = inner;

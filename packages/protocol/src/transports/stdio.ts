@@ -15,6 +15,12 @@ export interface StdioTransportOptions {
   maxFrameBytes?: number;
   /** End `output` on close (signals EOF to a child process). Default: unless it is process.stdout. */
   endOutputOnClose?: boolean;
+  /**
+   * Stop reading while the output pushes back. Default true: a server reads no more requests
+   * than it can answer. A client sets false — it must keep reading answers while its requests
+   * wait, or client and server each wait for the other to read (a deadlock).
+   */
+  pauseInputOnBackpressure?: boolean;
 }
 
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -34,6 +40,7 @@ export class StdioTransport implements FrameTransport {
   readonly #output: Writable;
   readonly #maxFrameBytes: number;
   readonly #endOutput: boolean;
+  readonly #pauseInput: boolean;
   #sink: FrameSink | undefined;
   #framer: LineFramer | undefined;
   #queue: string[] = [];
@@ -50,6 +57,7 @@ export class StdioTransport implements FrameTransport {
     this.#output = options.output ?? process.stdout;
     this.#maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.#endOutput = options.endOutputOnClose ?? this.#output !== process.stdout;
+    this.#pauseInput = options.pauseInputOnBackpressure ?? true;
   }
 
   start(sink: FrameSink): void {
@@ -118,7 +126,7 @@ export class StdioTransport implements FrameTransport {
     const data = queue.length === 1 ? `${queue[0]}\n` : `${queue.join('\n')}\n`;
     if (!this.#output.write(data)) {
       this.#blocked = true;
-      if (!this.#inputDone) this.#input.pause();
+      if (!this.#inputDone && this.#pauseInput) this.#input.pause();
       this.#output.once('drain', this.#onDrain);
     }
   };
