@@ -240,6 +240,30 @@ describe('timeouts', () => {
     expect(onAbandon).not.toHaveBeenCalled();
   });
 
+  it('shares one timer among the requests with the same deadline, and times out each in order', async () => {
+    vi.useFakeTimers();
+    const { client, onAbandon } = makeClient({ timeoutMs: 100 });
+    const early = Array.from({ length: 1000 }, () => client.request('a'));
+    vi.advanceTimersByTime(50);
+    const late = client.request('b');
+    const other = client.request('c', undefined, { timeoutMs: 500 });
+    expect(vi.getTimerCount()).toBe(2);
+    client.handleResponse({ jsonrpc: '2.0', id: 3, result: 'answered in time' });
+    vi.advanceTimersByTime(50);
+    for (const [i, p] of early.entries()) {
+      if (i === 2) await expect(p).resolves.toBe('answered in time');
+      else await expect(p).rejects.toBeInstanceOf(RequestTimeoutError);
+    }
+    expect(onAbandon).toHaveBeenCalledTimes(999);
+    vi.advanceTimersByTime(49);
+    expect(client.pendingCount).toBe(2);
+    vi.advanceTimersByTime(1);
+    await expect(late).rejects.toBeInstanceOf(RequestTimeoutError);
+    vi.advanceTimersByTime(400);
+    await expect(other).rejects.toThrow("request 'c' timed out after 500 ms");
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('ignores a late response after a timeout', async () => {
     vi.useFakeTimers();
     const { client } = makeClient({ timeoutMs: 50 });

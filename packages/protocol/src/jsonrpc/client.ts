@@ -1,3 +1,4 @@
+import { Deadlines } from './deadlines.js';
 import { RpcError } from './errors.js';
 import type { JsonRpcParams, JsonRpcResponse } from './types.js';
 
@@ -46,7 +47,7 @@ interface Pending {
   method: string;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  timeoutMs: number;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
 }
@@ -60,6 +61,16 @@ export class JsonRpcClient {
   readonly #timeoutMs: number;
   readonly #onAbandon: ClientOptions['onAbandon'];
   readonly #pending = new Map<number, Pending>();
+  readonly #deadlines = new Deadlines(
+    (id) => {
+      const pending = this.#pending.get(id);
+      if (pending) {
+        this.#abandon(id, 'timeout', new RequestTimeoutError(pending.method, pending.timeoutMs));
+      }
+    },
+    (id) => this.#pending.has(id),
+    () => this.#pending.size,
+  );
   #nextId = 1;
   #closed: Error | undefined;
 
@@ -97,18 +108,14 @@ export class JsonRpcClient {
         method,
         resolve: resolve as (value: unknown) => void,
         reject,
-        timer: undefined,
+        timeoutMs: options.timeoutMs ?? this.#timeoutMs,
         signal,
         onAbort: undefined,
       };
-      const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
+      const timeoutMs = pending.timeoutMs;
       // Node turns delays above 2^31-1 ms into 1 ms; longer (or infinite) deadlines mean none.
-      if (timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS) {
-        pending.timer = setTimeout(
-          () => this.#abandon(id, 'timeout', new RequestTimeoutError(method, timeoutMs)),
-          timeoutMs,
-        );
-      }
+      // One shared timer per timeout value, not one per request (see Deadlines).
+      if (timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS) this.#deadlines.add(id, timeoutMs);
       if (signal) {
         pending.onAbort = () => this.#abandon(id, 'abort', signal.reason);
         signal.addEventListener('abort', pending.onAbort, { once: true });
@@ -158,6 +165,7 @@ export class JsonRpcClient {
   close(reason: Error = new ConnectionClosedError()): void {
     if (this.#closed) return;
     this.#closed = reason;
+    this.#deadlines.clear();
     for (const id of [...this.#pending.keys()]) this.#finish(id)?.reject(reason);
   }
 
@@ -172,7 +180,8 @@ export class JsonRpcClient {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
-    if (pending.timer) clearTimeout(pending.timer);
+    // Nothing left to wait for: no timer may keep the process alive on our account.
+    if (this.#pending.size === 0) this.#deadlines.clear();
     if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
     return pending;
   }
