@@ -231,11 +231,46 @@ export function startHttp(
   env: Record<string, string>,
   timeoutMs = 20_000,
 ): Promise<HttpApp> {
-  const child = spawn(
-    process.execPath,
-    [cliOf(app), '--transport', 'http', '--host', '127.0.0.1', '--port', '0', ...args],
-    { env, cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-  );
+  return startHttpServer({
+    label: app,
+    command: process.execPath,
+    args: [cliOf(app), '--transport', 'http', '--host', '127.0.0.1', '--port', '0', ...args],
+    env,
+    timeoutMs,
+  });
+}
+
+export interface HttpServerLaunch {
+  /** Names the server in errors. */
+  label: string;
+  command: string;
+  args: readonly string[];
+  env: Record<string, string>;
+  /**
+   * Finds the server's origin (`http://127.0.0.1:PORT`) in what it has written to stderr so far.
+   * Default: the `"url":"http://127.0.0.1:PORT…"` log line every server of ours writes.
+   */
+  origin?: (stderr: string) => string | undefined;
+  /** Where the Streamable HTTP endpoint is, below the origin. Default `/mcp`. */
+  path?: string;
+  timeoutMs?: number;
+}
+
+const ourUrlLine = (stderr: string) => /"url":"(http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1];
+
+/**
+ * Start any HTTP MCP server as a detached child (its own process group) and wait, bounded, until
+ * its stderr tells where it listens. stop() sends SIGTERM, waits up to 5 s, then kills the group.
+ */
+export function startHttpServer(launch: HttpServerLaunch): Promise<HttpApp> {
+  const timeoutMs = launch.timeoutMs ?? 20_000;
+  const origin = launch.origin ?? ourUrlLine;
+  const child = spawn(launch.command, [...launch.args], {
+    env: launch.env,
+    cwd: tmpdir(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   children.add(child);
   let stderr = '';
   let exited = false;
@@ -261,22 +296,20 @@ export function startHttp(
       settled = true;
       clearTimeout(timer);
       void stop();
-      reject(new Error(`${app} over HTTP: ${why}\n--- stderr ---\n${stderr}`));
+      reject(new Error(`${launch.label} over HTTP: ${why}\n--- stderr ---\n${stderr}`));
     };
-    const timer = setTimeout(() => fail(`no "url" log line within ${timeoutMs} ms`), timeoutMs);
+    const timer = setTimeout(() => fail(`no listening line within ${timeoutMs} ms`), timeoutMs);
     child.stdout?.resume();
     child.stderr?.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
       if (settled) return;
-      // The "serving MCP over HTTP" log line: {"…","url":"http://127.0.0.1:PORT",…}
-      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(stderr);
-      if (!m?.[1]) return;
+      const url = origin(stderr);
+      if (!url) return;
       settled = true;
       clearTimeout(timer);
-      const url = m[1];
       resolvePromise({
         url,
-        mcpUrl: `${url}/mcp`,
+        mcpUrl: `${url}${launch.path ?? '/mcp'}`,
         pid: child.pid as number,
         stderr: () => stderr,
         stop,
