@@ -8,6 +8,7 @@ import {
   type Resource,
   type ResourceTemplate,
   RpcError,
+  TransportError,
   UriTemplate,
 } from '@mcpkit/protocol';
 import type { Backend } from './backends/backend.js';
@@ -29,7 +30,7 @@ export type RouteEntry = Route & { entry: Record<string, unknown> };
 /** A backend's failure as the client sees it: the backend's own JSON-RPC errors pass through. */
 export function clientError(backend: Backend, err: unknown): RpcError {
   if (RpcError.is(err)) return err;
-  if (err instanceof RequestTimeoutError) {
+  if (RequestTimeoutError.is(err)) {
     return new RpcError(
       McpErrorCode.ServerError,
       `Backend '${backend.name}' did not answer within ${err.timeoutMs} ms`,
@@ -40,7 +41,7 @@ export function clientError(backend: Backend, err: unknown): RpcError {
     );
   }
   // The connection to the backend ended under the call: it exited or closed its end.
-  if (err instanceof ConnectionClosedError) {
+  if (ConnectionClosedError.is(err)) {
     return new RpcError(
       McpErrorCode.ServerError,
       `Backend '${backend.name}' exited during the call`,
@@ -48,6 +49,15 @@ export function clientError(backend: Backend, err: unknown): RpcError {
         backend: backend.name,
         lastError: backend.lastError ?? null,
       },
+    );
+  }
+  // The HTTP exchange with the backend failed (a status without a JSON-RPC answer, a stream that
+  // ended without one, a lost session, a refused connection).
+  if (TransportError.is(err)) {
+    return new RpcError(
+      McpErrorCode.ServerError,
+      `Backend '${backend.name}' could not be reached: ${err.message}`,
+      { backend: backend.name, ...(err.status === undefined ? {} : { status: err.status }) },
     );
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -1,5 +1,5 @@
-// Brands instead of `instanceof`, so errors from a second copy of this package (two versions in
-// one node_modules tree) are still recognised — the same rule as RpcError's.
+import { hasBrand } from '../jsonrpc/brand.js';
+
 const VERSION_BRAND = Symbol.for('mcpkit.UnsupportedVersionError');
 const TRANSPORT_BRAND = Symbol.for('mcpkit.TransportError');
 
@@ -16,11 +16,7 @@ export class UnsupportedVersionError extends Error {
   }
 
   static is(value: unknown): value is UnsupportedVersionError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as { [VERSION_BRAND]?: unknown })[VERSION_BRAND] === true
-    );
+    return hasBrand(value, VERSION_BRAND);
   }
 }
 
@@ -41,10 +37,6 @@ export class TransportError extends Error {
   }
 
   static is(value: unknown): value is TransportError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as { [TRANSPORT_BRAND]?: unknown })[TRANSPORT_BRAND] === true
-    );
+    return hasBrand(value, TRANSPORT_BRAND);
   }
 }

@@ -474,3 +474,19 @@ describe('JsonRpcClient deadlines beyond the timer range', () => {
     await expect(pending).rejects.toMatchObject({ code: -32603, message: 'odd' });
   });
 });
+
+describe('errors recognised by brand, not by class identity', () => {
+  it('knows its own timeout and closed errors, and those of another copy of the package', () => {
+    expect(RequestTimeoutError.is(new RequestTimeoutError('m', 1))).toBe(true);
+    expect(ConnectionClosedError.is(new ConnectionClosedError())).toBe(true);
+    // What a second copy's instances look like: the same Symbol.for brand, another class.
+    const foreignTimeout = Object.assign(new Error('t'), {
+      [Symbol.for('mcpkit.RequestTimeoutError')]: true,
+    });
+    expect(RequestTimeoutError.is(foreignTimeout)).toBe(true);
+    expect(foreignTimeout instanceof RequestTimeoutError).toBe(false);
+    expect(RequestTimeoutError.is(new ConnectionClosedError())).toBe(false);
+    expect(ConnectionClosedError.is(new Error('connection closed'))).toBe(false);
+    expect(ConnectionClosedError.is(null)).toBe(false);
+  });
+});

@@ -1,9 +1,20 @@
+import { hasBrand } from './brand.js';
 import { Deadlines } from './deadlines.js';
 import { RpcError } from './errors.js';
 import type { JsonRpcParams, JsonRpcResponse } from './types.js';
 
-/** The peer did not answer within the request's deadline. */
+const TIMEOUT_BRAND = Symbol.for('mcpkit.RequestTimeoutError');
+const CLOSED_BRAND = Symbol.for('mcpkit.ConnectionClosedError');
+
+/** The peer did not answer within the request's deadline. Recognise it with `RequestTimeoutError.is`. */
 export class RequestTimeoutError extends Error {
+  readonly [TIMEOUT_BRAND] = true;
+
+  /** Whether `value` is a RequestTimeoutError, from this copy of the package or another. */
+  static is(value: unknown): value is RequestTimeoutError {
+    return hasBrand(value, TIMEOUT_BRAND);
+  }
+
   constructor(
     readonly method: string,
     readonly timeoutMs: number,
@@ -13,8 +24,15 @@ export class RequestTimeoutError extends Error {
   }
 }
 
-/** The connection closed before the peer answered. */
+/** The connection closed before the peer answered. Recognise it with `ConnectionClosedError.is`. */
 export class ConnectionClosedError extends Error {
+  readonly [CLOSED_BRAND] = true;
+
+  /** Whether `value` is a ConnectionClosedError, from this copy of the package or another. */
+  static is(value: unknown): value is ConnectionClosedError {
+    return hasBrand(value, CLOSED_BRAND);
+  }
+
   constructor(message = 'connection closed') {
     super(message);
     this.name = 'ConnectionClosedError';
