@@ -80,9 +80,9 @@ export const configSchema = z
           .enum(['DEBUG', 'INFO', 'WARNING', 'ERROR', 'debug', 'info', 'warn', 'warning', 'error'])
           .default('INFO'),
         debug: z.boolean().default(false),
-        /** Seconds, as the seed's status shows it. */
+        /** Seconds, as mcp-n8n's `gateway_status` shows it (`backend_timeout: 30`). */
         backend_timeout: z.number().positive().max(3600).default(30),
-        /** How backend tools are named: `ns__tool` (safe for every client) or the seed's `ns:tool`. */
+        /** Backend tool names: `ns__tool` (safe for every client) or mcp-n8n's `ns:tool`. */
         tool_names: z.enum(['double-underscore', 'colon']).default('double-underscore'),
         events: z
           .object({

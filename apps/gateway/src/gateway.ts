@@ -67,7 +67,7 @@ export class Gateway {
         config.gateway.tool_names === 'colon' ? ':' : '__'
       }<tool>. Use search to find a tool, gateway_status to see the backends.`,
       toolAlias: (name) => this.#aliases.get(name),
-      // The seed's answer for an unknown tool.
+      // mcp-n8n's answer for an unknown tool: -32601 "Tool not found: <name>".
       errors: {
         unknownTool: (name) => new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`),
       },

@@ -12,7 +12,7 @@ const shortHash = (text: string) =>
  * The advertised name of a backend's tool or prompt. `ns__tool` when that is client-safe;
  * otherwise invalid characters become `_` and an over-long name is cut and given a short stable
  * hash of the original, so it stays unique and the same across restarts. `colon` mode advertises
- * the seed's `ns:tool` literally, for clients that expect it.
+ * `ns:tool` literally, as the mcp-n8n gateway's JSON-RPC API does, for clients that expect it.
  */
 export function advertisedName(
   namespace: string,

@@ -20,7 +20,7 @@ export function requireScope(who: Caller, scope: Scope): void {
 
 /**
  * The project, if it exists and belongs to the caller. A foreign project is an authorization
- * failure (seed: "the project belongs to someone else"); a missing one is -32003.
+ * failure (CODEFLUSS's -32002: no permission for this action); a missing one is -32003.
  */
 export async function ownProject(store: Store, who: Caller, projectId: string): Promise<Project> {
   const project = await store.getProject(projectId);

@@ -1,8 +1,9 @@
 import { ErrorCode, McpErrorCode, RpcError } from '@mcpkit/protocol';
 
 /**
- * The seed's error table. The first two are mcpkit's own codes; the rest are CODEFLUSS-specific
- * (its -32002 is an authorization failure, not MCP's "resource not found").
+ * The error table of the CODEFLUSS MCP server's JSON-RPC protocol page (-32001…-32004, -32000).
+ * The first two are mcpkit's own codes; the rest are CODEFLUSS-specific (its -32002 is an
+ * authorization failure, not MCP's "resource not found").
  */
 export const Code = {
   RateLimited: McpErrorCode.RateLimited,
@@ -24,6 +25,6 @@ export const notFound = (kind: 'project' | 'block' | 'asset' | 'resource', id: s
 export const validationError = (field: string, error: string) =>
   new RpcError(Code.Validation, 'Validation error', { field, error });
 
-/** Arguments that do not fit a tool's schema: the seed's -32602 with field and error. */
+/** Arguments that do not fit a tool's schema: CODEFLUSS's -32602 with field and error. */
 export const invalidParams = (field: string, error: string) =>
   new RpcError(ErrorCode.InvalidParams, 'Invalid params', { field, error });

@@ -37,7 +37,8 @@ export function projectResources(store: Store) {
     name: 'Design System',
     description: 'Design Tokens eines Projekts',
     mimeType: 'application/json',
-    // The seed lists the template itself among the resources; templates/list has it too.
+    // The CODEFLUSS protocol's resources/list shows the template itself among the resources;
+    // templates/list has it too.
     list: () => [
       {
         uri: 'codefluss://design-system/{projectId}',

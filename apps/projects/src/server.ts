@@ -17,7 +17,10 @@ import { allTools } from './tools/index.js';
 const DESIGN_SYSTEM = new UriTemplate('codefluss://design-system/{projectId}');
 
 export const NAME = 'codefluss-mcp-server';
-/** serverInfo.version as seed 001 shows it (the server's identity, not the package's). */
+/**
+ * serverInfo.version as the CODEFLUSS MCP server's protocol page shows it (the server's identity,
+ * not the package's).
+ */
 export const VERSION = '1.0.0';
 /** The package's own version: what `--version` says. */
 export const PACKAGE_VERSION: string = createRequire(import.meta.url)('../package.json').version;
@@ -27,7 +30,10 @@ export interface ProjectsServerOptions {
   logger?: EngineLogger;
 }
 
-/** Seed 001 says -32602 with `field` and `error` for arguments that do not fit. */
+/**
+ * Arguments that do not fit: -32602 "Invalid params" with `data.field` and `data.error`, as the
+ * CODEFLUSS protocol's example (`"Required field missing"`).
+ */
 function invalidArguments(_tool: string, issues: ArgumentIssue[]) {
   const first = issues[0];
   if (!first) return invalidParams('(arguments)', 'invalid arguments');
@@ -44,7 +50,7 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
     title: 'CODEFLUSS projects',
     instructions:
       'Projects of a website builder: their content blocks, assets and design tokens (W3C DTCG). Read with list_projects / get_project; writes need an API key with scope write.',
-    // Core failures answered with the seed's codes (errors.ts).
+    // Core failures answered with the CODEFLUSS protocol's codes (errors.ts).
     errors: {
       scopeDenied: (_tool, scope) => authorizationFailed(`API key lacks scope '${scope}'`),
       resourceNotFound: (uri) => notFound('resource', uri),
@@ -75,7 +81,10 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
   return server;
 }
 
-/** The HTTP face of the server: `POST /api/mcp` (seed) and `/mcp`, API keys, a rate limit per key. */
+/**
+ * The HTTP face of the server: `POST /api/mcp` (the CODEFLUSS MCP server's endpoint, every
+ * JSON-RPC reply HTTP 200) and `/mcp`, API keys, a rate limit per key.
+ */
 export function projectsHttpOptions(
   store: Store,
   limit = { points: 120, windowSec: 60 },

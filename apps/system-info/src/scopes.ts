@@ -19,7 +19,10 @@ export function parseScopes(list: string | undefined, enableSensitive: boolean):
   return scopes;
 }
 
-/** The seed's exact error for a tool whose scope is not enabled. */
+/**
+ * MCP System Info's exact error for a tool whose scope is not enabled: -32600 "Query '<tool>'
+ * requires scope '<scope>' which is not enabled".
+ */
 export const scopeError = (tool: string, scope: string): RpcError =>
   new RpcError(
     ErrorCode.InvalidRequest,

@@ -1,7 +1,10 @@
 import { defineTool } from '@mcpkit/protocol';
 import type { Gateway } from '../gateway.js';
 
-/** The seed's shape, extended: gateway{name, version, config}, backends{<name>: {status, namespace, tool_count, …}}. */
+/**
+ * The mcp-n8n gateway's `gateway_status` shape, extended: gateway{name, version, config},
+ * backends{<name>: {status, namespace, tool_count, …}}.
+ */
 export const gatewayStatus = (gateway: Gateway) =>
   defineTool({
     name: 'gateway_status',

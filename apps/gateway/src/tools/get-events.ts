@@ -33,7 +33,7 @@ export const getEvents = (gateway: Gateway) =>
           });
         throw err;
       }
-      // The seed's text is the list of events itself.
+      // As in mcp-n8n's `get_events`, the text is the list of events itself.
       return {
         content: [{ type: 'text' as const, text: JSON.stringify(events) }],
         structuredContent: { events },

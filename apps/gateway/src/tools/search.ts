@@ -2,7 +2,10 @@ import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import type { Gateway } from '../gateway.js';
 
-/** Seed 004's `search`: find tools, prompts and resources across every backend. */
+/**
+ * The `search` tool (`query`: "Search query") of the `POST /messages/` endpoint's reference:
+ * here it finds tools, prompts and resources across every backend.
+ */
 export const search = (gateway: Gateway) =>
   defineTool({
     name: 'search',

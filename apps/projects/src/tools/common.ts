@@ -67,7 +67,7 @@ const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}
 const BLOCK_TYPE = /^[a-z][a-z0-9_-]{0,63}$/;
 const MAX_CONTENT_BYTES = 256 * 1024;
 
-/** Semantic checks beyond the schema: the seed's -32004 with field and error. */
+/** Semantic checks beyond the schema: CODEFLUSS's -32004 Validation error, with field and error. */
 export function checkName(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   const trimmed = name.trim();

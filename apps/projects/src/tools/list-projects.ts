@@ -27,7 +27,7 @@ export const listProjects = (deps: ToolDeps) =>
       );
       const projects = page.items.map(publicProject);
       const structured = page.nextCursor ? { projects, nextCursor: page.nextCursor } : { projects };
-      // The seed's text is the compact list: [{"id": …, "name": …}].
+      // As the CODEFLUSS protocol's example, the text is the compact list: [{"id": …, "name": …}].
       return {
         content: [
           {

@@ -9,7 +9,7 @@ export interface ToolDeps {
   sampler: SystemSampler;
 }
 
-/** The seed's -32000: a collector failed. */
+/** MCP System Info's -32000 "Query execution error": a collector failed. */
 export const QUERY_EXECUTION_ERROR = McpErrorCode.ServerError;
 
 /** A collector's failure as a line of text: what "Query execution error: …" goes on with. */
@@ -17,8 +17,9 @@ export const reasonOf = (err: unknown): string =>
   err instanceof Error ? err.message : String(err);
 
 /**
- * A sample, or the seed's "Query execution error: …" when the collector fails. The collector's
- * own error is the RpcError's `cause`, so a tool can tell a timeout from a failure by its class.
+ * A sample, or MCP System Info's "Query execution error: …" when the collector fails. The
+ * collector's own error is the RpcError's `cause`, so a tool can tell a timeout from a failure by
+ * its class.
  */
 export async function query<K extends keyof Collectors>(
   deps: ToolDeps,

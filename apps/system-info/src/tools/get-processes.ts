@@ -87,7 +87,8 @@ export const getProcesses = (deps: ToolDeps) =>
         sort_by: sort,
         sampled_at: sample.sampledAt,
       };
-      // The seed's text block is the list itself; structuredContent carries the whole answer.
+      // As in MCP System Info's JSON-RPC API, the text block is the list itself;
+      // structuredContent carries the whole answer.
       return {
         content: [{ type: 'text', text: JSON.stringify(processes) }],
         structuredContent: structured,

@@ -6,7 +6,8 @@ import { LATEST_PROTOCOL_VERSION } from '../mcp/versions.js';
 import { sendEmpty, sendJson } from './respond.js';
 
 /**
- * Plain JSON-RPC over HTTP (`POST /`, `POST /api/mcp`, `POST /messages/` in the seeds): the body
+ * Plain JSON-RPC over HTTP, as the servers the apps stand in for serve it (`POST /` of MCP System
+ * Info, `POST /api/mcp` of the CODEFLUSS MCP server, `POST /messages/`): the body
  * is one message or a batch, every JSON-RPC reply — errors included — is HTTP 200, and a body
  * that needs no reply gets 202. Stateless: each POST is served in a throwaway session of its own,
  * which the server never tracks (nothing can reach it after the reply).

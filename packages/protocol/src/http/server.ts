@@ -39,7 +39,10 @@ export interface McpHttpOptions extends OriginPolicy {
   host?: string;
   /** Default 0 (any free port). */
   port?: number;
-  /** Paths answering plain JSON-RPC POSTs (seed style), e.g. ['/', '/api/mcp']. */
+  /**
+   * Paths answering plain JSON-RPC POSTs (one message or a batch, every reply HTTP 200), the way
+   * pre-Streamable servers take them: e.g. `['/', '/api/mcp', '/messages/']`.
+   */
   plainPaths?: readonly string[];
   /** Path of the Streamable HTTP endpoint; false to disable. Default '/mcp'. */
   streamablePath?: string | false;

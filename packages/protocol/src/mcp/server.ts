@@ -22,8 +22,8 @@ import type { Icon, Implementation, LoggingLevel } from './types.js';
 
 /**
  * How core failures are answered. Each hook returns the error to send instead of the MCP default:
- * the one place where an app whose clients expect other codes (a server it replaces, a seed it
- * must match) maps the core's failures to them. Omit a hook to keep the default.
+ * the one place where an app whose clients expect other codes (a server it replaces, a published
+ * API it must match) maps the core's failures to them. Omit a hook to keep the default.
  */
 export interface McpErrorOptions {
   /**

@@ -48,7 +48,7 @@ export class McpSession {
   clientCapabilities: ClientCapabilities = {};
   /** initialize answered. */
   initializeAnswered = false;
-  /** The client said `notifications/initialized` (or the seed-style bare `initialized`). */
+  /** The client said `notifications/initialized` (or the pre-2025 bare `initialized`). */
   initialized = false;
   logLevel: LoggingLevel | undefined;
   readonly subscriptions = new Set<string>();

@@ -26,7 +26,8 @@ export function lifecycleMethods(server: ServerInternals) {
       return result;
     }),
     method<McpCallExtra>('notifications/initialized', initialized),
-    // mcp-n8n (seed 000) sends the pre-2025 bare name; accept both.
+    // Clients of the mcp-n8n gateway's JSON-RPC API (protocol 2024-11-05) send the bare name
+    // `initialized`, as its reference shows; accept both.
     method<McpCallExtra>('initialized', initialized),
     method('ping', () => ({})),
     method('logging/setLevel', SetLevelParams, (params, ctx: { extra: McpCallExtra }) => {
