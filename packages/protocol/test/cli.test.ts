@@ -1,43 +1,17 @@
 /** The shared CLI runner, driven through a real app process (the fixture server). */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { type RunResult, runProcess } from '../src/testing/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv = {}, until?: RegExp): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [FIXTURE, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let signalled = false;
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-      if (!signalled && until?.test(stderr)) {
-        signalled = true;
-        child.kill('SIGTERM');
-      }
-    });
-    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-    if (!until) child.stdin.end();
+/** The fixture app with `args`; with `until`, it runs until stderr matches, then gets SIGTERM. */
+const run = (args: string[], env: NodeJS.ProcessEnv = {}, until?: RegExp): Promise<RunResult> =>
+  runProcess(process.execPath, [FIXTURE, ...args], {
+    env,
+    timeoutMs: 10_000,
+    ...(until ? { stopWhen: until } : {}),
   });
-}
 
 describe('CLI runner', () => {
   it('--help lists every common flag with its environment variable, on stdout', async () => {

@@ -2,27 +2,25 @@
  * The examples of the JSON-RPC 2.0 specification (§7), sent verbatim over stdio to a real child
  * process. "-->" lines are what the client sends, "<--" what it must read back.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildServer, spawnServer } from './helpers/child.js';
+import { type RawProcess, spawnRaw } from '../src/testing/index.js';
 
-let server: ChildServer;
+const CALCULATOR = fileURLToPath(new URL('../dist/examples/calculator.js', import.meta.url));
+let server: RawProcess;
 let sentinel = 0;
 
 beforeAll(() => {
-  server = spawnServer();
+  expect(existsSync(CALCULATOR), `${CALCULATOR} is missing: run \`pnpm build\` first`).toBe(true);
+  server = spawnRaw(process.execPath, [CALCULATOR], { env: { LOG_LEVEL: 'debug' } });
 });
 
 afterAll(async () => {
-  expect(await server.end()).toBe(0);
+  expect((await server.end()).code).toBe(0);
 });
 
 type Reply = { id: unknown; [key: string]: unknown };
-
-/** Send `request` and return the parsed reply. */
-async function call(request: string): Promise<unknown> {
-  server.send(request);
-  return JSON.parse(await server.next());
-}
 
 /**
  * Send `request`, which must produce no output: a later request's reply must be the very next
@@ -31,21 +29,28 @@ async function call(request: string): Promise<unknown> {
 async function expectSilence(request: string): Promise<void> {
   server.send(request);
   const id = `sentinel-${++sentinel}`;
-  server.send(JSON.stringify({ jsonrpc: '2.0', method: 'get_data', id }));
-  expect(JSON.parse(await server.next())).toEqual({ jsonrpc: '2.0', result: ['hello', 5], id });
+  expect(await server.exchange({ jsonrpc: '2.0', method: 'get_data', id })).toEqual({
+    jsonrpc: '2.0',
+    result: ['hello', 5],
+    id,
+  });
 }
 
 describe('JSON-RPC 2.0 §7 examples over stdio', () => {
   it('rpc call with positional parameters', async () => {
     expect(
-      await call('{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}'),
+      await server.exchange(
+        '{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}',
+      ),
     ).toEqual({
       jsonrpc: '2.0',
       result: 19,
       id: 1,
     });
     expect(
-      await call('{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}'),
+      await server.exchange(
+        '{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}',
+      ),
     ).toEqual({
       jsonrpc: '2.0',
       result: -19,
@@ -55,12 +60,12 @@ describe('JSON-RPC 2.0 §7 examples over stdio', () => {
 
   it('rpc call with named parameters', async () => {
     expect(
-      await call(
+      await server.exchange(
         '{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}',
       ),
     ).toEqual({ jsonrpc: '2.0', result: 19, id: 3 });
     expect(
-      await call(
+      await server.exchange(
         '{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}',
       ),
     ).toEqual({ jsonrpc: '2.0', result: 19, id: 4 });
@@ -72,7 +77,9 @@ describe('JSON-RPC 2.0 §7 examples over stdio', () => {
   });
 
   it('rpc call of non-existent method', async () => {
-    expect(await call('{"jsonrpc": "2.0", "method": "foobar", "id": "1"}')).toMatchObject({
+    expect(
+      await server.exchange('{"jsonrpc": "2.0", "method": "foobar", "id": "1"}'),
+    ).toMatchObject({
       jsonrpc: '2.0',
       error: { code: -32601, message: 'Method not found' },
       id: '1',
@@ -81,7 +88,7 @@ describe('JSON-RPC 2.0 §7 examples over stdio', () => {
 
   it('rpc call with invalid JSON', async () => {
     expect(
-      await call('{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]'),
+      await server.exchange('{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]'),
     ).toMatchObject({
       jsonrpc: '2.0',
       error: { code: -32700, message: 'Parse error' },
@@ -90,15 +97,17 @@ describe('JSON-RPC 2.0 §7 examples over stdio', () => {
   });
 
   it('rpc call with invalid Request object', async () => {
-    expect(await call('{"jsonrpc": "2.0", "method": 1, "params": "bar"}')).toMatchObject({
-      jsonrpc: '2.0',
-      error: { code: -32600, message: 'Invalid Request' },
-      id: null,
-    });
+    expect(await server.exchange('{"jsonrpc": "2.0", "method": 1, "params": "bar"}')).toMatchObject(
+      {
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'Invalid Request' },
+        id: null,
+      },
+    );
   });
 
   it('rpc call Batch, invalid JSON', async () => {
-    const reply = await call(
+    const reply = await server.exchange(
       '[ {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"}, {"jsonrpc": "2.0", "method" ]',
     );
     expect(reply).toMatchObject({
@@ -109,7 +118,7 @@ describe('JSON-RPC 2.0 §7 examples over stdio', () => {
   });
 
   it('rpc call with an empty Array', async () => {
-    expect(await call('[]')).toMatchObject({
+    expect(await server.exchange('[]')).toMatchObject({
       jsonrpc: '2.0',
       error: { code: -32600, message: 'Invalid Request' },
       id: null,
@@ -117,7 +126,7 @@ describe('JSON-RPC 2.0 §7 examples over stdio', () => {
   });
 
   it('rpc call with an invalid Batch (but not empty)', async () => {
-    const reply = await call('[1]');
+    const reply = await server.exchange('[1]');
     expect(reply).toEqual([
       expect.objectContaining({
         jsonrpc: '2.0',
@@ -128,7 +137,7 @@ describe('JSON-RPC 2.0 §7 examples over stdio', () => {
   });
 
   it('rpc call with invalid Batch', async () => {
-    const reply = (await call('[1,2,3]')) as Reply[];
+    const reply = await server.exchange<Reply[]>('[1,2,3]');
     expect(reply).toHaveLength(3);
     for (const r of reply) {
       expect(r).toMatchObject({
@@ -140,7 +149,7 @@ describe('JSON-RPC 2.0 §7 examples over stdio', () => {
   });
 
   it('rpc call Batch', async () => {
-    const reply = (await call(
+    const reply = (await server.exchange<Reply[]>(
       `[
         {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
         {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
@@ -177,7 +186,7 @@ describe('JSON-RPC 2.0 §7 examples over stdio', () => {
   });
 
   it('wrote nothing but JSON-RPC on stdout, and logs on stderr', () => {
-    expect(server.buffered).toEqual([]);
+    expect(server.unread).toEqual([]);
     expect(server.stderr()).toContain('"msg":"sum"');
   });
 });

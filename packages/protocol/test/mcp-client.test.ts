@@ -8,14 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEverythingServer } from '../src/fixtures/everything.js';
 import {
   type ClientTransport,
-  createMcpHttpServer,
   McpClient,
-  type McpHttpServer,
   RequestTimeoutError,
   RpcError,
   StdioClientTransport,
   StreamableHttpClientTransport,
 } from '../src/index.js';
+import { type ServedHttp, serveHttp } from '../src/testing/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
 
@@ -193,28 +192,23 @@ suite('stdio', async () => {
   });
 });
 
-let http: McpHttpServer | undefined;
+let http: ServedHttp | undefined;
 suite('Streamable HTTP', async () => {
-  http = createMcpHttpServer(createEverythingServer());
-  const { url } = await http.listen();
-  return new StreamableHttpClientTransport({ url: `${url}/mcp` });
+  http = await serveHttp(createEverythingServer());
+  return new StreamableHttpClientTransport({ url: http.mcpUrl });
 });
 
 describe('McpClient over Streamable HTTP, resumption', () => {
   it('resumes a call whose SSE stream the server closed mid-call (GET + Last-Event-ID)', async () => {
-    const server = createMcpHttpServer(createEverythingServer());
-    const { url } = await server.listen();
-    const client = await McpClient.connect(
-      new StreamableHttpClientTransport({ url: `${url}/mcp` }),
-    );
+    const served = await serveHttp(createEverythingServer());
     try {
+      const client = await served.connect();
       const result = await client.callTool('test_reconnection');
       expect(result.content[0]).toMatchObject({
         text: expect.stringContaining('properly reconnected'),
       });
     } finally {
-      await client.close();
-      await server.close();
+      await served.close();
     }
   });
 });

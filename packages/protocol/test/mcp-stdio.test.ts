@@ -1,29 +1,25 @@
 /**
- * MCP over stdio at the wire: what a client that is not the SDK sends (seed-style bare
- * `initialized`, batches, positional params, garbage) and the order of what comes back.
+ * MCP over stdio at the wire: what a client that is not the SDK sends (the bare `initialized` of
+ * the mcp-n8n gateway's JSON-RPC API reference, batches, positional params, garbage) and the
+ * order of what comes back.
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildServer, spawnServer } from './helpers/child.js';
+import { type RawProcess, spawnRaw } from '../src/testing/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
-let server: ChildServer;
+let server: RawProcess;
 
 beforeAll(() => {
-  server = spawnServer(FIXTURE, {}, ['--transport', 'stdio', '--log-level', 'debug']);
+  server = spawnRaw(process.execPath, [FIXTURE, '--transport', 'stdio', '--log-level', 'debug']);
 });
 afterAll(async () => {
-  expect(await server.end()).toBe(0);
+  expect((await server.end()).code).toBe(0);
 });
 
-async function call(message: unknown): Promise<Record<string, unknown>> {
-  server.send(typeof message === 'string' ? message : JSON.stringify(message));
-  return JSON.parse(await server.next());
-}
-
 describe('MCP over stdio, at the wire', () => {
-  it('serves calls made before initialize (lenient, like the seeds)', async () => {
-    const reply = await call({
+  it('serves calls made before initialize (lenient, like the servers it stands in for)', async () => {
+    const reply = await server.exchange({
       jsonrpc: '2.0',
       id: 'early',
       method: 'tools/call',
@@ -35,8 +31,8 @@ describe('MCP over stdio, at the wire', () => {
     });
   });
 
-  it('runs the seed 000 handshake verbatim: initialize 2024-11-05, then the bare initialized', async () => {
-    const reply = await call({
+  it('runs the handshake of the mcp-n8n gateway API reference verbatim: initialize 2024-11-05, then the bare initialized', async () => {
+    const reply = await server.exchange({
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
@@ -56,7 +52,7 @@ describe('MCP over stdio, at the wire', () => {
       },
     });
     server.send('{"jsonrpc": "2.0", "method": "initialized"}');
-    expect(await call({ jsonrpc: '2.0', id: 2, method: 'ping' })).toEqual({
+    expect(await server.exchange({ jsonrpc: '2.0', id: 2, method: 'ping' })).toEqual({
       jsonrpc: '2.0',
       id: 2,
       result: {},
@@ -92,12 +88,12 @@ describe('MCP over stdio, at the wire', () => {
   });
 
   it('answers a batch of MCP calls, positional params included', async () => {
-    const reply = (await call([
+    const reply = await server.exchange<Record<string, unknown>[]>([
       { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: ['add', { a: 20, b: 22 }] },
       { jsonrpc: '2.0', id: 'b', method: 'resources/read', params: { uri: 'test://static-text' } },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'nope' } },
-    ])) as unknown as Record<string, unknown>[];
+    ]);
     const byId = Object.fromEntries(reply.map((r) => [r.id as string, r]));
     expect(reply).toHaveLength(3);
     expect(byId.a).toMatchObject({ result: { structuredContent: { sum: 42 } } });
@@ -106,7 +102,7 @@ describe('MCP over stdio, at the wire', () => {
   });
 
   it('answers malformed MCP params with -32602 naming the field, not -32603', async () => {
-    const reply = await call({
+    const reply = await server.exchange({
       jsonrpc: '2.0',
       id: 5,
       method: 'tools/call',
@@ -116,7 +112,7 @@ describe('MCP over stdio, at the wire', () => {
       id: 5,
       error: { code: -32602, data: { issues: [{ path: 'name' }] } },
     });
-    const level = await call({
+    const level = await server.exchange({
       jsonrpc: '2.0',
       id: 6,
       method: 'logging/setLevel',
@@ -126,12 +122,17 @@ describe('MCP over stdio, at the wire', () => {
   });
 
   it('survives garbage and keeps serving', async () => {
-    expect(await call('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":')).toMatchObject({
+    expect(
+      await server.exchange('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":'),
+    ).toMatchObject({
       id: null,
       error: { code: -32700 },
     });
-    expect(await call('"just a string"')).toMatchObject({ id: null, error: { code: -32600 } });
-    expect(await call({ jsonrpc: '2.0', id: 8, method: 'ping' })).toEqual({
+    expect(await server.exchange('"just a string"')).toMatchObject({
+      id: null,
+      error: { code: -32600 },
+    });
+    expect(await server.exchange({ jsonrpc: '2.0', id: 8, method: 'ping' })).toEqual({
       jsonrpc: '2.0',
       id: 8,
       result: {},
@@ -139,7 +140,7 @@ describe('MCP over stdio, at the wire', () => {
   });
 
   it('keeps stdout for JSON-RPC: every line read so far parsed, logs went to stderr', () => {
-    expect(server.buffered).toEqual([]);
+    expect(server.unread).toEqual([]);
     expect(server.stderr()).toContain('serving MCP on stdio');
   });
 });

@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEverythingServer } from '../src/fixtures/everything.js';
-import { createMcpHttpServer, type McpHttpServer } from '../src/index.js';
+import { type ServedHttp, serveHttp } from '../src/testing/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
 
@@ -204,11 +204,10 @@ suite('stdio', async (client) => {
   );
 });
 
-let http: McpHttpServer | undefined;
+let http: ServedHttp | undefined;
 suite('Streamable HTTP', async (client) => {
-  http = createMcpHttpServer(createEverythingServer());
-  const { url } = await http.listen();
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  http = await serveHttp(createEverythingServer());
+  await client.connect(new StreamableHTTPClientTransport(new URL(http.mcpUrl)));
 });
 
 afterAll(async () => {

@@ -3,11 +3,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createEverythingServer } from '../fixtures/everything.js';
 import { defineTool, McpServer, type McpServerOptions } from '../index.js';
-import { createMcpHttpServer, type McpHttpOptions, type McpHttpServer } from './server.js';
+import { type ServedHttp, serveHttp } from '../testing/http.js';
+import { createMcpHttpServer, type McpHttpOptions } from './server.js';
 
 type Json = Record<string, unknown>;
 
-let open: McpHttpServer[] = [];
+/** What afterEach closes: servers started, and built ones that never listened. */
+let open: Pick<ServedHttp, 'close'>[] = [];
 
 afterEach(async () => {
   const servers = open;
@@ -17,10 +19,9 @@ afterEach(async () => {
 
 /** Start an HTTP server with plain paths `/` and `/api/mcp`; returns its origin and port. */
 async function start(options: McpHttpOptions = {}, mcp = createEverythingServer()) {
-  const http = createMcpHttpServer(mcp, { plainPaths: ['/', '/api/mcp'], ...options });
-  open.push(http);
-  const { url, port } = await http.listen();
-  return { http, url, port };
+  const served = await serveHttp(mcp, { plainPaths: ['/', '/api/mcp'], ...options });
+  open.push(served);
+  return served;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -516,10 +517,7 @@ describe('binding', () => {
 
 describe('DNS rebinding with look-alike loopback names', () => {
   it('refuses Host and Origin names that merely start with 127.', async () => {
-    const http = createMcpHttpServer(new McpServer({ name: 't', version: '1' }), {
-      plainPaths: ['/'],
-    });
-    const { port } = await http.listen();
+    const { port } = await start({ plainPaths: ['/'] }, new McpServer({ name: 't', version: '1' }));
     const status = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
         const req = httpRequest(
@@ -538,16 +536,12 @@ describe('DNS rebinding with look-alike loopback names', () => {
         req.on('error', reject);
         req.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
       });
-    try {
-      expect(await status({ host: '127.evil.example.com' })).toBe(403);
-      expect(await status({ host: '127.0.0.1.nip.io' })).toBe(403);
-      expect(
-        await status({ host: `127.0.0.1:${port}`, origin: 'http://127.evil.example.com' }),
-      ).toBe(403);
-      expect(await status({ host: `127.0.0.2:${port}` })).toBe(200);
-    } finally {
-      await http.close();
-    }
+    expect(await status({ host: '127.evil.example.com' })).toBe(403);
+    expect(await status({ host: '127.0.0.1.nip.io' })).toBe(403);
+    expect(await status({ host: `127.0.0.1:${port}`, origin: 'http://127.evil.example.com' })).toBe(
+      403,
+    );
+    expect(await status({ host: `127.0.0.2:${port}` })).toBe(200);
     expect(() =>
       createMcpHttpServer(new McpServer({ name: 't', version: '1' }), { host: '127.foo.example' }),
     ).toThrow(/without auth/);

@@ -1,14 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEverythingServer } from '../fixtures/everything.js';
 import type { McpServer } from '../index.js';
-import { createMcpHttpServer, type McpHttpOptions, type McpHttpServer } from './server.js';
+import { type ServedHttp, serveHttp } from '../testing/http.js';
+import type { McpHttpOptions } from './server.js';
 
 type Json = Record<string, unknown>;
 type Message = Json & { id?: unknown; method?: string; params?: Json; result?: Json; error?: Json };
 
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 
-let open: McpHttpServer[] = [];
+let open: ServedHttp[] = [];
 let controllers: AbortController[] = [];
 
 afterEach(async () => {
@@ -20,10 +21,9 @@ afterEach(async () => {
 });
 
 async function start(options: McpHttpOptions = {}, mcp: McpServer = createEverythingServer()) {
-  const http = createMcpHttpServer(mcp, options);
-  open.push(http);
-  const { url } = await http.listen();
-  return { http, mcp, endpoint: `${url}/mcp` };
+  const served = await serveHttp(mcp, options);
+  open.push(served);
+  return { http: served.http, mcp, endpoint: served.mcpUrl };
 }
 
 function controller(): AbortController {

@@ -499,7 +499,7 @@ describe('encodeBatch', () => {
   });
 });
 
-describe('error data in the shape seed 001 shows', () => {
+describe("error data in the shape the CODEFLUSS MCP server's JSON-RPC protocol page shows", () => {
   it('explains a parse error and a missing method under data.detail', () => {
     const parse = decodeFrame('{"jsonrpc": "2.0", "method": "foobar, "params": "bar"');
     expect(parse).toMatchObject({

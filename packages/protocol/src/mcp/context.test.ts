@@ -310,8 +310,7 @@ describe('cancellation', () => {
     );
     // A client that goes away gets its calls aborted at once.
     const peer = connectRaw(server, { drainTimeoutMs: 0 });
-    const send = (message: unknown) => peer.send(JSON.stringify(message));
-    return { server, peer, send, running, observed };
+    return { server, peer, send: peer.send, running, observed };
   }
 
   it('aborts the tool on notifications/cancelled and sends no reply', async () => {

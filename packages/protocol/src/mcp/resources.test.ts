@@ -1,56 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { RpcError } from '../jsonrpc/errors.js';
-import { connectRaw, type RawReply } from '../testing/raw.js';
+import { connectRaw } from '../testing/raw.js';
 import { McpContext } from './context.js';
 import { definePrompt } from './prompt.js';
 import { defineResource, defineResourceTemplate } from './resource.js';
 import { McpServer, type McpServerOptions } from './server.js';
-
-// ---------------------------------------------------------------------------------------------
-// Harness
-
-interface ErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
-function connect(server: McpServer) {
-  const peer = connectRaw(server);
-  let nextId = 1;
-
-  async function request<R>(method: string, params?: unknown): Promise<RawReply<R>> {
-    const id = nextId++;
-    const text = await peer.send(
-      JSON.stringify(
-        params === undefined
-          ? { jsonrpc: '2.0', id, method }
-          : { jsonrpc: '2.0', id, method, params },
-      ),
-    );
-    if (text === undefined) throw new Error(`no reply to ${method}`);
-    const reply = JSON.parse(text) as RawReply<R>;
-    expect(reply.id).toBe(id);
-    return reply;
-  }
-
-  async function result<R = Record<string, unknown>>(method: string, params?: unknown) {
-    const reply = await request<R>(method, params);
-    if (reply.error) throw new Error(`${method} failed: ${JSON.stringify(reply.error)}`);
-    expect(reply).toHaveProperty('result');
-    return reply.result as R;
-  }
-
-  async function error(method: string, params?: unknown): Promise<ErrorObject> {
-    const reply = await request(method, params);
-    expect(reply).not.toHaveProperty('result');
-    if (!reply.error) throw new Error(`${method} did not fail: ${JSON.stringify(reply)}`);
-    return reply.error;
-  }
-
-  return { peer, session: peer.session, notifications: peer.notifications, request, result, error };
-}
 
 const base: McpServerOptions = { name: 'resources-test', version: '0.0.1' };
 
@@ -107,7 +62,7 @@ function resourceServer(options: Partial<McpServerOptions> = {}) {
 
 describe('resources/list and resources/templates/list', () => {
   it('lists static resources followed by the entries of template list()', async () => {
-    const { resources, nextCursor } = await connect(resourceServer()).result<ResourcesList>(
+    const { resources, nextCursor } = await connectRaw(resourceServer()).result<ResourcesList>(
       'resources/list',
     );
     expect(nextCursor).toBeUndefined();
@@ -132,7 +87,7 @@ describe('resources/list and resources/templates/list', () => {
     const server = new McpServer(base).addResourceTemplate(
       defineResourceTemplate({ uriTemplate: 'x://{id}', name: 'x', list, read: () => '' }),
     );
-    const client = connect(server);
+    const client = connectRaw(server);
     await client.result('resources/list');
     expect(list).toHaveBeenCalledTimes(1);
     const ctx = list.mock.calls[0]?.[0];
@@ -141,7 +96,7 @@ describe('resources/list and resources/templates/list', () => {
   });
 
   it('pages the combined list', async () => {
-    const client = connect(resourceServer({ pageSize: 4 }));
+    const client = connectRaw(resourceServer({ pageSize: 4 }));
     const first = await client.result<ResourcesList>('resources/list');
     expect(first.resources.map((r) => r.uri)).toEqual([
       'docs://readme',
@@ -165,7 +120,7 @@ describe('resources/list and resources/templates/list', () => {
     const server = resourceServer().addResourceTemplate(
       defineResourceTemplate({ uriTemplate: 'files:///{+path}', name: 'file', read: () => '' }),
     );
-    const result = await connect(server).result('resources/templates/list');
+    const result = await connectRaw(server).result('resources/templates/list');
     expect(result).toEqual({
       resourceTemplates: [
         {
@@ -186,7 +141,7 @@ describe('resources/list and resources/templates/list', () => {
         defineResourceTemplate({ uriTemplate: `${n}://{id}`, name: n, read: () => '' }),
       );
     }
-    const client = connect(server);
+    const client = connectRaw(server);
     const first = await client.result<{ resourceTemplates: unknown[]; nextCursor?: string }>(
       'resources/templates/list',
     );
@@ -198,7 +153,7 @@ describe('resources/list and resources/templates/list', () => {
 
 describe('resources/read', () => {
   it('reads static text and carries the mimeType', async () => {
-    const client = connect(resourceServer());
+    const client = connectRaw(resourceServer());
     expect(await client.result('resources/read', { uri: 'docs://readme' })).toEqual({
       contents: [{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# Hello' }],
     });
@@ -208,7 +163,7 @@ describe('resources/read', () => {
   });
 
   it('encodes bytes as a base64 blob', async () => {
-    const result = await connect(resourceServer()).result<ReadResult>('resources/read', {
+    const result = await connectRaw(resourceServer()).result<ReadResult>('resources/read', {
       uri: 'img://logo',
     });
     expect(result).toEqual({
@@ -222,7 +177,7 @@ describe('resources/read', () => {
     const server = new McpServer(base).addResource(
       defineResource({ uri: 'bin://slice', name: 'slice', read: () => backing.subarray(2, 5) }),
     );
-    const result = await connect(server).result('resources/read', { uri: 'bin://slice' });
+    const result = await connectRaw(server).result('resources/read', { uri: 'bin://slice' });
     expect(result).toEqual({ contents: [{ uri: 'bin://slice', blob: 'AAEC' }] });
   });
 
@@ -242,7 +197,7 @@ describe('resources/read', () => {
         read: () => ({ contents: [{ uri: 'whole://a', text: 'w' }], _meta: { k: 1 } }),
       }),
     );
-    const client = connect(server);
+    const client = connectRaw(server);
     expect(await client.result('resources/read', { uri: 'multi://a' })).toEqual({
       contents: [
         { uri: 'multi://a#1', text: 'one' },
@@ -268,7 +223,7 @@ describe('resources/read', () => {
       }),
     );
     const uri = 'users://j%C3%BCrgen%20m%2Fx/profile';
-    const result = await connect(server).result<ReadResult>('resources/read', { uri });
+    const result = await connectRaw(server).result<ReadResult>('resources/read', { uri });
     expect(read).toHaveBeenCalledTimes(1);
     expect(read.mock.calls[0]?.[0]).toBe(uri);
     expect(read.mock.calls[0]?.[1]).toEqual({ userId: 'jürgen m/x' });
@@ -287,7 +242,7 @@ describe('resources/read', () => {
         defineResourceTemplate({ uriTemplate: 'users://{id}/profile', name: 't', read: () => 'T' }),
       )
       .addResource(defineResource({ uri: 'users://me/profile', name: 'me', read: () => 'ME' }));
-    const client = connect(server);
+    const client = connectRaw(server);
     expect(await client.result('resources/read', { uri: 'users://me/profile' })).toEqual({
       contents: [{ uri: 'users://me/profile', text: 'ME' }],
     });
@@ -297,7 +252,7 @@ describe('resources/read', () => {
   });
 
   it('answers an unknown URI with -32002 by default', async () => {
-    const client = connect(resourceServer());
+    const client = connectRaw(resourceServer());
     const error = await client.error('resources/read', { uri: 'docs://missing' });
     expect(error).toEqual({
       code: -32002,
@@ -312,7 +267,7 @@ describe('resources/read', () => {
     const resourceNotFound = vi.fn(
       (uri: string) => new RpcError(-32602, 'No such resource', { uri, hint: 'list first' }),
     );
-    const client = connect(resourceServer({ errors: { resourceNotFound } }));
+    const client = connectRaw(resourceServer({ errors: { resourceNotFound } }));
     const error = await client.error('resources/read', { uri: 'docs://missing' });
     expect(error).toEqual({
       code: -32602,
@@ -323,7 +278,7 @@ describe('resources/read', () => {
   });
 
   it('rejects a missing or empty uri with -32602', async () => {
-    const client = connect(resourceServer());
+    const client = connectRaw(resourceServer());
     expect((await client.error('resources/read', {})).code).toBe(-32602);
     expect((await client.error('resources/read', { uri: '' })).code).toBe(-32602);
   });
@@ -331,7 +286,7 @@ describe('resources/read', () => {
 
 describe('resources/subscribe and resourceUpdated', () => {
   it('answers subscribe and unsubscribe with exactly {}', async () => {
-    const client = connect(resourceServer());
+    const client = connectRaw(resourceServer());
     const sub = await client.request('resources/subscribe', { uri: 'docs://readme' });
     expect(sub.result).toStrictEqual({});
     expect(client.session.subscriptions.has('docs://readme')).toBe(true);
@@ -342,16 +297,16 @@ describe('resources/subscribe and resourceUpdated', () => {
 
   it('notifies only the sessions subscribed to the URI and returns their count', async () => {
     const server = resourceServer();
-    const a = connect(server);
-    const b = connect(server);
-    const c = connect(server);
-    const other = connect(server);
+    const a = connectRaw(server);
+    const b = connectRaw(server);
+    const c = connectRaw(server);
+    const other = connectRaw(server);
     await a.result('resources/subscribe', { uri: 'docs://readme' });
     await b.result('resources/subscribe', { uri: 'docs://readme' });
     await other.result('resources/subscribe', { uri: 'img://logo' });
 
     expect(server.resourceUpdated('docs://readme')).toBe(2);
-    await a.peer.settle();
+    await a.settle();
     const updated = { method: 'notifications/resources/updated', params: { uri: 'docs://readme' } };
     expect(a.notifications).toEqual([updated]);
     expect(b.notifications).toEqual([updated]);
@@ -360,7 +315,7 @@ describe('resources/subscribe and resourceUpdated', () => {
 
     await b.result('resources/unsubscribe', { uri: 'docs://readme' });
     expect(server.resourceUpdated('docs://readme')).toBe(1);
-    await a.peer.settle();
+    await a.settle();
     expect(a.notifications).toHaveLength(2);
     expect(b.notifications).toHaveLength(1);
 
@@ -369,11 +324,11 @@ describe('resources/subscribe and resourceUpdated', () => {
 
   it('skips closed sessions and survives a channel that throws', async () => {
     const server = resourceServer();
-    const closed = connect(server);
+    const closed = connectRaw(server);
     await closed.result('resources/subscribe', { uri: 'docs://readme' });
-    await closed.peer.close();
+    await closed.close();
 
-    const broken = connect(server);
+    const broken = connectRaw(server);
     await broken.result('resources/subscribe', { uri: 'docs://readme' });
     broken.session.channel = {
       notify: () => {
@@ -381,11 +336,11 @@ describe('resources/subscribe and resourceUpdated', () => {
       },
       request: () => Promise.reject(new Error('stream closed')),
     };
-    const healthy = connect(server);
+    const healthy = connectRaw(server);
     await healthy.result('resources/subscribe', { uri: 'docs://readme' });
 
     expect(() => server.resourceUpdated('docs://readme')).not.toThrow();
-    await healthy.peer.settle();
+    await healthy.settle();
     expect(closed.notifications).toEqual([]);
     expect(healthy.notifications).toHaveLength(1);
   });
@@ -426,7 +381,7 @@ const noArgs = definePrompt({ name: 'hello', get: () => 'Hello!' });
 describe('prompts', () => {
   it('lists prompts with argument names, descriptions and required flags', async () => {
     const server = new McpServer(base).addPrompt(review, dialogue, noArgs);
-    const result = await connect(server).result('prompts/list');
+    const result = await connectRaw(server).result('prompts/list');
     expect(result).toEqual({
       prompts: [
         {
@@ -446,7 +401,7 @@ describe('prompts', () => {
 
   it('pages prompts', async () => {
     const server = new McpServer({ ...base, pageSize: 2 }).addPrompt(review, dialogue, noArgs);
-    const client = connect(server);
+    const client = connectRaw(server);
     const first = await client.result<{ prompts: { name: string }[]; nextCursor?: string }>(
       'prompts/list',
     );
@@ -460,7 +415,7 @@ describe('prompts', () => {
   });
 
   it('gets a prompt returning a string as one user text message', async () => {
-    const client = connect(new McpServer(base).addPrompt(review));
+    const client = connectRaw(new McpServer(base).addPrompt(review));
     const result = await client.result('prompts/get', {
       name: 'code_review',
       arguments: { code: 'x = 1', language: 'python' },
@@ -477,7 +432,7 @@ describe('prompts', () => {
   });
 
   it('gets a prompt returning a message array', async () => {
-    const client = connect(new McpServer(base).addPrompt(dialogue));
+    const client = connectRaw(new McpServer(base).addPrompt(dialogue));
     const result = await client.result('prompts/get', {
       name: 'dialogue',
       arguments: { topic: 'owls' },
@@ -498,7 +453,7 @@ describe('prompts', () => {
         messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
       }),
     });
-    const result = await connect(new McpServer(base).addPrompt(prompt)).result('prompts/get', {
+    const result = await connectRaw(new McpServer(base).addPrompt(prompt)).result('prompts/get', {
       name: 'full',
     });
     expect(result).toEqual({
@@ -514,7 +469,7 @@ describe('prompts', () => {
       arguments: z.object({ topic: z.string().trim(), tone: z.string().default('neutral') }),
       get,
     });
-    const list = await connect(new McpServer(base).addPrompt(prompt)).result('prompts/list');
+    const list = await connectRaw(new McpServer(base).addPrompt(prompt)).result('prompts/list');
     expect(list).toEqual({
       prompts: [
         {
@@ -526,7 +481,7 @@ describe('prompts', () => {
         },
       ],
     });
-    const client = connect(new McpServer(base).addPrompt(prompt));
+    const client = connectRaw(new McpServer(base).addPrompt(prompt));
     await client.result('prompts/get', { name: 'parsed', arguments: { topic: '  owls ' } });
     expect(get.mock.calls[0]?.[0]).toEqual({ topic: 'owls', tone: 'neutral' });
   });
@@ -534,7 +489,7 @@ describe('prompts', () => {
   it('rejects a missing required argument with -32602 naming it', async () => {
     const get = vi.fn(() => 'unreachable');
     const prompt = definePrompt({ name: 'p', arguments: z.object({ topic: z.string() }), get });
-    const client = connect(new McpServer(base).addPrompt(prompt));
+    const client = connectRaw(new McpServer(base).addPrompt(prompt));
     const error = await client.error('prompts/get', { name: 'p', arguments: {} });
     expect(error.code).toBe(-32602);
     expect(error.message).toContain('topic');
@@ -545,7 +500,7 @@ describe('prompts', () => {
   });
 
   it('rejects an unknown prompt with -32602', async () => {
-    const error = await connect(new McpServer(base).addPrompt(noArgs)).error('prompts/get', {
+    const error = await connectRaw(new McpServer(base).addPrompt(noArgs)).error('prompts/get', {
       name: 'nope',
     });
     expect(error.code).toBe(-32602);
@@ -553,7 +508,7 @@ describe('prompts', () => {
   });
 
   it('rejects non-string argument values with -32602', async () => {
-    const error = await connect(new McpServer(base).addPrompt(dialogue)).error('prompts/get', {
+    const error = await connectRaw(new McpServer(base).addPrompt(dialogue)).error('prompts/get', {
       name: 'dialogue',
       arguments: { topic: 42 },
     });
@@ -575,7 +530,7 @@ describe('completion/complete', () => {
   const templateRef = { type: 'ref/resource', uri: 'users://{userId}/profile' };
 
   it('completes a prompt argument with the values the completer filtered', async () => {
-    const client = connect(new McpServer(base).addPrompt(review));
+    const client = connectRaw(new McpServer(base).addPrompt(review));
     const result = await client.result<Completion>('completion/complete', {
       ref: promptRef,
       argument: { name: 'language', value: 'r' },
@@ -586,7 +541,7 @@ describe('completion/complete', () => {
   });
 
   it('hands the completer the other arguments from context', async () => {
-    const client = connect(new McpServer(base).addPrompt(review));
+    const client = connectRaw(new McpServer(base).addPrompt(review));
     const result = await client.result<Completion>('completion/complete', {
       ref: promptRef,
       argument: { name: 'language', value: 'ty' },
@@ -596,7 +551,7 @@ describe('completion/complete', () => {
   });
 
   it('completes a template variable', async () => {
-    const client = connect(new McpServer(base).addResourceTemplate(userTemplate));
+    const client = connectRaw(new McpServer(base).addResourceTemplate(userTemplate));
     const result = await client.result<Completion>('completion/complete', {
       ref: templateRef,
       argument: { name: 'userId', value: 'al' },
@@ -614,7 +569,7 @@ describe('completion/complete', () => {
       complete: { item: (value) => many.filter((m) => m.startsWith(value)) },
       read: () => '',
     });
-    const client = connect(new McpServer(base).addResourceTemplate(template));
+    const client = connectRaw(new McpServer(base).addResourceTemplate(template));
     const result = await client.result<Completion>('completion/complete', {
       ref: { type: 'ref/resource', uri: 'items://{item}' },
       argument: { name: 'item', value: 'item-' },
@@ -633,7 +588,7 @@ describe('completion/complete', () => {
       complete: { a: () => hundred },
       get: () => '',
     });
-    const client = connect(new McpServer(base).addPrompt(prompt));
+    const client = connectRaw(new McpServer(base).addPrompt(prompt));
     const result = await client.result<Completion>('completion/complete', {
       ref: { type: 'ref/prompt', name: 'p' },
       argument: { name: 'a', value: '' },
@@ -642,7 +597,7 @@ describe('completion/complete', () => {
   });
 
   it('rejects an unknown prompt ref with -32602', async () => {
-    const client = connect(new McpServer(base).addPrompt(review));
+    const client = connectRaw(new McpServer(base).addPrompt(review));
     const error = await client.error('completion/complete', {
       ref: { type: 'ref/prompt', name: 'missing' },
       argument: { name: 'language', value: '' },
@@ -651,7 +606,7 @@ describe('completion/complete', () => {
   });
 
   it('rejects an unknown resource ref with -32602', async () => {
-    const client = connect(new McpServer(base).addResourceTemplate(userTemplate));
+    const client = connectRaw(new McpServer(base).addResourceTemplate(userTemplate));
     const error = await client.error('completion/complete', {
       ref: { type: 'ref/resource', uri: 'nothing://{x}' },
       argument: { name: 'x', value: '' },
@@ -664,7 +619,7 @@ describe('completion/complete', () => {
       .addPrompt(review)
       .addResourceTemplate(userTemplate)
       .addResource(readme);
-    const client = connect(server);
+    const client = connectRaw(server);
     const empty = { completion: { values: [], hasMore: false } };
     expect(
       await client.result('completion/complete', {
@@ -688,7 +643,7 @@ describe('completion/complete', () => {
   });
 
   it('rejects a malformed ref with -32602', async () => {
-    const client = connect(new McpServer(base).addPrompt(review));
+    const client = connectRaw(new McpServer(base).addPrompt(review));
     const error = await client.error('completion/complete', {
       ref: { type: 'ref/other', name: 'code_review' },
       argument: { name: 'language', value: '' },
@@ -700,7 +655,7 @@ describe('completion/complete', () => {
 describe('inherited names are not completers or arguments', () => {
   it('answers completion for toString/constructor/hasOwnProperty with no values', async () => {
     const server = new McpServer(base).addPrompt(review).addResourceTemplate(userTemplate);
-    const { result } = connect(server);
+    const { result } = connectRaw(server);
     for (const name of ['toString', 'constructor', 'hasOwnProperty', '__proto__']) {
       expect(
         await result('completion/complete', {

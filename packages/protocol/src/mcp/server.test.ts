@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { method, type RequestContext } from '../jsonrpc/method.js';
-import { connectRaw, type RawReply } from '../testing/raw.js';
+import { connectRaw, type RawPeer } from '../testing/raw.js';
 import type { McpCallExtra } from './context.js';
 import { definePrompt } from './prompt.js';
 import { defineResource, defineResourceTemplate } from './resource.js';
@@ -11,81 +11,6 @@ import { McpServer, type McpServerOptions } from './server.js';
 import type { AuthInfo } from './session.js';
 import { defineTool, type Tool, ToolError } from './tool.js';
 import type { CallToolResult } from './types.js';
-
-// ---------------------------------------------------------------------------------------------
-// Harness: a raw JSON-RPC client connected to the server over an in-memory channel.
-
-interface ErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
-function connect(server: McpServer, options: { auth?: AuthInfo } = {}) {
-  const peer = connectRaw(server, options);
-  let nextId = 1;
-
-  const send = (message: unknown): Promise<string | undefined> =>
-    peer.send(JSON.stringify(message));
-
-  async function request<R = Record<string, unknown>>(
-    method: string,
-    params?: unknown,
-  ): Promise<RawReply<R>> {
-    const id = nextId++;
-    const message =
-      params === undefined
-        ? { jsonrpc: '2.0', id, method }
-        : { jsonrpc: '2.0', id, method, params };
-    const text = await send(message);
-    if (text === undefined) throw new Error(`no reply to ${method}`);
-    const reply = JSON.parse(text) as RawReply<R>;
-    expect(reply.jsonrpc).toBe('2.0');
-    expect(reply.id).toBe(id);
-    return reply;
-  }
-
-  async function result<R = Record<string, unknown>>(method: string, params?: unknown) {
-    const reply = await request<R>(method, params);
-    if (reply.error) throw new Error(`${method} failed: ${JSON.stringify(reply.error)}`);
-    expect(reply).toHaveProperty('result');
-    return reply.result as R;
-  }
-
-  async function error(method: string, params?: unknown): Promise<ErrorObject> {
-    const reply = await request(method, params);
-    expect(reply).not.toHaveProperty('result');
-    if (!reply.error) throw new Error(`${method} did not fail: ${JSON.stringify(reply)}`);
-    return reply.error;
-  }
-
-  async function notify(method: string, params?: unknown): Promise<string | undefined> {
-    return await send(
-      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
-    );
-  }
-
-  async function initialize(protocolVersion = '2025-11-25') {
-    await result('initialize', {
-      protocolVersion,
-      capabilities: {},
-      clientInfo: { name: 'test-client', version: '0.0.1' },
-    });
-    await notify('notifications/initialized');
-  }
-
-  return {
-    peer,
-    session: peer.session,
-    notifications: peer.notifications,
-    send,
-    request,
-    result,
-    error,
-    notify,
-    initialize,
-  };
-}
 
 interface ToolsList {
   tools: Record<string, unknown>[];
@@ -134,7 +59,7 @@ describe('initialize', () => {
     'echoes the supported version %s',
     async (version) => {
       const server = new McpServer(base);
-      const client = connect(server);
+      const client = connectRaw(server);
       const result = await client.result('initialize', {
         protocolVersion: version,
         capabilities: {},
@@ -147,7 +72,7 @@ describe('initialize', () => {
   );
 
   it('offers the newest version when the client asks for an unknown one', async () => {
-    const client = connect(new McpServer(base));
+    const client = connectRaw(new McpServer(base));
     const result = await client.result('initialize', {
       protocolVersion: '1999-01-01',
       capabilities: {},
@@ -157,7 +82,7 @@ describe('initialize', () => {
   });
 
   it('records the client info and capabilities on the session', async () => {
-    const client = connect(new McpServer(base));
+    const client = connectRaw(new McpServer(base));
     await client.result('initialize', {
       protocolVersion: '2025-06-18',
       capabilities: { sampling: {}, roots: { listChanged: true } },
@@ -180,7 +105,7 @@ describe('initialize', () => {
       icons: [{ src: 'https://acme.example/icon.png', mimeType: 'image/png' }],
       instructions: 'Call list_widgets first.',
     });
-    const result = await connect(server).result('initialize', {
+    const result = await connectRaw(server).result('initialize', {
       protocolVersion: '2025-11-25',
       capabilities: {},
     });
@@ -196,7 +121,7 @@ describe('initialize', () => {
   });
 
   it('omits instructions and optional identity fields that were not configured', async () => {
-    const result = await connect(new McpServer(base)).result('initialize', {
+    const result = await connectRaw(new McpServer(base)).result('initialize', {
       protocolVersion: '2025-11-25',
       capabilities: {},
     });
@@ -206,7 +131,7 @@ describe('initialize', () => {
 
   it('derives capabilities from what is registered: tools only', async () => {
     const server = new McpServer(base).addTool(add);
-    const result = await connect(server).result('initialize', {
+    const result = await connectRaw(server).result('initialize', {
       protocolVersion: '2025-11-25',
       capabilities: {},
     });
@@ -221,7 +146,7 @@ describe('initialize', () => {
       defineResourceTemplate({ uriTemplate: 'mem://{id}', name: 't', read: () => 'x' }),
     );
     for (const server of [withResource, withTemplate]) {
-      const result = await connect(server).result<{ capabilities: Record<string, unknown> }>(
+      const result = await connectRaw(server).result<{ capabilities: Record<string, unknown> }>(
         'initialize',
         { protocolVersion: '2025-11-25', capabilities: {} },
       );
@@ -239,7 +164,7 @@ describe('initialize', () => {
         get: ({ who }) => `Hello ${who}`,
       }),
     );
-    const result = await connect(server).result<{ capabilities: Record<string, unknown> }>(
+    const result = await connectRaw(server).result<{ capabilities: Record<string, unknown> }>(
       'initialize',
       { protocolVersion: '2025-11-25', capabilities: {} },
     );
@@ -266,7 +191,7 @@ describe('initialize', () => {
       }),
     );
     for (const server of [promptServer, templateServer]) {
-      const result = await connect(server).result<{ capabilities: Record<string, unknown> }>(
+      const result = await connectRaw(server).result<{ capabilities: Record<string, unknown> }>(
         'initialize',
         { protocolVersion: '2025-11-25', capabilities: {} },
       );
@@ -275,7 +200,7 @@ describe('initialize', () => {
   });
 
   it('rejects initialize without protocolVersion with -32602', async () => {
-    const client = connect(new McpServer(base));
+    const client = connectRaw(new McpServer(base));
     const error = await client.error('initialize', { capabilities: {} });
     expect(error.code).toBe(-32602);
     expect(client.session.initializeAnswered).toBe(false);
@@ -284,10 +209,10 @@ describe('initialize', () => {
   it.each(['notifications/initialized', 'initialized'])(
     '%s marks the session initialized and gets no reply',
     async (name) => {
-      const client = connect(new McpServer(base));
+      const client = connectRaw(new McpServer(base));
       await client.result('initialize', { protocolVersion: '2025-11-25', capabilities: {} });
       expect(client.session.initialized).toBe(false);
-      const reply = await client.notify(name);
+      const reply = await client.send({ jsonrpc: '2.0', method: name });
       expect(reply).toBeUndefined();
       expect(client.session.initialized).toBe(true);
     },
@@ -296,20 +221,20 @@ describe('initialize', () => {
 
 describe('ping and logging/setLevel', () => {
   it('answers ping with exactly {}', async () => {
-    const reply = await connect(new McpServer(base)).request('ping');
+    const reply = await connectRaw(new McpServer(base)).request('ping');
     expect(reply.result).toStrictEqual({});
     expect(reply).not.toHaveProperty('error');
   });
 
   it('stores the log level and answers {}', async () => {
-    const client = connect(new McpServer(base));
+    const client = connectRaw(new McpServer(base));
     const reply = await client.request('logging/setLevel', { level: 'warning' });
     expect(reply.result).toStrictEqual({});
     expect(client.session.logLevel).toBe('warning');
   });
 
   it('rejects an unknown level with -32602 and keeps the previous one', async () => {
-    const client = connect(new McpServer(base));
+    const client = connectRaw(new McpServer(base));
     await client.result('logging/setLevel', { level: 'error' });
     const error = await client.error('logging/setLevel', { level: 'verbose' });
     expect(error.code).toBe(-32602);
@@ -320,7 +245,7 @@ describe('ping and logging/setLevel', () => {
 describe('tools/list', () => {
   it('lists name, title, description, JSON Schemas and annotations', async () => {
     const server = new McpServer(base).addTool(add, echo);
-    const { tools } = await connect(server).result<ToolsList>('tools/list');
+    const { tools } = await connectRaw(server).result<ToolsList>('tools/list');
     expect(tools.map((t) => t.name)).toEqual(['add', 'echo']);
     const [listedAdd, listedEcho] = tools;
     expect(listedAdd).toMatchObject({
@@ -354,14 +279,14 @@ describe('tools/list', () => {
 
   it('lists a tool without inputSchema with an empty object schema', async () => {
     const server = new McpServer(base).addTool(simpleTool('noargs'));
-    const { tools } = await connect(server).result<ToolsList>('tools/list');
+    const { tools } = await connectRaw(server).result<ToolsList>('tools/list');
     expect(tools[0]?.inputSchema).toEqual({ type: 'object', properties: {}, required: [] });
   });
 
   it('pages through 5 tools two at a time with a chain of cursors', async () => {
     const server = new McpServer({ ...base, pageSize: 2 });
     for (const name of ['t1', 't2', 't3', 't4', 't5']) server.addTool(simpleTool(name));
-    const client = connect(server);
+    const client = connectRaw(server);
 
     const first = await client.result<ToolsList>('tools/list');
     expect(first.tools.map((t) => t.name)).toEqual(['t1', 't2']);
@@ -382,7 +307,7 @@ describe('tools/list', () => {
       simpleTool('a'),
       simpleTool('b'),
     );
-    const page = await connect(server).result<ToolsList>('tools/list');
+    const page = await connectRaw(server).result<ToolsList>('tools/list');
     expect(page.tools).toHaveLength(2);
     expect(page).not.toHaveProperty('nextCursor');
   });
@@ -395,20 +320,20 @@ describe('tools/list', () => {
   ])('rejects the invalid cursor %j with -32602', async (cursor) => {
     const server = new McpServer({ ...base, pageSize: 2 });
     for (const name of ['t1', 't2', 't3']) server.addTool(simpleTool(name));
-    const error = await connect(server).error('tools/list', { cursor });
+    const error = await connectRaw(server).error('tools/list', { cursor });
     expect(error.code).toBe(-32602);
   });
 });
 
 describe('tools/call', () => {
-  const call = (client: ReturnType<typeof connect>, name: string, args?: unknown) =>
+  const call = (client: RawPeer, name: string, args?: unknown) =>
     client.result<CallToolResult>(
       'tools/call',
       args === undefined ? { name } : { name, arguments: args },
     );
 
   it('rejects an unknown tool with -32602', async () => {
-    const error = await connect(new McpServer(base).addTool(add)).error('tools/call', {
+    const error = await connectRaw(new McpServer(base).addTool(add)).error('tools/call', {
       name: 'nope',
       arguments: {},
     });
@@ -424,7 +349,7 @@ describe('tools/call', () => {
       inputSchema: z.object({ name: z.string(), age: z.number() }),
       handler,
     });
-    const client = connect(new McpServer(base).addTool(tool));
+    const client = connectRaw(new McpServer(base).addTool(tool));
     const result = await call(client, 'greet', { name: 'Ada', age: 'old' });
     expect(result.isError).toBe(true);
     const message = textOf(result);
@@ -462,7 +387,7 @@ describe('tools/call', () => {
         return 'raw';
       },
     });
-    const client = connect(new McpServer(base).addTool(optional, required, raw));
+    const client = connectRaw(new McpServer(base).addTool(optional, required, raw));
 
     const ok = await call(client, 'opt');
     expect(ok).toEqual({ content: [{ type: 'text', text: 'ok' }], isError: false });
@@ -476,7 +401,7 @@ describe('tools/call', () => {
   });
 
   it('turns a string return into one text block', async () => {
-    const client = connect(new McpServer(base).addTool(echo));
+    const client = connectRaw(new McpServer(base).addTool(echo));
     const result = await call(client, 'echo', { message: 'ab', times: 3 });
     expect(result).toStrictEqual({ content: [{ type: 'text', text: 'ababab' }], isError: false });
   });
@@ -487,7 +412,7 @@ describe('tools/call', () => {
       description: 'Stats',
       handler: () => ({ count: 2, names: ['a', 'b'] }),
     });
-    const result = await call(connect(new McpServer(base).addTool(tool)), 'stats', {});
+    const result = await call(connectRaw(new McpServer(base).addTool(tool)), 'stats', {});
     expect(result.isError).toBe(false);
     expect(result.structuredContent).toEqual({ count: 2, names: ['a', 'b'] });
     expect(JSON.parse(textOf(result))).toEqual({ count: 2, names: ['a', 'b'] });
@@ -499,7 +424,7 @@ describe('tools/call', () => {
       description: 'An image',
       handler: () => ({ content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] }),
     });
-    const result = await call(connect(new McpServer(base).addTool(tool)), 'img', {});
+    const result = await call(connectRaw(new McpServer(base).addTool(tool)), 'img', {});
     expect(result).toEqual({
       content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }],
       isError: false,
@@ -508,7 +433,7 @@ describe('tools/call', () => {
   });
 
   it('returns structuredContent and text for a tool with an outputSchema', async () => {
-    const client = connect(new McpServer(base).addTool(add));
+    const client = connectRaw(new McpServer(base).addTool(add));
     const result = await call(client, 'add', { a: 2, b: 40 });
     expect(result.isError).toBe(false);
     expect(result.structuredContent).toEqual({ sum: 42 });
@@ -523,7 +448,7 @@ describe('tools/call', () => {
       outputSchema: z.object({ sum: z.number() }),
       handler: () => ({ sum: 'not a number' }) as unknown as { sum: number },
     });
-    const client = connect(new McpServer({ ...base, logger }).addTool(liar));
+    const client = connectRaw(new McpServer({ ...base, logger }).addTool(liar));
     const error = await client.error('tools/call', { name: 'liar', arguments: {} });
     expect(error.code).toBe(-32603);
     expect(logger.error).toHaveBeenCalled();
@@ -537,7 +462,7 @@ describe('tools/call', () => {
         throw new ToolError('Project 42 does not exist', { projectId: 42 });
       },
     });
-    const result = await call(connect(new McpServer(base).addTool(tool)), 'fail', {});
+    const result = await call(connectRaw(new McpServer(base).addTool(tool)), 'fail', {});
     expect(result).toEqual({
       content: [{ type: 'text', text: 'Project 42 does not exist' }],
       isError: true,
@@ -554,7 +479,7 @@ describe('tools/call', () => {
         throw new Error('connection to postgres://admin:hunter2@db failed');
       },
     });
-    const client = connect(new McpServer({ ...base, logger }).addTool(tool));
+    const client = connectRaw(new McpServer({ ...base, logger }).addTool(tool));
     const reply = await client.request<CallToolResult>('tools/call', {
       name: 'crash',
       arguments: {},
@@ -577,7 +502,7 @@ describe('tools/call', () => {
         throw new RpcError(-32001, 'Quota exceeded', { retryAfter: 30 });
       },
     });
-    const error = await connect(new McpServer(base).addTool(tool)).error('tools/call', {
+    const error = await connectRaw(new McpServer(base).addTool(tool)).error('tools/call', {
       name: 'limited',
       arguments: {},
     });
@@ -585,13 +510,13 @@ describe('tools/call', () => {
   });
 
   it('accepts positional params [name, arguments]', async () => {
-    const client = connect(new McpServer(base).addTool(add));
+    const client = connectRaw(new McpServer(base).addTool(add));
     const result = await client.result<CallToolResult>('tools/call', ['add', { a: 1, b: 2 }]);
     expect(result.structuredContent).toEqual({ sum: 3 });
   });
 
   it('rejects non-object arguments with -32602', async () => {
-    const client = connect(new McpServer(base).addTool(add));
+    const client = connectRaw(new McpServer(base).addTool(add));
     const error = await client.error('tools/call', { name: 'add', arguments: [1, 2] });
     expect(error.code).toBe(-32602);
   });
@@ -605,7 +530,7 @@ describe('scopes', () => {
 
   it('refuses a tool whose scope the server does not enable, with the default error', async () => {
     const server = new McpServer({ ...base, scopes: ['core'] }).addTool(sensitive, core, open);
-    const client = connect(server);
+    const client = connectRaw(server);
     const error = await client.error('tools/call', { name: 'x', arguments: {} });
     expect(error).toEqual({
       code: -32600,
@@ -629,7 +554,7 @@ describe('scopes', () => {
       scopes: ['core'],
       errors: { scopeDenied: scopeError },
     }).addTool(sensitive);
-    const error = await connect(server).error('tools/call', { name: 'x', arguments: {} });
+    const error = await connectRaw(server).error('tools/call', { name: 'x', arguments: {} });
     expect(error).toEqual({
       code: -32003,
       message: 'Forbidden',
@@ -640,32 +565,35 @@ describe('scopes', () => {
 
   it("checks the caller's scopes from extra.auth", async () => {
     const server = new McpServer(base).addTool(sensitive);
-    const denied = await connect(server, { auth: auth('core') }).error('tools/call', {
+    const denied = await connectRaw(server, { auth: auth('core') }).error('tools/call', {
       name: 'x',
     });
     expect(denied.code).toBe(-32600);
-    const allowed = await connect(server, { auth: auth('core', 'sensitive') }).result(
+    const allowed = await connectRaw(server, { auth: auth('core', 'sensitive') }).result(
       'tools/call',
       { name: 'x' },
     );
     expect(allowed).toMatchObject({ isError: false, content: [{ type: 'text', text: 'x' }] });
     // No auth and no server scopes: nothing restricts the call.
-    await expect(connect(server).result('tools/call', { name: 'x' })).resolves.toMatchObject({
+    await expect(connectRaw(server).result('tools/call', { name: 'x' })).resolves.toMatchObject({
       isError: false,
     });
   });
 
   it('intersects caller scopes with the server scopes', async () => {
     const server = new McpServer({ ...base, scopes: ['core'] }).addTool(sensitive);
-    const error = await connect(server, { auth: auth('core', 'sensitive') }).error('tools/call', {
-      name: 'x',
-    });
+    const error = await connectRaw(server, { auth: auth('core', 'sensitive') }).error(
+      'tools/call',
+      {
+        name: 'x',
+      },
+    );
     expect(error.message).toBe("Tool 'x' requires scope 'sensitive' which is not granted");
   });
 
   it('lists every tool by default and only permitted ones with listPermittedToolsOnly', async () => {
     const all = new McpServer({ ...base, scopes: ['core'] }).addTool(sensitive, core, open);
-    const allList = await connect(all).result<ToolsList>('tools/list');
+    const allList = await connectRaw(all).result<ToolsList>('tools/list');
     expect(allList.tools.map((t) => t.name)).toEqual(['x', 'core_tool', 'open_tool']);
 
     const filtered = new McpServer({
@@ -673,7 +601,7 @@ describe('scopes', () => {
       scopes: ['core'],
       listPermittedToolsOnly: true,
     }).addTool(sensitive, core, open);
-    const list = await connect(filtered).result<ToolsList>('tools/list');
+    const list = await connectRaw(filtered).result<ToolsList>('tools/list');
     expect(list.tools.map((t) => t.name)).toEqual(['core_tool', 'open_tool']);
   });
 
@@ -682,11 +610,11 @@ describe('scopes', () => {
       sensitive,
       open,
     );
-    const withScope = await connect(server, { auth: auth('sensitive') }).result<ToolsList>(
+    const withScope = await connectRaw(server, { auth: auth('sensitive') }).result<ToolsList>(
       'tools/list',
     );
     expect(withScope.tools.map((t) => t.name)).toEqual(['x', 'open_tool']);
-    const without = await connect(server, { auth: auth() }).result<ToolsList>('tools/list');
+    const without = await connectRaw(server, { auth: auth() }).result<ToolsList>('tools/list');
     expect(without.tools.map((t) => t.name)).toEqual(['open_tool']);
   });
 });
@@ -696,19 +624,19 @@ describe('registry changes', () => {
 
   it('notifies initialized sessions, and only them, when a tool is added or removed', async () => {
     const server = new McpServer(base).addTool(add);
-    const ready = connect(server);
-    const pending = connect(server);
+    const ready = connectRaw(server);
+    const pending = connectRaw(server);
     await ready.initialize();
     await pending.result('initialize', { protocolVersion: '2025-11-25', capabilities: {} });
     expect(ready.notifications).toEqual([]);
 
     server.addTool(echo);
-    await ready.peer.settle();
+    await ready.settle();
     expect(ready.notifications).toEqual([listChanged]);
     expect(pending.notifications).toEqual([]);
 
     expect(server.removeTool('echo')).toBe(true);
-    await ready.peer.settle();
+    await ready.settle();
     expect(ready.notifications).toEqual([listChanged, listChanged]);
     expect(pending.notifications).toEqual([]);
 
@@ -718,31 +646,31 @@ describe('registry changes', () => {
 
   it('sends nothing when removing a tool that does not exist', async () => {
     const server = new McpServer(base).addTool(add);
-    const client = connect(server);
+    const client = connectRaw(server);
     await client.initialize();
     expect(server.removeTool('missing')).toBe(false);
-    await client.peer.settle();
+    await client.settle();
     expect(client.notifications).toEqual([]);
   });
 
   it('stops notifying a closed session', async () => {
     const server = new McpServer(base);
-    const client = connect(server);
+    const client = connectRaw(server);
     await client.initialize();
-    await client.peer.close();
+    await client.close();
     expect(server.sessionCount).toBe(0);
     server.addTool(add);
-    await client.peer.settle();
+    await client.settle();
     expect(client.notifications).toEqual([]);
   });
 
   it('notifies prompts and resources list changes too', async () => {
     const server = new McpServer(base);
-    const client = connect(server);
+    const client = connectRaw(server);
     await client.initialize();
     server.addPrompt(definePrompt({ name: 'p', get: () => 'x' }));
     server.addResource(defineResource({ uri: 'mem://a', name: 'a', read: () => 'a' }));
-    await client.peer.settle();
+    await client.settle();
     expect(client.notifications.map((n) => n.method)).toEqual([
       'notifications/prompts/list_changed',
       'notifications/resources/list_changed',
@@ -761,7 +689,7 @@ describe('registry changes', () => {
         session: ctx.extra.session.id,
       })),
     );
-    const client = connect(server);
+    const client = connectRaw(server);
     await expect(client.result('custom/whoami')).resolves.toEqual({ session: client.session.id });
     expect((await client.error('custom/missing')).code).toBe(-32601);
   });
@@ -786,7 +714,7 @@ describe('outputSchema is what goes out', () => {
         }),
       }),
     );
-    const client = connect(server);
+    const client = connectRaw(server);
     for (const name of ['leaky', 'leaky_full']) {
       const text = await client.send({
         jsonrpc: '2.0',
@@ -816,7 +744,7 @@ describe('gateway hooks: raw tools, aliases, the unknown-tool error', () => {
     toolAlias: (name) => (name === 'ns:echo' ? 'ns__echo' : undefined),
     errors: { unknownTool: (name) => new RpcError(-32601, `Tool not found: ${name}`) },
   }).addTool(raw);
-  const client = connect(server);
+  const client = connectRaw(server);
   const call = (name: string) => client.request('tools/call', { name });
 
   it('sends a raw tool’s result exactly as returned, by its name or its alias', async () => {

@@ -1,11 +1,28 @@
-// @mcpkit/protocol/testing: helpers for testing MCP servers built with this package. Not for
-// production code: they favour being easy to inspect over being fast.
+// @mcpkit/protocol/testing: the shared kit for testing MCP servers built with this package — and
+// for benchmarking them. Not for production code: it favours being easy to inspect over being
+// fast. One concern per module:
 
-// A raw JSON-RPC client over an in-memory channel: send frames as text, read replies as text.
+// In-process: an McpClient, or a raw JSON-RPC peer, on `server.connect()` over an in-memory pair.
+export { type ConnectClientOptions, connectClient } from './client.js';
+// HTTP: an McpServer listening on a free port; plain JSON-RPC POSTs read to the end.
+export { type HttpClientOptions, type ServedHttp, serveHttp } from './http.js';
+export { type HttpProcess, type HttpProcessOptions, spawnHttpServer } from './http-process.js';
+export { type PostOptions, type PostReply, postJson } from './post.js';
+export { isAlive, killGroup, killSpawned, waitGone } from './processes.js';
+export { seededRandom } from './random.js';
 export {
   connectRaw,
+  type RawErrorObject,
   type RawMessage,
   type RawPeer,
   type RawPeerOptions,
   type RawReply,
 } from './raw.js';
+export { type RawProcess, spawnRaw } from './raw-process.js';
+export { type RunOptions, type RunResult, runProcess } from './run.js';
+export type { ProcessOptions } from './spawn.js';
+// Child processes: a server with an McpClient on its stdio, raw stdio, HTTP, run-to-completion.
+export { type SpawnedServer, type SpawnServerOptions, spawnServer } from './stdio-server.js';
+export { removeTempDirs, tempDir } from './temp.js';
+// Waiting, scratch space and repeatable data.
+export { sleep, TimeoutError, waitFor, within } from './wait.js';

@@ -53,3 +53,20 @@ describe('connectRaw', () => {
     await expect(peer.send('{"jsonrpc":"2.0","id":9,"method":"ping"}')).resolves.toBeUndefined();
   });
 });
+
+describe('result(), error() and callTool()', () => {
+  it('resolve with the result or the error object, and refuse the other', async () => {
+    const peer = connectRaw(server());
+    expect(await peer.result('ping')).toEqual({});
+    expect(await peer.error('nope')).toEqual({
+      code: -32601,
+      message: 'Method not found',
+      data: { method: 'nope' },
+    });
+    await expect(peer.error('ping')).rejects.toThrow('ping did not fail');
+    await expect(peer.result('nope')).rejects.toThrow(/nope failed: .*-32601/);
+    expect((await peer.callTool('hi')).result).toMatchObject({ content: [{ text: 'hi' }] });
+    expect((await peer.callTool('missing', {})).error).toMatchObject({ code: -32602 });
+    await peer.close();
+  });
+});

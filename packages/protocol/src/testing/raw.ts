@@ -5,15 +5,23 @@ import type { JsonRpcId } from '../jsonrpc/types.js';
 import type { McpServer } from '../mcp/server.js';
 import type { McpSession } from '../mcp/session.js';
 import type { ConnectOptions } from '../mcp/transport.js';
+import type { CallToolResult } from '../mcp/types.js';
 import { LATEST_PROTOCOL_VERSION } from '../mcp/versions.js';
 import { createLinkedTransports } from '../transports/memory.js';
+
+/** A JSON-RPC error object as it came from the server. */
+export interface RawErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
 
 /** A JSON-RPC reply as it came from the server, parsed. */
 export interface RawReply<R = Record<string, unknown>> {
   jsonrpc: '2.0';
   id: JsonRpcId | null;
   result?: R;
-  error?: { code: number; message: string; data?: unknown };
+  error?: RawErrorObject;
 }
 
 /** A notification or request the server sent (`id` only on requests). */
@@ -45,15 +53,31 @@ export interface RawPeer {
   /** Every frame the server sent, as text, in order: replies, notifications, requests. */
   readonly received: string[];
   /**
-   * Send one frame of text as is. Resolves with the text of the reply that answers it (matched
-   * by id; a batch by its array, or a null-id error), or with undefined once the server has
-   * handled a frame that asks for no reply (notifications, responses) — or when the connection
-   * ends first. Ids must be unique among the requests in flight: reusing the id of one that is
-   * still waiting resolves the earlier send with undefined.
+   * Send one frame: a string as is (malformed JSON included), anything else JSON-encoded.
+   * Resolves with the text of the reply that answers it (matched by id; a batch by its array,
+   * or a null-id error), or with undefined once the server has handled a frame that asks for no
+   * reply (notifications, responses) — or when the connection ends first. Ids must be unique
+   * among the requests in flight: reusing the id of one that is still waiting resolves the
+   * earlier send with undefined.
    */
-  send(frame: string): Promise<string | undefined>;
-  /** Send a request with the next free numeric id; resolves with the parsed reply. */
+  send(frame: unknown): Promise<string | undefined>;
+  /**
+   * Send a request with the next free numeric id; resolves with the parsed reply. Throws when
+   * none comes, or when it is not a JSON-RPC 2.0 reply to that id.
+   */
   request<R = Record<string, unknown>>(method: string, params?: unknown): Promise<RawReply<R>>;
+  /** `request()` that must succeed: resolves with `result`; throws on an error reply. */
+  result<R = Record<string, unknown>>(method: string, params?: unknown): Promise<R>;
+  /**
+   * `request()` that must fail: resolves with the error object; throws when the reply has a
+   * `result` (a reply with both is no JSON-RPC reply).
+   */
+  error(method: string, params?: unknown): Promise<RawErrorObject>;
+  /**
+   * `tools/call` through `request()`: `{ name }`, plus `arguments` when `args` is given (a tool
+   * called without arguments is a case of its own).
+   */
+  callTool(name: string, args?: Record<string, unknown>): Promise<RawReply<CallToolResult>>;
   /** Send a notification; resolves once the server has handled it. */
   notify(method: string, params?: unknown): Promise<void>;
   /**
@@ -182,8 +206,9 @@ export function connectRaw(server: McpServer, options: RawPeerOptions = {}): Raw
   };
   clientSide.start(sink);
 
-  const send = (frame: string): Promise<string | undefined> => {
+  const send = (message: unknown): Promise<string | undefined> => {
     if (ended) return Promise.resolve(undefined);
+    const frame = typeof message === 'string' ? message : JSON.stringify(message);
     const expected = expectedReply(decodeFrame(frame));
     const reply = new Promise<string | undefined>((resolve) => {
       if (expected.kind === 'id') {
@@ -212,7 +237,27 @@ export function connectRaw(server: McpServer, options: RawPeerOptions = {}): Raw
       ),
     );
     if (text === undefined) throw new Error(`no reply to ${method} (id ${id})`);
-    return JSON.parse(text) as RawReply<R>;
+    const reply = JSON.parse(text) as RawReply<R>;
+    if (reply.jsonrpc !== '2.0' || reply.id !== id) {
+      throw new Error(`not a JSON-RPC 2.0 reply to ${method} (id ${id}): ${text}`);
+    }
+    return reply;
+  };
+
+  const result = async <R = Record<string, unknown>>(method: string, params?: unknown) => {
+    const reply = await request<R>(method, params);
+    if (reply.error || !('result' in reply)) {
+      throw new Error(`${method} failed: ${JSON.stringify(reply.error ?? reply)}`);
+    }
+    return reply.result as R;
+  };
+
+  const error = async (method: string, params?: unknown): Promise<RawErrorObject> => {
+    const reply = await request(method, params);
+    if ('result' in reply || !reply.error) {
+      throw new Error(`${method} did not fail: ${JSON.stringify(reply)}`);
+    }
+    return reply.error;
   };
 
   const notify = async (method: string, params?: unknown): Promise<void> => {
@@ -230,6 +275,13 @@ export function connectRaw(server: McpServer, options: RawPeerOptions = {}): Raw
     received,
     send,
     request,
+    result,
+    error,
+    callTool: (name, args) =>
+      request<CallToolResult>(
+        'tools/call',
+        args === undefined ? { name } : { name, arguments: args },
+      ),
     notify,
     async initialize(params = {}) {
       const reply = await request('initialize', {

@@ -1,0 +1,89 @@
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ProcessExit } from '../client/stdio.js';
+import { killGroup } from './processes.js';
+import { type ProcessOptions, start, stop, until } from './spawn.js';
+
+export interface HttpProcessOptions extends ProcessOptions {
+  /** How long the server may take to log its URL. Default 20 000 ms. */
+  timeoutMs?: number;
+  /**
+   * Finds the URL in stderr; group 1 is the URL. Default: the `"url":"http://…"` field of the
+   * "serving MCP over HTTP" log line every mcpkit app writes.
+   */
+  urlPattern?: RegExp;
+}
+
+/** An HTTP server in a child process, listening, as {@link spawnHttpServer} started it. */
+export interface HttpProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly pid: number;
+  /** What the server logged, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Everything it wrote to stderr so far. */
+  stderr(): string;
+  readonly exited: Promise<ProcessExit>;
+  /** SIGTERM, then SIGKILL after `graceMs` (default 5 000); resolves with the exit. */
+  stop(graceMs?: number): Promise<ProcessExit>;
+  /** Send a signal now (default SIGKILL) — to the whole group when started `detached`. */
+  kill(signal?: NodeJS.Signals): void;
+}
+
+const URL_FIELD = /"url":"(https?:\/\/[^"]+)"/;
+
+/**
+ * Start a server that listens on HTTP (`… --transport http --port 0`) and resolve once it has
+ * logged where: the URL, the process, and a `stop()`. Rejects — and kills it — when it exits
+ * first or says nothing within `timeoutMs`, with its stderr in the message.
+ *
+ * @example
+ * ```ts
+ * const app = await spawnHttpServer(process.execPath, [CLI, '--transport', 'http', '--port', '0']);
+ * const { body } = await postJson(`${app.url}/`, { jsonrpc: '2.0', id: 1, method: 'ping' });
+ * await app.stop();
+ * ```
+ */
+export async function spawnHttpServer(
+  command: string,
+  args: readonly string[],
+  options: HttpProcessOptions = {},
+): Promise<HttpProcess> {
+  const { timeoutMs = 20_000, urlPattern = URL_FIELD, ...processOptions } = options;
+  const started = start(command, args, processOptions);
+  const { child } = started;
+  const detached = processOptions.detached ?? false;
+  // Nobody reads stdout: keep it flowing so the server never blocks on a full pipe.
+  child.stdout.resume();
+  const kill = (signal: NodeJS.Signals = 'SIGKILL') => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (detached) killGroup(child.pid, signal);
+    else child.kill(signal);
+  };
+  let url: string;
+  try {
+    url = await until(
+      started,
+      'URL logged',
+      () => {
+        const match = urlPattern.exec(started.stderr());
+        if (match?.[1]) return match[1];
+        const exit = started.exit;
+        if (exit) throw new Error(`exited before listening (${JSON.stringify(exit)})`);
+        return undefined;
+      },
+      timeoutMs,
+    );
+  } catch (err) {
+    kill();
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(`${command} ${args.join(' ')}: ${reason}\n--- stderr ---\n${started.stderr()}`);
+  }
+  return {
+    child,
+    pid: child.pid as number,
+    url,
+    stderr: started.stderr,
+    exited: started.exited,
+    stop: (graceMs = 5_000) => stop(started, 'SIGTERM', graceMs, detached),
+    kill,
+  };
+}
