@@ -74,7 +74,12 @@ export {
   toCallToolResult,
   toolErrorResult,
 } from './mcp/tool.js';
-export { type ArgumentIssue, type JsonSchema, toJsonSchema } from './mcp/json-schema.js';
+export {
+  type ArgumentIssue,
+  type JsonSchema,
+  type SchemaIssue,
+  toJsonSchema,
+} from './mcp/json-schema.js';
 export {
   type Completer,
   defineResource,
@@ -82,6 +87,7 @@ export {
   type ReadOutput,
   type Resource,
   type ResourceListEntry,
+  type ResourceMeta,
   type ResourceSpec,
   type ResourceTemplate,
   type ResourceTemplateSpec,

@@ -1,22 +1,31 @@
 import { parseArgs } from 'node:util';
 
+/** One flag of an app's command line, with the environment variable that sets it too. */
 export interface CliOption {
   /** Long flag name without dashes, e.g. `port`. */
   name: string;
   /** Environment variable with the same meaning, e.g. `MCP_PORT`. */
   env: string;
+  /** One line for `--help`. */
   description: string;
+  /** A string takes a value (`--port 3000`); a boolean is a switch (`--help`). */
   type: 'string' | 'boolean';
+  /** The value when neither the flag nor the variable is given. */
   default?: string | boolean;
+  /** The only values accepted; anything else is a usage error. */
   choices?: readonly string[];
   /** Shown in --help instead of the default (e.g. for secrets). */
   placeholder?: string;
+  /** One-letter alias, e.g. `h` for `-h`. */
   short?: string;
 }
 
+/** Resolved option values by flag name (`values.port`, `values['log-level']`). */
 export type CliValues = Record<string, string | boolean | undefined>;
 
+/** A command line the app cannot run with: `runCli` prints it with the usage and exits 2. */
 export class CliUsageError extends Error {
+  /** @param message - What is wrong, for the user. */
   constructor(message: string) {
     super(message);
     this.name = 'CliUsageError';
@@ -75,6 +84,7 @@ export function resolveOptions(
   return { values, positionals: parsed.positionals };
 }
 
+/** The `--help` text: description, usage lines, every option with its variable, subcommands. */
 export function usage(
   command: string,
   description: string,

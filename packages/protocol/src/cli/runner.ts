@@ -11,6 +11,10 @@ import type { AuthInfo } from '../mcp/session.js';
 import { serveMcpStdio } from '../mcp/stdio.js';
 import { type CliOption, CliUsageError, type CliValues, resolveOptions, usage } from './options.js';
 
+/**
+ * The flags every app has: `--transport`, `--host`, `--port`, `--log-level`, `--help` and
+ * `--version` (`MCP_TRANSPORT`, `MCP_HOST`, `MCP_PORT`, `LOG_LEVEL` …).
+ */
 export const COMMON_OPTIONS: readonly CliOption[] = [
   {
     name: 'transport',
@@ -58,16 +62,23 @@ export const COMMON_OPTIONS: readonly CliOption[] = [
   },
 ];
 
+/** What an app's `build` and `run` get: the resolved command line and the process's logger. */
 export interface RunContext {
+  /** Option values by flag name: flags over environment variables over defaults. */
   values: CliValues;
+  /** Arguments that are not flags (a subcommand and its arguments). */
   positionals: string[];
+  /** The process's log, on stderr at `--log-level`. */
   logger: Logger;
 }
 
+/** An app as {@link runCli} runs it: its name, flags, and how to build its server. */
 export interface CliApp {
   /** The command name shown in --help. */
   command: string;
+  /** What `--version` prints. */
   version: string;
+  /** One line for `--help`. */
   description: string;
   /** The app's own flags, besides the common ones. */
   options?: readonly CliOption[];
@@ -81,19 +92,37 @@ export interface CliApp {
     http?: McpHttpOptions;
     /** Who a stdio client acts as (stdio carries no credentials of its own). */
     stdioAuth?: AuthInfo;
+    /** Release what `build` acquired (a database, child processes) when the server stops. */
     close?: () => Promise<void>;
   }>;
 }
 
+/** Where {@link runCli} reads its command line from; for tests. */
 export interface RunOptions {
+  /** The arguments after the command. Default `process.argv.slice(2)`. */
   argv?: readonly string[];
+  /** The environment. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
 
 /**
- * The shared entry point of every app: `<app> [--transport stdio|http] [--host H] [--port P]
- * [--log-level L] [--help] [--version]`, every flag also an environment variable. Resolves with
- * the exit code; logs go to stderr, so stdout stays JSON-RPC only in stdio mode.
+ * The shared entry point of every app:
+ * `<app> [--transport stdio|http] [--host H] [--port P] [--log-level L] [--help] [--version]`,
+ * every flag also an environment variable. Resolves with the exit code; logs go to stderr, so
+ * stdout stays JSON-RPC only in stdio mode.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = await runCli({
+ *   command: 'adder',
+ *   version: '1.0.0',
+ *   description: 'adds numbers',
+ *   build: async () => ({
+ *     server: new McpServer({ name: 'adder', version: '1.0.0' }).addTool(add),
+ *     http: { plainPaths: ['/'] },
+ *   }),
+ * });
+ * ```
  */
 export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number> {
   const options = [...COMMON_OPTIONS, ...(app.options ?? [])];

@@ -33,6 +33,7 @@ import type {
 
 /** Context of a request the server sent us: aborted when the server cancels it. */
 export interface ServerRequestContext {
+  /** Aborted when the server cancels the request (`notifications/cancelled`) or the link closes. */
   readonly signal: AbortSignal;
 }
 
@@ -52,11 +53,13 @@ export interface ClientHandlers {
   roots?: (ctx: ServerRequestContext) => Root[] | Promise<Root[]>;
 }
 
+/** How an {@link McpClient} introduces itself, what it answers, and how long it waits. */
 export interface McpClientOptions {
   /** Sent as `clientInfo`. Default `{ name: 'mcpkit-client', version: '0' }`. */
   clientInfo?: Implementation;
   /** The version asked for in initialize. Default: the newest this package speaks. */
   protocolVersion?: string;
+  /** Answers to the server's own requests; each one declares its capability. */
   handlers?: ClientHandlers;
   /**
    * Capabilities to declare instead of the ones derived from `handlers` (a gateway declares what
@@ -67,6 +70,7 @@ export interface McpClientOptions {
   timeoutMs?: number;
   /** Deadline of initialize. Default `timeoutMs`. */
   initializeTimeoutMs?: number;
+  /** Where noise from the server and listener crashes are logged. */
   logger?: EngineLogger;
   /**
    * What the server sent that is not JSON-RPC (a banner on a child's stdout). Default: logged at
@@ -203,18 +207,22 @@ export class McpClient {
     return this.#init;
   }
 
+  /** Who the server said it is (`serverInfo`); undefined before `connect` resolves. */
   get serverInfo(): Implementation | undefined {
     return this.#init?.serverInfo;
   }
 
+  /** What the server said it can do; undefined before `connect` resolves. */
   get serverCapabilities(): ServerCapabilities | undefined {
     return this.#init?.capabilities;
   }
 
+  /** The protocol version initialize settled on; undefined before `connect` resolves. */
   get protocolVersion(): string | undefined {
     return this.#init?.protocolVersion;
   }
 
+  /** The server's `instructions` for the model, if it sent any. */
   get instructions(): string | undefined {
     return this.#init?.instructions;
   }
@@ -255,6 +263,7 @@ export class McpClient {
     name: '*',
     listener: (method: string, params: Record<string, unknown> | undefined) => void,
   ): () => void;
+  /** Listen to one notification method; returns the unsubscribe. */
   on(name: string, listener: NotificationListener): () => void;
   on(name: string, listener: (...args: never[]) => void): () => void {
     let set = this.#listeners.get(name);
@@ -269,6 +278,7 @@ export class McpClient {
     };
   }
 
+  /** `ping`: resolves when the server answers. */
   ping(options?: CallOptions): Promise<Record<string, never>> {
     return this.#call('ping', undefined, options);
   }
@@ -290,10 +300,12 @@ export class McpClient {
     return this.#call('tools/call', { name, arguments: args }, options);
   }
 
+  /** Every resource, following `nextCursor` to the end. */
   async listResources(options?: CallOptions): Promise<ResourceInfo[]> {
     return this.#all<ResourceInfo>('resources/list', 'resources', options);
   }
 
+  /** Every resource template, following `nextCursor` to the end. */
   async listResourceTemplates(options?: CallOptions): Promise<ResourceTemplateInfo[]> {
     return this.#all<ResourceTemplateInfo>(
       'resources/templates/list',
@@ -302,6 +314,7 @@ export class McpClient {
     );
   }
 
+  /** Read a resource (`resources/read`). */
   readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
     return this.#call('resources/read', { uri }, options);
   }
@@ -311,14 +324,17 @@ export class McpClient {
     await this.#call('resources/subscribe', { uri }, options);
   }
 
+  /** Stop the updates of a resource (`resources/unsubscribe`). */
   async unsubscribe(uri: string, options?: CallOptions): Promise<void> {
     await this.#call('resources/unsubscribe', { uri }, options);
   }
 
+  /** Every prompt, following `nextCursor` to the end. */
   async listPrompts(options?: CallOptions): Promise<PromptInfo[]> {
     return this.#all<PromptInfo>('prompts/list', 'prompts', options);
   }
 
+  /** A prompt's messages for the given arguments (`prompts/get`). */
   getPrompt(
     name: string,
     args: Record<string, string> = {},

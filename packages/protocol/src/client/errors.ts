@@ -5,16 +5,20 @@ const TRANSPORT_BRAND = Symbol.for('mcpkit.TransportError');
 
 /** The server answered initialize with a protocol version this client does not speak. */
 export class UnsupportedVersionError extends Error {
+  /** Marks an UnsupportedVersionError from any copy of this package. */
   readonly [VERSION_BRAND] = true;
 
   constructor(
+    /** The version the client asked for. */
     readonly requested: string,
+    /** The version the server answered with. */
     readonly offered: string,
   ) {
     super(`server offered protocol version '${offered}', which this client does not speak`);
     this.name = 'UnsupportedVersionError';
   }
 
+  /** Whether `value` is an UnsupportedVersionError, from this copy of the package or another. */
   static is(value: unknown): value is UnsupportedVersionError {
     return hasBrand(value, VERSION_BRAND);
   }
@@ -25,6 +29,7 @@ export class UnsupportedVersionError extends Error {
  * stream that ended without one, a session the server no longer knows.
  */
 export class TransportError extends Error {
+  /** Marks a TransportError from any copy of this package. */
   readonly [TRANSPORT_BRAND] = true;
 
   constructor(
@@ -36,6 +41,7 @@ export class TransportError extends Error {
     this.name = 'TransportError';
   }
 
+  /** Whether `value` is a TransportError, from this copy of the package or another. */
   static is(value: unknown): value is TransportError {
     return hasBrand(value, TRANSPORT_BRAND);
   }

@@ -5,15 +5,21 @@ import type { ClientTransport } from './transport.js';
 
 /** How a server process ended. */
 export interface ProcessExit {
+  /** The exit code, or null when a signal ended it. */
   code: number | null;
+  /** The signal that ended it, if one did. */
   signal: NodeJS.Signals | null;
   /** Set when the process could not be started at all (ENOENT, EACCES …). */
   error?: string;
 }
 
+/** Which server process a {@link StdioClientTransport} starts, and how. */
 export interface StdioClientOptions {
+  /** The program, e.g. `node` or `npx`; looked up on `PATH`. */
   command: string;
+  /** Its arguments. */
   args?: readonly string[];
+  /** Its working directory. Default: this process's. */
   cwd?: string;
   /**
    * Variables for the server on top of a minimal safe set (PATH, HOME, USER, LANG, TMPDIR …,
@@ -63,6 +69,15 @@ export function defaultServerEnv(): Record<string, string> {
  * Spawn an MCP server and speak to it over its stdin/stdout. The child leads its own process
  * group, so closing stops whatever it started too (EOF, then SIGTERM, then SIGKILL to the
  * group); its stderr is captured, and how it exited is reported by `exited`.
+ *
+ * @example
+ * ```ts
+ * const transport = new StdioClientTransport({ command: 'node', args: ['server.js'] });
+ * const client = await McpClient.connect(transport);
+ * console.log(await client.callTool('add', { a: 1, b: 2 }));
+ * await client.close(); // EOF, then SIGTERM, then SIGKILL if the server lingers
+ * console.log(await transport.exited); // { code: 0, signal: null }
+ * ```
  */
 export class StdioClientTransport implements ClientTransport {
   readonly #options: StdioClientOptions;
@@ -91,6 +106,7 @@ export class StdioClientTransport implements ClientTransport {
     return this.#tail;
   }
 
+  /** Called by the client: spawn the server; what it writes on stdout goes to `sink`. */
   start(sink: FrameSink): void {
     if (this.#child) throw new Error('transport already started');
     const options = this.#options;
@@ -135,6 +151,7 @@ export class StdioClientTransport implements ClientTransport {
     });
   }
 
+  /** Write one frame to the server's stdin. */
   send(frame: string): void {
     if (!this.#inner) throw new Error('transport not started');
     this.#inner.send(frame);

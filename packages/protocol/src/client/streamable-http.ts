@@ -18,15 +18,19 @@ export interface ReconnectOptions {
   maxRetries?: number;
 }
 
+/** Where a {@link StreamableHttpClientTransport} connects, and how. */
 export interface StreamableHttpClientOptions {
+  /** The server's MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
   url: string | URL;
   /** Sent with every request (e.g. `Authorization`). */
   headers?: Readonly<Record<string, string>>;
   /** Open the GET stream for messages outside any call once initialized. Default true. */
   openStream?: boolean;
+  /** How dropped SSE streams are resumed. */
   reconnect?: ReconnectOptions;
   /** Largest SSE event or JSON body accepted. Default 16 MiB. */
   maxFrameBytes?: number;
+  /** Where dropped streams and retries are logged. */
   logger?: EngineLogger;
 }
 
@@ -113,15 +117,18 @@ export class StreamableHttpClientTransport implements ClientTransport {
     return this.#sessionId;
   }
 
+  /** Called by the client: messages from the server go to `sink`. Nothing is sent yet. */
   start(sink: FrameSink): void {
     if (this.#sink) throw new Error('transport already started');
     this.#sink = sink;
   }
 
+  /** Called by the client after initialize: sent as `MCP-Protocol-Version` from now on. */
   setProtocolVersion(version: string): void {
     this.#protocolVersion = version;
   }
 
+  /** POST one frame; its answer (JSON or SSE) goes to the sink. */
   send(frame: string): void {
     if (this.#ended) throw new TransportError('transport closed');
     const message = outgoing(frame);
@@ -132,15 +139,18 @@ export class StreamableHttpClientTransport implements ClientTransport {
     void posted.finally(() => this.#posting.delete(posted));
   }
 
+  /** Resolves once every notification and response sent so far has been accepted. */
   async flush(): Promise<void> {
     while (this.#posting.size > 0) await Promise.all([...this.#posting]);
   }
 
+  /** Called by the client once initialized: opens the GET stream (unless `openStream: false`). */
   opened(): void {
     if (this.#options.openStream === false) return;
     void this.#listen();
   }
 
+  /** Abort every request and stream, and end the session with DELETE. */
   async close(): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;

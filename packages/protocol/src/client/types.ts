@@ -4,69 +4,108 @@
  */
 import type { ContentBlock, Icon, Implementation, ToolAnnotations } from '../mcp/types.js';
 
+/** Fields a server adds beyond the known ones are kept. */
 type Open = { [key: string]: unknown };
 
 /** What a server said about itself in its initialize result. */
 export interface InitializeResult extends Open {
+  /** The version the server settled on. */
   protocolVersion: string;
+  /** What the server can do. */
   capabilities: ServerCapabilities;
+  /** Who the server is. */
   serverInfo: Implementation;
+  /** How a model should use the server, if it says. */
   instructions?: string;
 }
 
+/** What a server said it can do in initialize: only declared features may be used. */
 export interface ServerCapabilities extends Open {
+  /** It serves tools; `listChanged` when it notifies changes. */
   tools?: { listChanged?: boolean };
+  /** It serves resources; `subscribe` when updates can be subscribed to. */
   resources?: { subscribe?: boolean; listChanged?: boolean };
+  /** It serves prompts; `listChanged` when it notifies changes. */
   prompts?: { listChanged?: boolean };
+  /** It sends log messages (`logging/setLevel`). */
   logging?: Record<string, unknown>;
+  /** It answers `completion/complete`. */
   completions?: Record<string, unknown>;
+  /** Non-standard capabilities, by name. */
   experimental?: Record<string, unknown>;
 }
 
 /** One entry of `tools/list`. */
 export interface ToolInfo extends Open {
+  /** The name to call it by. */
   name: string;
+  /** Display name. */
   title?: string;
+  /** What it does, for the model. */
   description?: string;
+  /** JSON Schema of its arguments. */
   inputSchema: { type: 'object'; [key: string]: unknown };
+  /** JSON Schema of its `structuredContent`, if declared. */
   outputSchema?: { type: 'object'; [key: string]: unknown };
+  /** Behaviour hints (read-only, destructive …). */
   annotations?: ToolAnnotations;
+  /** Icons to show. */
   icons?: Icon[];
+  /** Free-form metadata. */
   _meta?: Record<string, unknown>;
 }
 
 /** One entry of `resources/list`. */
 export interface ResourceInfo extends Open {
+  /** The URI to read it by. */
   uri: string;
+  /** Programmatic name. */
   name: string;
+  /** Display name. */
   title?: string;
+  /** What it holds. */
   description?: string;
+  /** The MIME type of its contents. */
   mimeType?: string;
+  /** Its size in bytes, if known. */
   size?: number;
+  /** Free-form metadata. */
   _meta?: Record<string, unknown>;
 }
 
 /** One entry of `resources/templates/list`. */
 export interface ResourceTemplateInfo extends Open {
+  /** The RFC 6570 template of its URIs. */
   uriTemplate: string;
+  /** Programmatic name. */
   name: string;
+  /** Display name. */
   title?: string;
+  /** What its resources hold. */
   description?: string;
+  /** The MIME type of their contents. */
   mimeType?: string;
+  /** Free-form metadata. */
   _meta?: Record<string, unknown>;
 }
 
 /** One entry of `prompts/list`. */
 export interface PromptInfo extends Open {
+  /** The name to get it by. */
   name: string;
+  /** Display name. */
   title?: string;
+  /** What it is for. */
   description?: string;
+  /** The arguments it takes (all strings). */
   arguments?: { name: string; description?: string; required?: boolean }[];
+  /** Free-form metadata. */
   _meta?: Record<string, unknown>;
 }
 
 /** The result of `completion/complete`. */
 export interface CompleteResult extends Open {
+  /** Suggested values (at most 100), how many there are in all, and whether more exist. */
   completion: { values: string[]; total?: number; hasMore?: boolean };
 }
 
@@ -77,36 +116,52 @@ export type CompletionRef =
 
 /** One root the client exposes to the server (`roots/list`). */
 export interface Root {
+  /** A `file://` URI. */
   uri: string;
+  /** Display name. */
   name?: string;
 }
 
 /** `sampling/createMessage` params as a server sends them. */
 export interface CreateMessageRequest extends Open {
+  /** The conversation to continue. */
   messages: { role: 'user' | 'assistant'; content: ContentBlock }[];
+  /** The most tokens to generate. */
   maxTokens: number;
+  /** A system prompt the server asks for. */
   systemPrompt?: string;
 }
 
 /** `elicitation/create` params as a server sends them (form or URL mode). */
 export interface ElicitRequest extends Open {
+  /** What to ask the user. */
   message: string;
+  /** A form (default) or a URL to open. */
   mode?: 'form' | 'url';
+  /** Form mode: the JSON Schema of the answer (flat, primitive fields). */
   requestedSchema?: Record<string, unknown>;
+  /** URL mode: where to send the user. */
   url?: string;
 }
 
 /** `notifications/progress` params. */
 export interface Progress {
+  /** The token of the request this is about. */
   progressToken: string | number;
+  /** How far along; increases with every notification. */
   progress: number;
+  /** The total, when known. */
   total?: number;
+  /** What is happening now. */
   message?: string;
 }
 
 /** `notifications/message` params. */
 export interface LogMessage {
+  /** Its MCP log level. */
   level: string;
+  /** Which part of the server logged it. */
   logger?: string;
+  /** Anything JSON: a string or an object. */
   data: unknown;
 }

@@ -8,10 +8,13 @@ export type Authenticator = (
   req: IncomingMessage,
 ) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
 
+/** A fixed bearer token and what its holder may do (see {@link staticTokens}). */
 export interface StaticToken {
+  /** The secret, as sent in `Authorization: Bearer <token>`. */
   token: string;
   /** A non-secret label for logs and rate limiting. Default: `token-<n>`. */
   subject?: string;
+  /** The scopes its holder gets. Default: none. */
   scopes?: Iterable<string>;
 }
 

@@ -9,6 +9,7 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK_HOSTS.has(host) || (host.startsWith('127.') && isIPv4(host));
 }
 
+/** Which Host and Origin headers an HTTP server accepts (against DNS rebinding; else 403). */
 export interface OriginPolicy {
   /** Host names (without port) a request may address. Default: loopback names when bound to loopback. */
   allowedHosts?: readonly string[];

@@ -14,6 +14,7 @@ import { PlainHttpHandler } from './plain.js';
 import { sendEmpty, sendError } from './respond.js';
 import { StreamableHttpHandler, type StreamableOptions } from './streamable.js';
 
+/** Who may call: bearer tokens checked on every request (401 otherwise). */
 export interface HttpAuthOptions {
   /** Fixed bearer tokens with their scopes. */
   tokens?: readonly StaticToken[];
@@ -23,6 +24,7 @@ export interface HttpAuthOptions {
   error?: (reason: string) => JsonRpcErrorObject;
 }
 
+/** A per-caller request budget (429 with `Retry-After` beyond it). */
 export interface RateLimitOptions {
   /** Requests allowed per caller per window. */
   points: number;
@@ -34,6 +36,7 @@ export interface RateLimitOptions {
   error?: (retryAfterSec: number) => JsonRpcErrorObject;
 }
 
+/** Options of {@link createMcpHttpServer}. */
 export interface McpHttpOptions extends OriginPolicy {
   /** Default 127.0.0.1. Anything but loopback requires auth. */
   host?: string;
@@ -46,19 +49,27 @@ export interface McpHttpOptions extends OriginPolicy {
   plainPaths?: readonly string[];
   /** Path of the Streamable HTTP endpoint; false to disable. Default '/mcp'. */
   streamablePath?: string | false;
+  /** Options of the Streamable HTTP handler (sessions, idle time, limits). */
   streamable?: StreamableOptions;
+  /** Bearer tokens or an authenticator; required to bind anything but loopback. */
   auth?: HttpAuthOptions;
+  /** A request budget per caller. Default: none. */
   rateLimit?: RateLimitOptions;
   /** Largest request body. Default 4 MiB. */
   maxBodyBytes?: number;
+  /** Where refusals and handler trouble are logged. */
   logger?: EngineLogger;
 }
 
+/** What {@link createMcpHttpServer} returns: a Node HTTP server, not yet listening. */
 export interface McpHttpServer {
+  /** The underlying `node:http` server. */
   readonly server: Server;
+  /** The Streamable HTTP handler, unless disabled (`streamablePath: false`). */
   readonly streamable: StreamableHttpHandler | undefined;
   /** Start listening; resolves with the URL of the Streamable endpoint's origin. */
   listen(): Promise<{ url: string; port: number; host: string }>;
+  /** Stop listening, end the Streamable sessions and close open connections. */
   close(): Promise<void>;
   /** The request handler, to mount in a server of your own. */
   handle(req: IncomingMessage, res: ServerResponse): void;
@@ -68,7 +79,18 @@ const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
 /**
  * Serve an McpServer over HTTP: plain JSON-RPC POST paths and the Streamable HTTP endpoint, behind
- * Host/Origin checks, bearer auth, a per-caller rate limit and body limits.
+ * Host/Origin checks, bearer auth, a per-caller rate limit and body limits. Throws when asked to
+ * bind a non-loopback host without auth.
+ *
+ * @example
+ * ```ts
+ * const http = createMcpHttpServer(server, {
+ *   port: 3000,
+ *   plainPaths: ['/messages/'],
+ *   auth: { tokens: [{ token: process.env.TOKEN ?? '', scopes: ['core'] }] },
+ * });
+ * const { url } = await http.listen(); // Streamable HTTP at `${url}/mcp`
+ * ```
  */
 export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}): McpHttpServer {
   const host = options.host ?? '127.0.0.1';

@@ -12,6 +12,7 @@ import { sendEmpty, sendError, sendJson } from './respond.js';
 import { parseEventId, StreamLog } from './resumable.js';
 import { SseStream } from './sse.js';
 
+/** Options of {@link StreamableHttpHandler}. */
 export interface StreamableOptions {
   /** Issue `Mcp-Session-Id` and keep state between requests. Default true. */
   sessions?: boolean;
@@ -21,6 +22,7 @@ export interface StreamableOptions {
   maxSessions?: number;
   /** Keep-alive comment interval on GET streams. Default 25 s. */
   keepAliveMs?: number;
+  /** Where dropped streams and misbehaving clients are logged. */
   logger?: EngineLogger;
 }
 
@@ -84,6 +86,7 @@ export class StreamableHttpHandler implements ServerTransport {
     }
   }
 
+  /** Called by `server.connect(handler)`; a handler serves one server. */
   attach(port: ServerPort): void {
     if (this.#port) throw new Error('this handler is already connected to a server');
     this.#port = port;
@@ -95,19 +98,26 @@ export class StreamableHttpHandler implements ServerTransport {
     return this.#port;
   }
 
+  /** Sessions open now. */
   get sessionCount(): number {
     return this.#sessions.size;
   }
 
+  /** The `Allow` header's value: `GET, POST, DELETE` with sessions, else `POST`. */
   get allowedMethods(): string {
     return this.#stateful ? 'GET, POST, DELETE' : 'POST';
   }
 
+  /** End every session and stop the idle sweeper. */
   close(): void {
     if (this.#sweeper) clearInterval(this.#sweeper);
     for (const id of [...this.#sessions.keys()]) this.#end(id);
   }
 
+  /**
+   * Serve a POST whose body has been read (and the caller authenticated): JSON, or SSE while the
+   * call sends notifications or requests; 202 when no reply is due.
+   */
   async handlePost(
     req: IncomingMessage,
     res: ServerResponse,
@@ -261,6 +271,7 @@ export class StreamableHttpHandler implements ServerTransport {
     else sendJson(res, 200, text, sessionHeader);
   }
 
+  /** Serve a GET: the session's SSE stream, or a stream resumed from `Last-Event-ID`. */
   handleGet(req: IncomingMessage, res: ServerResponse, auth: AuthInfo | undefined): void {
     if (!this.#stateful) {
       sendEmpty(res, 405, { Allow: this.allowedMethods });
@@ -314,6 +325,7 @@ export class StreamableHttpHandler implements ServerTransport {
     });
   }
 
+  /** Serve a DELETE: end the session named by `Mcp-Session-Id`. */
   handleDelete(req: IncomingMessage, res: ServerResponse, auth: AuthInfo | undefined): void {
     if (!this.#stateful) {
       sendEmpty(res, 405, { Allow: this.allowedMethods });

@@ -23,6 +23,7 @@ export class CancellationRegistry {
     return controller.signal;
   }
 
+  /** The call with this id has answered: forget its controller. */
   settled(id: JsonRpcId | undefined): void {
     if (this.#controllers.size > 0) this.#controllers.delete(key(id));
     if (this.#orphans.size > 0) this.#orphans.delete(key(id));
@@ -38,6 +39,10 @@ export class CancellationRegistry {
     return this.#orphans.size > 0 && this.#orphans.has(key(id));
   }
 
+  /**
+   * Cancel the call with this id: abort its signal with `reason`. Returns false when no handler
+   * holds a signal for it (the cancellation is then remembered; see `cancelledWithoutSignal`).
+   */
   cancel(id: JsonRpcId, reason?: unknown): boolean {
     const k = key(id);
     const controller = this.#controllers.get(k);
@@ -50,6 +55,7 @@ export class CancellationRegistry {
     return true;
   }
 
+  /** Calls whose handler holds a signal that can still be aborted. */
   get active(): number {
     return this.#controllers.size;
   }

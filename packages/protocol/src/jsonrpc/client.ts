@@ -8,6 +8,7 @@ const CLOSED_BRAND = Symbol.for('mcpkit.ConnectionClosedError');
 
 /** The peer did not answer within the request's deadline. Recognise it with `RequestTimeoutError.is`. */
 export class RequestTimeoutError extends Error {
+  /** Marks a RequestTimeoutError from any copy of this package. */
   readonly [TIMEOUT_BRAND] = true;
 
   /** Whether `value` is a RequestTimeoutError, from this copy of the package or another. */
@@ -16,7 +17,9 @@ export class RequestTimeoutError extends Error {
   }
 
   constructor(
+    /** The method of the request that timed out. */
     readonly method: string,
+    /** The deadline it had, in ms. */
     readonly timeoutMs: number,
   ) {
     super(`request '${method}' timed out after ${timeoutMs} ms`);
@@ -26,6 +29,7 @@ export class RequestTimeoutError extends Error {
 
 /** The connection closed before the peer answered. Recognise it with `ConnectionClosedError.is`. */
 export class ConnectionClosedError extends Error {
+  /** Marks a ConnectionClosedError from any copy of this package. */
   readonly [CLOSED_BRAND] = true;
 
   /** Whether `value` is a ConnectionClosedError, from this copy of the package or another. */
@@ -39,14 +43,17 @@ export class ConnectionClosedError extends Error {
   }
 }
 
+/** Per-request options of {@link JsonRpcClient.request} and `JsonRpcConnection.request`. */
 export interface RequestOptions {
   /** Overrides the client's default deadline; 0 waits forever. */
   timeoutMs?: number;
+  /** Abort the request: it rejects with the signal's reason, and the client forgets it. */
   signal?: AbortSignal;
   /** Send this request's frame here instead of the client's default path (an SSE stream). */
   via?: (frame: string) => void;
 }
 
+/** How a {@link JsonRpcClient} sends, and when it gives up. */
 export interface ClientOptions {
   /** Writes one serialized frame to the peer. May throw if the transport is closed. */
   send: (frame: string) => void;
@@ -98,10 +105,16 @@ export class JsonRpcClient {
     this.#onAbandon = options.onAbandon;
   }
 
+  /** Requests sent and not yet answered. */
   get pendingCount(): number {
     return this.#pending.size;
   }
 
+  /**
+   * Send a request and wait for its answer: the result, or a rejection with the peer's
+   * {@link RpcError}, a {@link RequestTimeoutError}, the signal's reason or a
+   * {@link ConnectionClosedError}.
+   */
   request<R = unknown>(
     method: string,
     params?: JsonRpcParams,

@@ -23,6 +23,7 @@ export type Frame =
   /** Nothing to do: an empty or whitespace-only frame. */
   | { kind: 'empty' };
 
+/** A failed response: `{ jsonrpc: '2.0', id, error }`. */
 export function errorResponse(id: JsonRpcId, error: JsonRpcErrorObject): JsonRpcFailure {
   return { jsonrpc: '2.0', id, error };
 }
@@ -167,6 +168,7 @@ export function encodeResponse(response: JsonRpcResponse): string {
   }
 }
 
+/** The JSON array of a batch's responses, each encoded as {@link encodeResponse} does. */
 export function encodeBatch(responses: readonly JsonRpcResponse[]): string {
   let out = '[';
   for (let i = 0; i < responses.length; i++) {

@@ -7,7 +7,9 @@ import { isPromiseLike } from './method.js';
 import type { FrameSink, FrameTransport } from './transport.js';
 import type { JsonRpcId, JsonRpcParams } from './types.js';
 
+/** What a {@link JsonRpcConnection} runs over and serves. */
 export interface ConnectionOptions<E> {
+  /** The channel to the peer. */
   transport: FrameTransport;
   /** Methods this side serves. Without one, every incoming request is answered -32601. */
   dispatcher?: Dispatcher<E>;
@@ -17,6 +19,7 @@ export interface ConnectionOptions<E> {
   requestTimeoutMs?: number;
   /** After the peer closes, how long in-flight calls may still finish. Default 10 000 ms. */
   drainTimeoutMs?: number;
+  /** Where the engine logs handler crashes and dropped frames. Default: nowhere. */
   logger?: EngineLogger;
   /** Where the signals of incoming calls live; share one to cancel calls from elsewhere. */
   cancellation?: CancellationRegistry;
@@ -47,6 +50,7 @@ export class JsonRpcConnection<E = unknown> {
   #ended = false;
   #started = false;
   #idle: (() => void) | undefined;
+  /** Resolves once the connection has closed and every in-flight call has finished. */
   readonly closed: Promise<void>;
   #resolveClosed!: () => void;
 
@@ -78,6 +82,7 @@ export class JsonRpcConnection<E = unknown> {
     });
   }
 
+  /** Start the transport and serve the peer. Called once; returns the connection. */
   start(): this {
     if (this.#started) throw new Error('connection already started');
     this.#started = true;
@@ -90,6 +95,15 @@ export class JsonRpcConnection<E = unknown> {
     return this;
   }
 
+  /**
+   * Send a request to the peer and wait for its answer (see {@link JsonRpcClient.request}).
+   *
+   * @example
+   * ```ts
+   * const conn = new JsonRpcConnection({ transport }).start();
+   * const difference = await conn.request('subtract', [42, 23], { timeoutMs: 5000 });
+   * ```
+   */
   request<R = unknown>(
     method: string,
     params?: JsonRpcParams,
@@ -98,6 +112,7 @@ export class JsonRpcConnection<E = unknown> {
     return this.#client.request<R>(method, params, options);
   }
 
+  /** Send a notification to the peer: no id, no answer. */
   notify(method: string, params?: JsonRpcParams): void {
     this.#client.notify(method, params);
   }
@@ -107,6 +122,7 @@ export class JsonRpcConnection<E = unknown> {
     return this.#cancellation.cancel(id, reason);
   }
 
+  /** Calls from the peer this side is still serving. */
   get inflight(): number {
     return this.#inflight;
   }

@@ -17,14 +17,19 @@ import type { JsonRpcId, JsonRpcParams, JsonRpcResponse } from './types.js';
 
 /** The subset of a pino logger the engine writes to. */
 export interface EngineLogger {
+  /** A handler crashed, a reply could not be sent. */
   error(obj: object, msg?: string): void;
+  /** Something the peer did wrong that the engine answered or dropped. */
   warn(obj: object, msg?: string): void;
+  /** Routine details: dropped responses, ignored noise. */
   debug(obj: object, msg?: string): void;
 }
 
+/** How a {@link Dispatcher} answers. */
 export interface DispatcherOptions {
   /** Largest batch accepted; a larger one is answered with a single -32600. Default 1000. */
   maxBatchSize?: number;
+  /** Where handler crashes are logged (they are answered -32603 without details). */
   logger?: EngineLogger;
   /**
    * Notifications for methods nobody registered: given this, they are handed over instead of
@@ -35,6 +40,7 @@ export interface DispatcherOptions {
 
 /** Per-call inputs a transport supplies. */
 export interface DispatchOptions<E> {
+  /** Handed to every handler as `ctx.extra` (the caller's identity, session …). */
   extra: E;
   /** Abort signal for a request; connections that support cancellation pass their own. */
   signalFor?: (id: JsonRpcId | undefined, method: string) => AbortSignal;
@@ -70,6 +76,7 @@ export class Dispatcher<E = unknown> {
     this.#onUnknownNotification = options.onUnknownNotification;
   }
 
+  /** Add methods (made with `method`). Throws for a name already registered. */
   register(...definitions: MethodDefinition<E>[]): this {
     for (const def of definitions) {
       if (this.#methods.has(def.name))
@@ -79,14 +86,17 @@ export class Dispatcher<E = unknown> {
     return this;
   }
 
+  /** Remove a method; false when there was none by that name. */
   unregister(name: string): boolean {
     return this.#methods.delete(name);
   }
 
+  /** Whether a method of that name is registered. */
   has(name: string): boolean {
     return this.#methods.has(name);
   }
 
+  /** The registered method names, in registration order. */
   get methodNames(): string[] {
     return [...this.#methods.keys()];
   }

@@ -38,10 +38,14 @@ const BRAND = Symbol.for('mcpkit.RpcError');
  * code, message and data; any other thrown value is answered as -32603 without details.
  */
 export class RpcError extends Error {
+  /** The JSON-RPC error code: an integer ({@link ErrorCode}, {@link McpErrorCode} or your own). */
   readonly code: number;
+  /** Sent as the error object's `data` when defined. */
   readonly data: unknown;
+  /** Marks an RpcError from any copy of this package (see {@link RpcError.is}). */
   readonly [BRAND] = true;
 
+  /** Throws a `TypeError` when `code` is not an integer. */
   constructor(code: number, message: string, data?: unknown, options?: { cause?: unknown }) {
     super(message, options);
     if (!Number.isInteger(code)) throw new TypeError(`JSON-RPC error code must be an integer`);
@@ -50,12 +54,14 @@ export class RpcError extends Error {
     this.data = data;
   }
 
+  /** The error object as sent: `{ code, message, data? }`. */
   toJSON(): JsonRpcErrorObject {
     return this.data === undefined
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, data: this.data };
   }
 
+  /** Whether `value` is an RpcError (or a subclass) from any copy of this package. */
   static is(value: unknown): value is RpcError {
     return (
       typeof value === 'object' &&
@@ -71,6 +77,7 @@ export class RpcError extends Error {
   }
 }
 
+/** -32700 "Parse error": the text was not JSON. */
 export class ParseError extends RpcError {
   constructor(data?: unknown) {
     super(ErrorCode.ParseError, 'Parse error', data);
@@ -78,6 +85,7 @@ export class ParseError extends RpcError {
   }
 }
 
+/** -32600 "Invalid Request": JSON, but not a valid request object. */
 export class InvalidRequestError extends RpcError {
   constructor(message = 'Invalid Request', data?: unknown) {
     super(ErrorCode.InvalidRequest, message, data);
@@ -85,6 +93,7 @@ export class InvalidRequestError extends RpcError {
   }
 }
 
+/** -32601 "Method not found", with the method in `data.method`. */
 export class MethodNotFoundError extends RpcError {
   constructor(method: string) {
     super(ErrorCode.MethodNotFound, 'Method not found', { method });
@@ -92,6 +101,7 @@ export class MethodNotFoundError extends RpcError {
   }
 }
 
+/** -32602 "Invalid params": the params do not fit the method. */
 export class InvalidParamsError extends RpcError {
   constructor(message = 'Invalid params', data?: unknown) {
     super(ErrorCode.InvalidParams, message, data);
@@ -99,6 +109,7 @@ export class InvalidParamsError extends RpcError {
   }
 }
 
+/** -32603 "Internal error". */
 export class InternalError extends RpcError {
   constructor(message = 'Internal error', data?: unknown) {
     super(ErrorCode.InternalError, message, data);

@@ -6,6 +6,7 @@ import type { JsonRpcId, JsonRpcParams } from './types.js';
 export interface RequestContext<E = unknown> {
   /** The request id, or undefined when the call is a notification. */
   readonly id: JsonRpcId | undefined;
+  /** The method called. */
   readonly method: string;
   /** Aborted when the caller cancels the request or the connection closes. */
   readonly signal: AbortSignal;
@@ -15,16 +16,20 @@ export interface RequestContext<E = unknown> {
   readonly extra: E;
 }
 
+/** A value, or a promise of it: what handlers may return. */
 export type MaybePromise<T> = T | Promise<T>;
 
 /** A registered method: how to turn wire params into handler input, and the handler. */
 export interface MethodDefinition<E = unknown> {
+  /** The method name callers use. */
   readonly name: string;
   /** Throws (or rejects with) an InvalidParamsError when the params do not fit. */
   readonly parseParams: (params: JsonRpcParams | undefined) => MaybePromise<unknown>;
+  /** Serves a call with parsed params; its return value (or promise) is the result. */
   readonly handler: (params: unknown, ctx: RequestContext<E>) => unknown;
 }
 
+/** `'b?'` → `'b'`: a declared param name without its optional mark. */
 type StripOptional<K extends string> = K extends `${infer Base}?` ? Base : K;
 /** `['a', 'b?']` → `{ a: unknown; b: unknown }`. */
 export type NamedParams<N extends readonly string[]> = {
@@ -112,7 +117,24 @@ function schemaKeys(schema: StandardSchemaV1): string[] | undefined {
   return typeof shape === 'object' && shape !== null ? Object.keys(shape) : undefined;
 }
 
-/** A method whose handler receives params exactly as sent (an array, an object or undefined). */
+/**
+ * A method whose handler receives params exactly as sent (an array, an object or undefined).
+ * The other forms declare param names or a schema; every form's handler gets the call's
+ * {@link RequestContext} second and returns the result (or a promise of it). Throw an
+ * {@link RpcError} to answer with an error of your own.
+ *
+ * @example
+ * ```ts
+ * const server = createJsonRpcServer(
+ *   method('echo', (params) => params ?? null),
+ *   // [42, 23] or {"minuend": 42, "subtrahend": 23}
+ *   method('subtract', ['minuend', 'subtrahend'], ({ minuend, subtrahend }) =>
+ *     Number(minuend) - Number(subtrahend),
+ *   ),
+ *   method('add', z.object({ a: z.number(), b: z.number() }), ({ a, b }) => a + b),
+ * );
+ * ```
+ */
 export function method<E = unknown>(
   name: string,
   handler: (params: JsonRpcParams | undefined, ctx: RequestContext<E>) => unknown,

@@ -1,5 +1,6 @@
 /** Receives what a transport reads. */
 export interface FrameSink {
+  /** One frame's text: a message or a batch, not yet parsed. */
   frame(text: string): void;
   /** The transport rejected a frame before parsing it (too large, not UTF-8). */
   rejected(reason: 'too_large' | 'not_utf8', bytes: number): void;
@@ -9,6 +10,7 @@ export interface FrameSink {
 
 /** A bidirectional channel of JSON-RPC frames: stdio lines, a socket, an HTTP exchange … */
 export interface FrameTransport {
+  /** Start reading: every frame from the peer goes to `sink`. Called once. */
   start(sink: FrameSink): void;
   /** Queue one serialized frame for the peer. */
   send(frame: string): void;

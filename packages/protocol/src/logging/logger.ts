@@ -13,10 +13,14 @@ export const PINO_LOG_LEVELS = [
   'trace',
   'silent',
 ] as const;
+/** A level of the process's own log: `fatal` … `trace`, or `silent`. */
 export type PinoLogLevel = (typeof PINO_LOG_LEVELS)[number];
 
+/** Options of {@link createLogger}. */
 export interface CreateLoggerOptions {
+  /** The `name` field of every line (the app's command). */
   name?: string;
+  /** The least severe level written. Default `info`. */
   level?: PinoLogLevel;
   /** Extra redaction paths on top of the defaults (credentials never reach the log). */
   redact?: string[];

@@ -17,7 +17,9 @@ export function logLevelAdmits(min: LoggingLevel | undefined, level: LoggingLeve
 
 /** What a transport attaches to every MCP call (`ctx.extra`). */
 export interface McpCallExtra {
+  /** The client's session. */
   session: McpSession;
+  /** Who the caller is, when the transport authenticated it. */
   auth?: AuthInfo | undefined;
   /**
    * The path back to the client for this request (the POST's SSE stream on Streamable HTTP);
@@ -33,20 +35,25 @@ export class McpContext {
   /** Notifications this call sent (a transport may want them flushed before the result). */
   notificationsSent = 0;
 
+  /** Made by the server core for each call; handlers receive it, they never build one. */
   constructor(ctx: RequestContext<McpCallExtra>, meta: Record<string, unknown> | undefined) {
     this.#ctx = ctx;
     this.#meta = meta;
   }
 
+  /** Aborted when the client sends `notifications/cancelled` or goes away: stop working then. */
   get signal(): AbortSignal {
     return this.#ctx.signal;
   }
+  /** The JSON-RPC id of the request being served. */
   get requestId(): JsonRpcId | undefined {
     return this.#ctx.id;
   }
+  /** The client's session: protocol version, capabilities, log level, subscriptions. */
   get session(): McpSession {
     return this.#ctx.extra.session;
   }
+  /** Who the caller is (token subject, scopes), when the transport authenticated it. */
   get auth(): AuthInfo | undefined {
     return this.#ctx.extra.auth;
   }

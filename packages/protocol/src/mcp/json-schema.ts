@@ -2,6 +2,7 @@ import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/sp
 import { z } from 'zod';
 import { isPromiseLike } from '../jsonrpc/method.js';
 
+/** A JSON Schema document (draft 2020-12), as `tools/list` shows a tool's input and output. */
 export type JsonSchema = Record<string, unknown>;
 
 /**
@@ -18,7 +19,9 @@ export type ParseResult<T> =
 
 /** One validation issue as clients and `argumentError` see it: a dotted path and a message. */
 export interface SchemaIssue {
+  /** Where: dotted, e.g. `items.0.name`; empty for the value itself. */
   path: string;
+  /** What is wrong, in the schema library's words. */
   message: string;
 }
 
@@ -28,6 +31,7 @@ export interface SchemaIssue {
  * reading the (library- and locale-specific) message.
  */
 export interface ArgumentIssue extends SchemaIssue {
+  /** The arguments have no value at `path`. */
   missing?: true;
 }
 

@@ -3,18 +3,32 @@ import type { McpContext } from './context.js';
 import type { Completer } from './resource.js';
 import type { GetPromptResult, Icon, PromptMessage } from './types.js';
 
+/** A zod object schema whose fields are strings (prompt arguments are strings in MCP). */
 type StringArgs = z.ZodType<Record<string, string | undefined>, Record<string, unknown>>;
 
+/** What {@link definePrompt} takes. */
 export interface PromptSpec<A extends StringArgs> {
+  /** Programmatic name, unique on the server. */
   name: string;
+  /** Display name. */
   title?: string;
+  /** What the prompt is for. */
   description?: string;
-  /** A zod object of string fields; optional fields are optional arguments. */
+  /**
+   * A zod object of string fields; optional fields are optional arguments. Each field's
+   * `.describe()` text is the argument's description in `prompts/list`.
+   */
   arguments?: A;
-  /** Per-argument descriptions shown in `prompts/list` (zod `.describe()` works too). */
+  /** Completers per argument, for `completion/complete`. */
   complete?: Readonly<Record<string, Completer>>;
+  /** Icons a client may show. */
   icons?: Icon[];
+  /** Free-form metadata. */
   _meta?: Record<string, unknown>;
+  /**
+   * Build the messages from the validated arguments: a string (one user message), messages, or a
+   * whole `GetPromptResult`.
+   */
   get: (
     args: z.output<A>,
     ctx: McpContext,
@@ -25,11 +39,17 @@ export interface PromptSpec<A extends StringArgs> {
     | Promise<GetPromptResult | PromptMessage[] | string>;
 }
 
+/** A prompt made by {@link definePrompt}, ready for `server.addPrompt`. */
 export interface Prompt {
+  /** Programmatic name. */
   readonly name: string;
+  /** The arguments' schema, if it takes any. */
   readonly arguments: StringArgs | undefined;
+  /** What `prompts/list` shows of it. */
   readonly listEntry: Readonly<Record<string, unknown>>;
+  /** Completers per argument. */
   readonly complete: Readonly<Record<string, Completer>>;
+  /** Builds the messages from validated arguments. */
   readonly get: (args: Record<string, string | undefined>, ctx: McpContext) => unknown;
 }
 
@@ -39,6 +59,21 @@ interface ShapeField {
   unwrap?: () => { description?: string };
 }
 
+/**
+ * A prompt template: `prompts/get` validates the arguments with `arguments` and returns what
+ * `get` builds. Throws a `TypeError` for a completer of an argument the schema does not have.
+ *
+ * @example
+ * ```ts
+ * const review = definePrompt({
+ *   name: 'review',
+ *   description: 'Review a piece of code',
+ *   arguments: z.object({ code: z.string().describe('The code to review') }),
+ *   get: ({ code }) => `Please review this code:\n\n${code}`,
+ * });
+ * server.addPrompt(review);
+ * ```
+ */
 export function definePrompt<A extends StringArgs = StringArgs>(spec: PromptSpec<A>): Prompt {
   if (!spec.name) throw new TypeError('a prompt needs a name');
   const entry: Record<string, unknown> = { name: spec.name };

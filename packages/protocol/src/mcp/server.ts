@@ -43,12 +43,19 @@ export interface McpErrorOptions {
   resourceNotFound?: (uri: string) => RpcError;
 }
 
+/** What `new McpServer(options)` takes: who the server is, and how it answers. */
 export interface McpServerOptions {
+  /** `serverInfo.name`: programmatic name, e.g. `system-info`. */
   name: string;
+  /** `serverInfo.version`. */
   version: string;
+  /** `serverInfo.title`: display name. */
   title?: string;
+  /** `serverInfo.description`. */
   description?: string;
+  /** `serverInfo.websiteUrl`. */
   websiteUrl?: string;
+  /** `serverInfo.icons`. */
   icons?: Icon[];
   /** Sent in the initialize result: how a model should use this server. */
   instructions?: string;
@@ -77,6 +84,7 @@ export interface McpServerOptions {
    * should not learn what they cannot use. Default false: every tool is listed.
    */
   listPermittedToolsOnly?: boolean;
+  /** Where handler crashes and protocol trouble are logged (e.g. {@link createLogger}'s). */
   logger?: EngineLogger;
 }
 
@@ -99,11 +107,28 @@ type ListKind = 'tools' | 'resources' | 'prompts';
  *
  * The registries change only through `add*` / `remove*`, and every change tells the connected
  * clients (`notifications/<kind>/list_changed`).
+ *
+ * @example
+ * ```ts
+ * const server = new McpServer({ name: 'adder', version: '1.0.0' }).addTool(
+ *   defineTool({
+ *     name: 'add',
+ *     description: 'Add two numbers',
+ *     inputSchema: z.object({ a: z.number(), b: z.number() }),
+ *     handler: ({ a, b }) => String(a + b),
+ *   }),
+ * );
+ * await serveMcpStdio(server); // or server.connect(transport), createMcpHttpServer(server), runCli
+ * ```
  */
 export class McpServer {
+  /** `serverInfo` of the initialize result. */
   readonly info: Implementation;
+  /** Sent in the initialize result, if given. */
   readonly instructions: string | undefined;
+  /** Items per page of every list. */
   readonly pageSize: number;
+  /** Where the server logs, if anywhere. */
   readonly logger: EngineLogger | undefined;
   readonly #scopes: ReadonlySet<string> | undefined;
   readonly #toolAlias: McpServerOptions['toolAlias'];
@@ -179,11 +204,24 @@ export class McpServer {
    * Serve one client over a channel transport (stdio, an in-memory pair, a socket): a session for
    * the life of the channel, requests both ways, `notifications/cancelled` when the server gives
    * up on one of its own requests. Ends when the client closes its side, or on `close()`.
+   *
+   * @example
+   * ```ts
+   * const connection = server.connect(new StdioTransport(), { auth });
+   * await connection.closed; // the client closed stdin; every reply is written
+   * ```
    */
   connect(transport: FrameTransport, options?: ConnectOptions): McpConnection;
   /**
    * Attach a request-based transport (HTTP) that serves many clients; returns it. A transport is
    * attached to one server.
+   *
+   * @example
+   * ```ts
+   * const streamable = server.connect(new StreamableHttpHandler({ sessions: true }));
+   * // in an http.Server's request listener, after reading and authenticating the body:
+   * await streamable.handlePost(req, res, body, auth);
+   * ```
    */
   connect<T extends ServerTransport>(transport: T): T;
   connect(
@@ -256,6 +294,7 @@ export class McpServer {
     return this.#changed('tools', tools.length > 0);
   }
 
+  /** Unregister a tool and tell the clients; false when none had that name. */
   removeTool(name: string): boolean {
     return this.#remove('tools', this.#tools.delete(name));
   }
@@ -281,6 +320,7 @@ export class McpServer {
     return this.#changed('resources', resources.length > 0);
   }
 
+  /** Unregister a resource and tell the clients; false when none had that URI. */
   removeResource(uri: string): boolean {
     return this.#remove('resources', this.#resources.delete(uri));
   }
@@ -301,6 +341,7 @@ export class McpServer {
     return this.#changed('resources', templates.length > 0);
   }
 
+  /** Unregister a resource template and tell the clients; false when none had that template. */
   removeResourceTemplate(uriTemplate: string): boolean {
     const index = this.#templateIndex(uriTemplate);
     if (index !== -1) this.#templates.splice(index, 1);
@@ -323,6 +364,7 @@ export class McpServer {
     return this.#changed('prompts', prompts.length > 0);
   }
 
+  /** Unregister a prompt and tell the clients; false when none had that name. */
   removePrompt(name: string): boolean {
     return this.#remove('prompts', this.#prompts.delete(name));
   }

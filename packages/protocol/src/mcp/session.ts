@@ -7,7 +7,9 @@ import { DEFAULT_HTTP_PROTOCOL_VERSION, type ProtocolVersion } from './versions.
 
 /** A way to reach the client: notifications, and requests whose answers come back. */
 export interface OutboundChannel {
+  /** Send the client a notification. */
   notify(method: string, params?: JsonRpcParams): void;
+  /** Send the client a request (sampling, elicitation, roots) and wait for its answer. */
   request<R = unknown>(
     method: string,
     params?: JsonRpcParams,
@@ -24,6 +26,7 @@ export interface OutboundChannel {
 export interface AuthInfo {
   /** A stable, non-secret name for the caller (token label, key prefix, user id). */
   readonly subject: string;
+  /** What the caller may do: a tool with `requiredScopes` needs every one of them here. */
   readonly scopes: ReadonlySet<string>;
   /** Anything else the app's authenticator knows (user id, key id …). */
   readonly data?: Readonly<Record<string, unknown>>;
@@ -43,14 +46,19 @@ export const CANCELLATION: unique symbol = Symbol('mcpkit.session.cancellation')
  */
 export class McpSession {
   #id: string | undefined;
+  /** The version initialize settled on (before it: what Streamable HTTP assumes). */
   protocolVersion: ProtocolVersion = DEFAULT_HTTP_PROTOCOL_VERSION;
+  /** The client's `clientInfo` from initialize. */
   clientInfo: Implementation | undefined;
+  /** What the client said it can do in initialize. */
   clientCapabilities: ClientCapabilities = {};
   /** initialize answered. */
   initializeAnswered = false;
   /** The client said `notifications/initialized` (or the pre-2025 bare `initialized`). */
   initialized = false;
+  /** The level the client asked for with `logging/setLevel`; undefined (never set): every level. */
   logLevel: LoggingLevel | undefined;
+  /** The resource URIs the client subscribed to. */
   readonly subscriptions = new Set<string>();
   /** Who subscribed (the caller of the latest resources/subscribe), for audience checks. */
   subscriber: AuthInfo | undefined;
@@ -58,9 +66,12 @@ export class McpSession {
   readonly [CANCELLATION] = new CancellationRegistry();
   /** A long-lived path to the client for notifications outside any request. */
   channel: OutboundChannel | undefined;
+  /** When the client was last heard from (ms since the epoch): idle sessions expire by it. */
   lastSeen = Date.now();
+  /** The session has ended; nothing more is sent to it. */
   closed = false;
 
+  /** A session reaching its client through `channel`, if it has one yet. */
   constructor(channel?: OutboundChannel) {
     this.channel = channel;
   }

@@ -3,6 +3,7 @@ import { StdioTransport, type StdioTransportOptions } from '../transports/stdio.
 import type { McpServer } from './server.js';
 import type { ConnectOptions } from './transport.js';
 
+/** Options of {@link serveMcpStdio}: the stdio transport's and the connection's. */
 export interface ServeMcpStdioOptions extends StdioTransportOptions, ConnectOptions {
   /** Route console output to stderr while serving on process.stdout. Default true. */
   guardStdout?: boolean;

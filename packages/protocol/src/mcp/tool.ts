@@ -9,10 +9,13 @@ import type { CallToolResult, ContentBlock, Icon, ToolAnnotations } from './type
  */
 export type ObjectSchema = StandardSchemaV1<Record<string, unknown>, Record<string, unknown>>;
 
+/** What {@link defineTool} takes. */
 export interface ToolSpec<I extends ObjectSchema, O extends ObjectSchema | undefined> {
   /** `snake_case`; 1–128 of `A–Z a–z 0–9 _ - .` (MCP 2025-11-25). */
   name: string;
+  /** Display name. */
   title?: string;
+  /** What the tool does and when to use it: the model reads this to choose it. Required. */
   description: string;
   /**
    * A Standard Schema of the arguments (zod, valibot, arktype …; async refinements work). Omit
@@ -30,11 +33,19 @@ export interface ToolSpec<I extends ObjectSchema, O extends ObjectSchema | undef
   outputSchema?: O;
   /** The JSON Schema to list instead of the one derived from `outputSchema`. */
   outputJsonSchema?: JsonSchema;
+  /** Hints for clients: read-only, destructive, idempotent, open-world. */
   annotations?: ToolAnnotations;
   /** Every scope the caller must hold. */
   requiredScopes?: readonly string[];
+  /** Icons a client may show. */
   icons?: Icon[];
+  /** Free-form metadata, listed in `tools/list`. */
   _meta?: Record<string, unknown>;
+  /**
+   * Run the tool with validated arguments. Return a string (one text block), an object
+   * (structured content plus the same JSON as text; with `outputSchema`, its shape) or a whole
+   * `CallToolResult`. Throw {@link ToolError} for a failure the model should read.
+   */
   handler: (
     args: StandardSchemaV1.InferOutput<I>,
     ctx: McpContext,
@@ -48,11 +59,17 @@ export interface ToolSpec<I extends ObjectSchema, O extends ObjectSchema | undef
 
 /** A tool ready to register: its definition plus the `tools/list` entry, computed once. */
 export interface Tool {
+  /** Its name. */
   readonly name: string;
+  /** Validates the arguments, if the tool takes any. */
   readonly inputSchema: ObjectSchema | undefined;
+  /** The shape of its structured content, if declared. */
   readonly outputSchema: ObjectSchema | undefined;
+  /** Every scope the caller must hold. */
   readonly requiredScopes: readonly string[];
+  /** What `tools/list` shows of it. */
   readonly listEntry: Readonly<Record<string, unknown>>;
+  /** Runs it with validated arguments. */
   readonly handler: (args: Record<string, unknown>, ctx: McpContext) => unknown;
   /**
    * The handler's return value is the CallToolResult, sent exactly as is (a gateway forwarding
@@ -61,19 +78,26 @@ export interface Tool {
   readonly raw?: boolean;
 }
 
+/** What a tool name may be (MCP 2025-11-25): 1–128 of `A–Z a–z 0–9 _ - .`. */
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const EMPTY_INPUT: JsonSchema = { type: 'object', properties: {}, required: [] };
 
 /**
- * Define a tool: one shape for every tool of every app.
+ * Define a tool: one shape for every tool of every app. Throws a `TypeError` for an invalid name,
+ * a missing description, or a schema that cannot be listed as JSON Schema.
  *
- *     export const getProject = defineTool({
- *       name: 'get_project',
- *       description: 'Details of one project',
- *       inputSchema: z.object({ projectId: z.string() }),
- *       annotations: { readOnlyHint: true },
- *       handler: async ({ projectId }, ctx) => …,
- *     });
+ * @example
+ * ```ts
+ * export const add = defineTool({
+ *   name: 'add',
+ *   description: 'Add two numbers',
+ *   inputSchema: z.object({ a: z.number(), b: z.number() }),
+ *   outputSchema: z.object({ sum: z.number() }),
+ *   annotations: { readOnlyHint: true },
+ *   handler: ({ a, b }) => ({ sum: a + b }),
+ * });
+ * server.addTool(add);
+ * ```
  */
 export function defineTool<
   I extends ObjectSchema = ObjectSchema,
@@ -126,10 +150,16 @@ const BRAND = Symbol.for('mcpkit.ToolError');
 
 /** A failure the model should see: answered as a tool result with `isError: true`. */
 export class ToolError extends Error {
+  /** Marks a ToolError from any copy of this package (see {@link ToolError.is}). */
   readonly [BRAND] = true;
 
+  /**
+   * @param message - The text block the model reads.
+   * @param structuredContent - Structured details of the failure, sent as `structuredContent`.
+   */
   constructor(
     message: string,
+    /** Structured details of the failure, sent as `structuredContent`. */
     readonly structuredContent?: Record<string, unknown>,
   ) {
     super(message);
@@ -148,6 +178,7 @@ export class ToolError extends Error {
 
 const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource', 'resource_link']);
 
+/** Whether `value` is shaped like a `CallToolResult` (a `content` array of known block types). */
 export function isCallToolResult(value: unknown): value is CallToolResult {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const content = (value as { content?: unknown }).content;
@@ -165,6 +196,7 @@ export function isCallToolResult(value: unknown): value is CallToolResult {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A text content block. */
 export const text = (value: string): ContentBlock => ({ type: 'text', text: value });
 
 /**
@@ -183,6 +215,7 @@ export function toCallToolResult(value: unknown, tool: Tool): CallToolResult {
   return result;
 }
 
+/** A tool result with `isError: true`: `message` as text, plus structured details if given. */
 export function toolErrorResult(
   message: string,
   structuredContent?: Record<string, unknown>,

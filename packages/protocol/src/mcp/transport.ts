@@ -59,5 +59,6 @@ export interface ServerPort {
  * rather than one client over a channel. `server.connect(transport)` attaches it.
  */
 export interface ServerTransport {
+  /** Called once by `server.connect(transport)`: serve every request through `port`. */
   attach(port: ServerPort): void;
 }

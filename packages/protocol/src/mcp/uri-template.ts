@@ -1,10 +1,4 @@
-/**
- * Matching URIs against RFC 6570 templates (the reverse of expansion), for resource templates
- * such as `codefluss://design-system/{projectId}`. Supports the operators MCP servers use:
- * `{var}`, `{+var}`, `{#var}`, `{/var}`, `{.var}`, `{?a,b}`, `{&a}` and comma lists of names.
- * Expansion libraries exist, but none of the maintained ones matches; this is the small part we
- * need.
- */
+// Matching URIs against RFC 6570 templates (the reverse of expansion): see UriTemplate.
 
 interface Expression {
   operator: '' | '+' | '#' | '/' | '.' | '?' | '&' | ';';
@@ -15,8 +9,17 @@ const VAR_NAME = /^[A-Za-z0-9_.%]+$/;
 const MAX_URI_LENGTH = 4096;
 const PREFIXED = new Set<Expression['operator']>(['/', '.', '#']);
 
+/**
+ * Matching URIs against RFC 6570 templates (the reverse of expansion), for resource templates
+ * such as `codefluss://design-system/{projectId}`. Supports the operators MCP servers use:
+ * `{var}`, `{+var}`, `{#var}`, `{/var}`, `{.var}`, `{?a,b}`, `{&a}` and comma lists of names.
+ * Expansion libraries exist, but none of the maintained ones matches; this is the small part we
+ * need.
+ */
 export class UriTemplate {
+  /** The template as given. */
   readonly template: string;
+  /** Its variables, in order of appearance. */
   readonly variableNames: readonly string[];
   readonly #regex: RegExp;
   readonly #groups: { name: string; operator: Expression['operator'] }[] = [];

@@ -5,11 +5,14 @@ export const SUPPORTED_PROTOCOL_VERSIONS = [
   '2025-03-26',
   '2024-11-05',
 ] as const;
+/** A protocol revision this package speaks, e.g. `'2025-11-25'`. */
 export type ProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
+/** The newest revision: what a client asks for and a server offers by default. */
 export const LATEST_PROTOCOL_VERSION: ProtocolVersion = SUPPORTED_PROTOCOL_VERSIONS[0];
 /** What Streamable HTTP assumes when a request carries no MCP-Protocol-Version header. */
 export const DEFAULT_HTTP_PROTOCOL_VERSION: ProtocolVersion = '2025-03-26';
 
+/** Whether this package speaks `version`. */
 export function isSupportedVersion(version: string): version is ProtocolVersion {
   return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version);
 }

@@ -1,6 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 
+/** Receives what a {@link LineFramer} splits off. */
 export interface LineSink {
+  /** One complete line, decoded, without its newline. */
   line(text: string): void;
   /** A line longer than the limit was dropped; `bytes` is how long it was. */
   oversized(bytes: number): void;
@@ -27,6 +29,7 @@ export class LineFramer {
     this.#sink = sink;
   }
 
+  /** Feed the next chunk of the stream; complete lines go to the sink at once. */
   push(chunk: Buffer): void {
     let start = 0;
     let nl = chunk.indexOf(0x0a);

@@ -6,6 +6,7 @@ import type { FrameSink, FrameTransport } from '../jsonrpc/transport.js';
 import { guardStdout } from '../logging/logger.js';
 import { LineFramer } from './line-framer.js';
 
+/** Options of {@link StdioTransport}: which streams, and how much a line may hold. */
 export interface StdioTransportOptions {
   /** Where frames are read from. Default `process.stdin`. */
   input?: Readable;
@@ -23,6 +24,7 @@ export interface StdioTransportOptions {
   pauseInputOnBackpressure?: boolean;
 }
 
+/** The largest line a stdio transport accepts by default: 16 MiB. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
 /**
@@ -60,6 +62,7 @@ export class StdioTransport implements FrameTransport {
     this.#pauseInput = options.pauseInputOnBackpressure ?? true;
   }
 
+  /** Start reading lines from the input; each goes to `sink`. Called once. */
   start(sink: FrameSink): void {
     if (this.#sink) throw new Error('transport already started');
     this.#sink = sink;
@@ -75,10 +78,12 @@ export class StdioTransport implements FrameTransport {
     this.#output.on('error', this.#onOutputError);
   }
 
+  /** The largest line accepted. */
   get maxFrameBytes(): number {
     return this.#maxFrameBytes;
   }
 
+  /** Queue one frame; frames queued together leave in one write. Dropped once the output broke. */
   send(frame: string): void {
     if (this.#outputBroken) return;
     this.#queue.push(frame);
@@ -88,6 +93,7 @@ export class StdioTransport implements FrameTransport {
     }
   }
 
+  /** Stop reading, write what is queued (waiting for a drain), end the output if configured. */
   close(): Promise<void> {
     this.#closing ??= this.#doClose();
     return this.#closing;
@@ -180,11 +186,15 @@ function noop(): void {}
 
 /** How a JSON-RPC dispatcher (no MCP) is served over stdio. */
 export interface JsonRpcStdioOptions<E> extends StdioTransportOptions {
+  /** Handed to every handler as `ctx.extra`. */
   extra?: E;
+  /** Where handler crashes are logged. */
   logger?: EngineLogger;
   /** Route console output to stderr while serving on process.stdout. Default true. */
   guardStdout?: boolean;
+  /** Where the signals of incoming calls live; share one to cancel calls from elsewhere. */
   cancellation?: CancellationRegistry;
+  /** Told when a request this side sent is given up (timeout or abort). */
   onAbandon?: ConnectionOptions<E>['onAbandon'];
 }
 
