@@ -109,14 +109,18 @@ export const configSchema = z
   })
   .strict();
 
+/** The gateway's config file, validated: `gateway` settings and the `mcpServers` backends. */
 export type GatewayConfig = z.infer<typeof configSchema>;
+/** One backend: a stdio command or a Streamable HTTP `url`, with its namespace and restart policy. */
 export type BackendConfig = GatewayConfig['mcpServers'][string];
 export type StdioBackendConfig = z.infer<typeof stdioBackend>;
 export type HttpBackendConfig = z.infer<typeof httpBackend>;
 export type RestartPolicy = z.infer<typeof restartSchema>;
 export const DEFAULT_RESTART: RestartPolicy = restartSchema.parse({});
 
+/** A config that cannot be read or is invalid; the message names each field at fault. */
 export class ConfigError extends Error {
+  /** @param message - What is wrong, naming the field. */
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';
@@ -156,6 +160,10 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
   return result.data;
 }
 
+/**
+ * Read and validate a JSON config file, environment variables interpolated (see `parseConfig`);
+ * throws a ConfigError.
+ */
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   let text: string;
   try {

@@ -2,8 +2,10 @@
 
 export const DAY_MS = 86_400_000;
 
+/** How an event ended: `pending` for one still under way. */
 export type EventStatus = 'success' | 'failure' | 'pending';
 
+/** One entry of the event log, as `get_events` returns it. */
 export interface GatewayEvent {
   /** ISO 8601 UTC with milliseconds, e.g. 2026-11-22T06:11:03.123Z */
   timestamp: string;
@@ -11,19 +13,27 @@ export interface GatewayEvent {
   trace_id: string;
   /** gateway.started, backend.started, backend.failed, backend.restarted, gateway.tool_call, … */
   event_type: string;
+  /** how it ended */
   status: EventStatus;
   /** the gateway's name, or the backend's name */
   source: string;
+  /** the backend it concerns, if any */
   backend?: string | null;
+  /** the tool called, for tool calls */
   tool?: string | null;
+  /** how long it took, for calls */
   duration_ms?: number | null;
   /** small JSON details (error message, pid, …) */
   data?: Record<string, unknown> | null;
 }
 
+/** The filters of `get_events`: every one given must match. */
 export interface EventQuery {
+  /** events of one request */
   trace_id?: string;
+  /** events of one type, e.g. `gateway.tool_call` */
   event_type?: string;
+  /** events that ended this way */
   status?: EventStatus;
   /** "30m", "24h", "7d", "2w" or an ISO 8601 date; events at or after it */
   since?: string;
@@ -31,6 +41,7 @@ export interface EventQuery {
   limit?: number;
 }
 
+/** How long and how much an EventLog keeps, and how often it writes. */
 export interface EventLogOptions {
   /** events older than this are pruned; default 30 */
   retentionDays?: number;
@@ -42,6 +53,7 @@ export interface EventLogOptions {
   now?: () => number;
 }
 
+/** An event as `EventLog.record` takes it: timestamp and trace id are filled in when omitted. */
 export type RecordedEvent = Omit<GatewayEvent, 'timestamp' | 'trace_id'> & {
   timestamp?: string;
   trace_id?: string;
@@ -49,11 +61,15 @@ export type RecordedEvent = Omit<GatewayEvent, 'timestamp' | 'trace_id'> & {
 
 /** A query the caller got wrong (bad `since`, `limit` or `status`): report it, don't retry it. */
 export class EventQueryError extends Error {
+  /** Always `'EventQueryError'`. */
   override name = 'EventQueryError';
 }
 
+/** Every {@link EventStatus}. */
 export const EVENT_STATUSES: readonly EventStatus[] = ['success', 'failure', 'pending'];
+/** Events `get_events` returns when no `limit` is given. */
 export const DEFAULT_QUERY_LIMIT = 100;
+/** The largest `limit` `get_events` accepts. */
 export const MAX_QUERY_LIMIT = 1000;
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS } as const;

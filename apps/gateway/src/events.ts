@@ -163,7 +163,13 @@ function serializeData(data: Record<string, unknown> | null | undefined): string
   }
 }
 
+/**
+ * The gateway's telemetry: events in SQLite (WAL), recorded on the hot path into a buffer and
+ * written in batches, pruned by age and count, queried by `get_events`. Open with
+ * {@link EventLog.open}.
+ */
 export class EventLog {
+  /** The SQLite file (or `:memory:`). */
   readonly path: string;
   private readonly db: Database.Database;
   private readonly now: () => number;

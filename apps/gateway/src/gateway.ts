@@ -24,8 +24,11 @@ export { VERSION };
 
 const OWN_TOOLS = new Set(['gateway_status', 'get_events', 'search']);
 
+/** What a {@link Gateway} needs besides its config. */
 export interface GatewayOptions {
+  /** Where lifecycle events and tool calls are recorded. */
   events: EventLog;
+  /** Where the gateway's McpServer logs. */
   logger?: EngineLogger;
 }
 
@@ -35,10 +38,15 @@ export interface GatewayOptions {
  * are forwarded with the backend's own names, results come back untouched.
  */
 export class Gateway {
+  /** The validated config. */
   readonly config: GatewayConfig;
+  /** The McpServer clients talk to: connect it to a transport (`runCli` does). */
   readonly server: McpServer;
+  /** Every configured backend, by name. */
   readonly backends = new Map<string, Backend>();
+  /** The event log. */
   readonly events: EventLog;
+  /** When the gateway was made (ms since the epoch). */
   readonly startedAt = Date.now();
   /** Advertised name collisions seen while building the registry. */
   collisions: string[] = [];
@@ -108,6 +116,7 @@ export class Gateway {
     this.#sync();
   }
 
+  /** Stop every backend and record `gateway.stopped`. */
   async stop(): Promise<void> {
     await Promise.all([...this.backends.values()].map((b) => b.stop()));
     this.events.record({

@@ -2,6 +2,7 @@ import type { Authenticator, AuthInfo } from '@mcpkit/protocol';
 import type { ApiKey, Store, User } from './db/types.js';
 import { hashKey, looksLikeKey } from './keys.js';
 
+/** Who a key's holder is to the MCP server: subject = the key's prefix, its scopes, the user id. */
 export function authInfo(key: ApiKey, user: User): AuthInfo {
   return {
     subject: key.prefix,

@@ -1,6 +1,7 @@
 import type { Store, User } from './db/types.js';
 import { defaultTokens } from './dtcg.js';
 
+/** The demo user's email (`--seed-demo` creates it with three projects). */
 export const DEMO_EMAIL = 'demo@codefluss.local';
 
 const PROJECTS = [

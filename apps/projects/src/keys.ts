@@ -6,6 +6,7 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 /** How much of a key is kept in clear to name it (listings, revocation). */
 export const SHOWN_CHARS = KEY_PREFIX.length + 8;
 
+/** The SHA-256 hex digest a key is stored and looked up by. */
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }

@@ -16,6 +16,7 @@ import { allTools } from './tools/index.js';
 
 const DESIGN_SYSTEM = new UriTemplate('codefluss://design-system/{projectId}');
 
+/** serverInfo.name, the CODEFLUSS MCP server's. */
 export const NAME = 'codefluss-mcp-server';
 /**
  * serverInfo.version as the CODEFLUSS MCP server's protocol page shows it (the server's identity,
@@ -25,8 +26,11 @@ export const VERSION = '1.0.0';
 /** The package's own version: what `--version` says. */
 export const PACKAGE_VERSION: string = createRequire(import.meta.url)('../package.json').version;
 
+/** What {@link createProjectsServer} needs. */
 export interface ProjectsServerOptions {
+  /** The database (see `openStore`). */
   store: Store;
+  /** Where the McpServer logs. */
   logger?: EngineLogger;
 }
 
@@ -43,6 +47,11 @@ function invalidArguments(_tool: string, issues: ArgumentIssue[]) {
   );
 }
 
+/**
+ * The projects server: every tool, the `codefluss://projects` resource and the design-system
+ * template, with the CODEFLUSS error codes. Callers need an `AuthInfo` from an API key (HTTP:
+ * `projectsHttpOptions`; stdio: the `--user` the CLI resolves).
+ */
 export function createProjectsServer(options: ProjectsServerOptions): McpServer {
   const server = new McpServer({
     name: NAME,

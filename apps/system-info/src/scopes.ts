@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { CliUsageError, ErrorCode, RpcError, type StaticToken } from '@mcpkit/protocol';
 
+/** The scopes a tool may require: `core` (always on) and `sensitive` (auth logs, sessions). */
 export const KNOWN_SCOPES = ['core', 'sensitive'] as const;
+/** One of {@link KNOWN_SCOPES}. */
 export type Scope = (typeof KNOWN_SCOPES)[number];
 
 /** `core,sensitive` → the set; unknown names are a usage error, `core` is always on. */

@@ -5,21 +5,29 @@ import { Sampler, type SamplerOptions } from './sampler/sampler.js';
 import { type Scope, scopeError } from './scopes.js';
 import { allTools } from './tools/index.js';
 
+/** serverInfo.name. */
 export const NAME = 'mcp-system-info';
 /** The package's own version: what `--version` and `serverInfo` say. */
 export const VERSION: string = createRequire(import.meta.url)('../package.json').version;
 
+/** Options of {@link createSystemInfoServer}. */
 export interface SystemInfoOptions {
   /** Scopes this server enables. Default: core only. */
   scopes?: Iterable<Scope>;
   /** Collectors to use instead of systeminformation (tests). */
   collectors?: Collectors;
+  /** TTLs and clock of the sampler. */
   sampler?: SamplerOptions;
+  /** Where the McpServer logs. */
   logger?: EngineLogger;
   /** Take the first samples now, so rates are real from the first call. Default true. */
   warm?: boolean;
 }
 
+/**
+ * The system-info server (every tool, `core` scope unless more are enabled) and the sampler its
+ * tools share; the sampler starts warming up at once unless `warm: false`.
+ */
 export function createSystemInfoServer(options: SystemInfoOptions = {}): {
   server: McpServer;
   sampler: Sampler<Collectors>;

@@ -8,6 +8,10 @@ import {
 import { type BackendConfig, DEFAULT_RESTART, type RestartPolicy } from '../config.js';
 import { type BackendLink, type LinkEvents, openLink, RingBuffer } from './link.js';
 
+/**
+ * Where a backend is in its life: `backoff` waits to restart after a crash; `failed` gave up
+ * (crash loop, or a start that could not succeed).
+ */
 export type BackendState = 'stopped' | 'starting' | 'running' | 'backoff' | 'failed';
 
 type Entry = Record<string, unknown> & { name?: string; uri?: string; uriTemplate?: string };
@@ -47,18 +51,31 @@ const LATENCY_SAMPLES = 512;
  * after sustained uptime, and stop after `maxRestarts` within `windowMs` (crash loop).
  */
 export class Backend {
+  /** Its key in the config's `backends`. */
   readonly name: string;
+  /** The prefix of its tools and prompts (default: its name). */
   readonly namespace: string;
+  /** Its configuration. */
   readonly config: BackendConfig;
+  /** Deadline of each call forwarded to it, in ms. */
   readonly timeoutMs: number;
+  /** The last lines it wrote to stderr (stdio backends). */
   readonly stderr = new RingBuffer();
+  /** Where it is in its life. */
   state: BackendState = 'stopped';
+  /** What it offered when it last started: capabilities, tools, resources, prompts. */
   discovered: Discovered | undefined;
+  /** Why it last failed or stopped, if it did. */
   lastError: string | undefined;
+  /** Restarts so far. */
   restarts = 0;
+  /** When it last reached `running` (ms since the epoch). */
   startedAt: number | undefined;
+  /** Calls forwarded to it. */
   calls = 0;
+  /** Calls that failed (errors, timeouts, crashes). */
   errors = 0;
+  /** Lines on its stdout that were not JSON-RPC. */
   noise = 0;
   readonly #latencies: number[] = [];
   readonly #policy: RestartPolicy;
@@ -79,10 +96,12 @@ export class Backend {
     this.#hooks = hooks;
   }
 
+  /** The process id of a running stdio backend. */
   get pid(): number | undefined {
     return this.#link?.pid;
   }
 
+  /** Call latency in ms over the last 512 calls; null before the first. */
   latencyPercentiles(): { p50: number; p95: number; p99: number } | null {
     if (this.#latencies.length === 0) return null;
     const sorted = [...this.#latencies].sort((a, b) => a - b);
@@ -273,6 +292,7 @@ export class Backend {
     }
   }
 
+  /** Send the backend a notification; dropped when it is not running. */
   notify(method: string, params?: JsonRpcParams): void {
     try {
       this.#link?.client.notify(method, params);
@@ -281,6 +301,7 @@ export class Backend {
     }
   }
 
+  /** Stop it for good (no restart): close the link, end the process. */
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#generation++;

@@ -1,100 +1,156 @@
-/**
- * The storage contract of the projects server: what the MCP layer asks of a database. One
- * implementation (Kysely) serves SQLite and PostgreSQL with the same queries and migrations.
- * Times are ISO 8601 strings; ids carry a type prefix (`usr_`, `key_`, `proj_`, `blk_`, `ast_`).
- */
+// The storage contract of the projects server: what the MCP layer asks of a database. One
+// implementation (Kysely) serves SQLite and PostgreSQL with the same queries and migrations.
+// Times are ISO 8601 strings; ids carry a type prefix (`usr_`, `key_`, `proj_`, `blk_`, `ast_`).
+
+/** What an API key allows: `read` (list and get) or `write` (create, update, delete). */
 export type Scope = 'read' | 'write';
 
+/** A user: the owner of projects and API keys. */
 export interface User {
+  /** `usr_…` */
   id: string;
+  /** Unique. */
   email: string;
+  /** Display name, if given. */
   name: string | null;
+  /** ISO 8601. */
   createdAt: string;
 }
 
+/** An API key's record (the key itself is never stored, only its hash). */
 export interface ApiKey {
+  /** `key_…` */
   id: string;
+  /** Whose key it is. */
   userId: string;
   /** The first characters of the key (e.g. `cf_live_sk_a1b2c3d4`), shown in listings and used to revoke. */
   prefix: string;
+  /** What the key allows. */
   scopes: Scope[];
+  /** ISO 8601. */
   createdAt: string;
+  /** When it was last used (updated at most once a minute). */
   lastUsedAt: string | null;
+  /** When it was revoked; null while it is live. */
   revokedAt: string | null;
 }
 
+/** Where a project is in its life. */
 export type ProjectStatus = 'draft' | 'published' | 'archived';
 
+/** A website project. */
 export interface Project {
+  /** `proj_…` */
   id: string;
+  /** Its owner. */
   userId: string;
+  /** Display name. */
   name: string;
+  /** Free text, if given. */
   description: string | null;
+  /** The site's domain name, if it has one. */
   domain: string | null;
+  /** Draft, published or archived. */
   status: ProjectStatus;
+  /** ISO 8601. */
   createdAt: string;
+  /** ISO 8601; bumped by every change. */
   updatedAt: string;
 }
 
+/** A content block of a project's page, in order. */
 export interface Block {
+  /** `blk_…` */
   id: string;
+  /** The project it belongs to. */
   projectId: string;
   /** 0-based, contiguous within a project. */
   position: number;
+  /** Its kind, e.g. `hero` or `text` (lowercase letters, digits, `_`, `-`). */
   type: string;
   /** Any JSON value (stored as JSON text). */
   content: unknown;
+  /** ISO 8601. */
   createdAt: string;
+  /** ISO 8601. */
   updatedAt: string;
 }
 
+/** A file a project uses (image, font …), stored elsewhere and referenced by URL. */
 export interface Asset {
+  /** `ast_…` */
   id: string;
+  /** The project it belongs to. */
   projectId: string;
+  /** File name. */
   name: string;
+  /** E.g. `image/png`. */
   mimeType: string;
+  /** Its size. */
   sizeBytes: number;
+  /** Where it is served from. */
   url: string;
+  /** ISO 8601. */
   createdAt: string;
 }
 
+/** A project's design tokens. */
 export interface DesignSystem {
+  /** The project it belongs to. */
   projectId: string;
   /** A W3C DTCG token document (JSON object). */
   tokens: Record<string, unknown>;
+  /** ISO 8601. */
   updatedAt: string;
 }
 
+/** One page of a keyset-paginated list. */
 export interface Page<T> {
+  /** The items of this page. */
   items: T[];
   /** Opaque; absent on the last page. */
   nextCursor?: string;
 }
 
+/** Which page of a list to return. */
 export interface PageRequest {
+  /** The previous page's `nextCursor`; omitted for the first page. */
   cursor?: string | undefined;
   /** 1…100, default 50. */
   limit?: number | undefined;
 }
 
+/** The fields of a new project (or, partial, of a project update). */
 export interface ProjectInput {
+  /** Display name. */
   name: string;
+  /** Free text. */
   description?: string | null;
+  /** The site's domain name. */
   domain?: string | null;
+  /** Default `draft`. */
   status?: ProjectStatus;
 }
 
+/** The fields of a new block (or, partial, of a block update). */
 export interface BlockInput {
+  /** Its kind. */
   type: string;
+  /** Any JSON value. */
   content: unknown;
   /** Insert here (0-based); others shift down. Default: append. Clamped to [0, count]. */
   position?: number;
 }
 
+/** The fields of a new asset. */
 export interface AssetInput {
+  /** File name. */
   name: string;
+  /** E.g. `image/png`. */
   mimeType: string;
+  /** Its size. */
   sizeBytes: number;
+  /** Where it is served from. */
   url: string;
 }
 
@@ -108,32 +164,45 @@ export class InvalidCursorError extends Error {
 
 /** Thrown when a unique value already exists (e.g. a user's email). */
 export class ConflictError extends Error {
-  constructor(readonly field: string) {
+  constructor(
+    /** The field whose value is taken, e.g. `email`. */
+    readonly field: string,
+  ) {
     super(`${field} already exists`);
     this.name = 'ConflictError';
   }
 }
 
+/** The database behind the projects server: SQLite or PostgreSQL, the same contract. */
 export interface Store {
+  /** Which database it is. */
   readonly kind: 'sqlite' | 'postgres';
+  /** Release the connection (pool). */
   close(): Promise<void>;
 
+  /** Create a user; a ConflictError when the email is taken. */
   createUser(email: string, name?: string | null): Promise<User>;
+  /** A user by id. */
   getUser(id: string): Promise<User | undefined>;
+  /** A user by email. */
   getUserByEmail(email: string): Promise<User | undefined>;
 
   /** Store a key by its SHA-256 hash (hex); the key itself is never stored. */
   createApiKey(userId: string, prefix: string, hash: string, scopes: Scope[]): Promise<ApiKey>;
   /** A live (not revoked) key and its user, by hash. Updates lastUsedAt at most once a minute. */
   findApiKey(hash: string): Promise<{ key: ApiKey; user: User } | undefined>;
+  /** A user's keys, revoked ones included. */
   listApiKeys(userId: string): Promise<ApiKey[]>;
   /** Revoke every live key whose prefix starts with `prefix` (at least 8 characters); returns the count. */
   revokeApiKeys(prefix: string): Promise<number>;
 
   /** A user's projects, newest first (createdAt desc, id desc), keyset-paginated. */
   listProjects(userId: string, page?: PageRequest): Promise<Page<Project>>;
+  /** How many projects a user has. */
   countProjects(userId: string): Promise<number>;
+  /** A project by id, whoever owns it (the caller checks ownership). */
   getProject(id: string): Promise<Project | undefined>;
+  /** Create a project for a user. */
   createProject(userId: string, input: ProjectInput): Promise<Project>;
   /** Only the given fields change; updatedAt is bumped. Undefined when absent. */
   updateProject(id: string, patch: Partial<ProjectInput>): Promise<Project | undefined>;
@@ -142,7 +211,9 @@ export interface Store {
   /** Project ids of a user starting with `prefix`, sorted, at most `limit`. */
   projectIdsStartingWith(userId: string, prefix: string, limit: number): Promise<string[]>;
 
+  /** A project's blocks, in position order. */
   listBlocks(projectId: string): Promise<Block[]>;
+  /** A block by id. */
   getBlock(id: string): Promise<Block | undefined>;
   /** In one transaction: shifts later blocks down and inserts. */
   createBlock(projectId: string, input: BlockInput): Promise<Block>;
@@ -151,10 +222,15 @@ export interface Store {
   /** Deletes and closes the gap in one transaction. */
   deleteBlock(id: string): Promise<boolean>;
 
+  /** A project's assets, keyset-paginated. */
   listAssets(projectId: string, page?: PageRequest): Promise<Page<Asset>>;
+  /** An asset by id. */
   getAsset(id: string): Promise<Asset | undefined>;
+  /** Add an asset to a project. */
   createAsset(projectId: string, input: AssetInput): Promise<Asset>;
 
+  /** A project's design tokens; undefined when none were set. */
   getDesignSystem(projectId: string): Promise<DesignSystem | undefined>;
+  /** Replace a project's design tokens. */
   setDesignSystem(projectId: string, tokens: Record<string, unknown>): Promise<DesignSystem>;
 }

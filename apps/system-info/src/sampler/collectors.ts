@@ -278,8 +278,10 @@ export const systemCollectors = {
   },
 };
 
+/** The collectors by key: each a function that reads one kind of system information. */
 export type Collectors = typeof systemCollectors;
 
+/** How long each collector's sample stays fresh: `static` forever, `semi` 30 s, `dynamic` 1.5 s. */
 export const TIERS: Record<keyof Collectors, 'static' | 'semi' | 'dynamic'> = {
   cpuStatic: 'static',
   osInfo: 'static',

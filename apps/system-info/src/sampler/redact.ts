@@ -45,6 +45,7 @@ const PATTERNS: [RegExp, string | ((...m: string[]) => string)][] = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, REDACTED],
 ];
 
+/** `text` with secrets replaced: passwords, tokens and keys in flags, variables and known formats. */
 export function redact(text: string): string {
   let out = text;
   for (const [pattern, replacement] of PATTERNS) {

@@ -1,19 +1,16 @@
-/**
- * One shared owner of every systeminformation call. Rates (CPU load, per-process CPU, network
- * throughput) are computed by systeminformation from the previous call in this process, so calls
- * must not be made per request: the sampler makes each at most once per TTL, shares one
- * in-flight call between concurrent callers (single-flight), and stamps every value with the time
- * it was taken.
- */
+/** How often a value changes, which sets how long its sample is reused. */
 export type Tier = 'static' | 'semi' | 'dynamic';
 
+/** How long a sample of each tier is reused, in ms. */
 export const DEFAULT_TTL_MS: Readonly<Record<Tier, number>> = {
   static: Number.POSITIVE_INFINITY,
   semi: 30_000,
   dynamic: 1_500,
 };
 
+/** A collected value and when it was taken. */
 export interface Sample<T> {
+  /** What the collector returned. */
   value: T;
   /** ISO 8601 time the value was collected. */
   sampledAt: string;
@@ -28,11 +25,21 @@ interface Entry {
   inflight?: Promise<Sample<unknown>>;
 }
 
+/** Options of a {@link Sampler}. */
 export interface SamplerOptions {
+  /** TTLs per tier instead of {@link DEFAULT_TTL_MS}. */
   ttlMs?: Partial<Record<Tier, number>>;
+  /** The clock, in epoch ms. Default `Date.now`. */
   now?: () => number;
 }
 
+/**
+ * One shared owner of every systeminformation call. Rates (CPU load, per-process CPU, network
+ * throughput) are computed by systeminformation from the previous call in this process, so calls
+ * must not be made per request: the sampler makes each at most once per TTL, shares one
+ * in-flight call between concurrent callers (single-flight), and stamps every value with the time
+ * it was taken.
+ */
 export class Sampler<C extends CollectorMap> {
   readonly #collectors: C;
   readonly #tiers: Record<keyof C, Tier>;
@@ -49,6 +56,7 @@ export class Sampler<C extends CollectorMap> {
     this.#now = options.now ?? Date.now;
   }
 
+  /** The sample of `key`: the cached one while fresh, else the result of one (shared) new call. */
   get<K extends keyof C>(key: K): Promise<Sample<ValueOf<C, K>>> {
     const entry = this.#entries.get(key) ?? { takenAt: Number.NEGATIVE_INFINITY };
     this.#entries.set(key, entry);
