@@ -1,5 +1,8 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { McpClient } from '../client/client.js';
 import type { ProcessExit } from '../client/stdio.js';
+import { StreamableHttpClientTransport } from '../client/streamable-http.js';
+import type { HttpClientOptions } from './http.js';
 import { killGroup } from './processes.js';
 import { type ProcessOptions, start, stop, until } from './spawn.js';
 
@@ -22,7 +25,12 @@ export interface HttpProcess {
   /** Everything it wrote to stderr so far. */
   stderr(): string;
   readonly exited: Promise<ProcessExit>;
-  /** SIGTERM, then SIGKILL after `graceMs` (default 5 000); resolves with the exit. */
+  /**
+   * An initialized McpClient over Streamable HTTP to `url` + `path` (default `/mcp`); `stop()`
+   * closes it first.
+   */
+  connect(options?: HttpClientOptions & { path?: string }): Promise<McpClient>;
+  /** Close its clients, then SIGTERM, SIGKILL after `graceMs` (default 5 000); the exit. */
   stop(graceMs?: number): Promise<ProcessExit>;
   /** Send a signal now (default SIGKILL) — to the whole group when started `detached`. */
   kill(signal?: NodeJS.Signals): void;
@@ -32,13 +40,15 @@ const URL_FIELD = /"url":"(https?:\/\/[^"]+)"/;
 
 /**
  * Start a server that listens on HTTP (`… --transport http --port 0`) and resolve once it has
- * logged where: the URL, the process, and a `stop()`. Rejects — and kills it — when it exits
- * first or says nothing within `timeoutMs`, with its stderr in the message.
+ * logged where: the URL, the process, a factory of Streamable HTTP clients, and a `stop()`.
+ * Rejects — and kills it — when it exits first or says nothing within `timeoutMs`, with its
+ * stderr in the message.
  *
  * @example
  * ```ts
  * const app = await spawnHttpServer(process.execPath, [CLI, '--transport', 'http', '--port', '0']);
  * const { body } = await postJson(`${app.url}/`, { jsonrpc: '2.0', id: 1, method: 'ping' });
+ * const client = await app.connect({ headers: { Authorization: `Bearer ${key}` } });
  * await app.stop();
  * ```
  */
@@ -77,13 +87,28 @@ export async function spawnHttpServer(
     const reason = err instanceof Error ? err.message : String(err);
     throw new Error(`${command} ${args.join(' ')}: ${reason}\n--- stderr ---\n${started.stderr()}`);
   }
+  const clients = new Set<McpClient>();
   return {
     child,
     pid: child.pid as number,
     url,
     stderr: started.stderr,
     exited: started.exited,
-    stop: (graceMs = 5_000) => stop(started, 'SIGTERM', graceMs, detached),
+    async connect({ path = '/mcp', headers, ...clientOptions } = {}) {
+      const transport = new StreamableHttpClientTransport({
+        url: `${url}${path}`,
+        ...(headers ? { headers } : {}),
+      });
+      const client = await McpClient.connect(transport, clientOptions);
+      clients.add(client);
+      return client;
+    },
+    async stop(graceMs = 5_000) {
+      // A client of a server that is gone already gives up at once (its DELETE fails).
+      await Promise.all([...clients].map((client) => client.close().catch(() => undefined)));
+      clients.clear();
+      return stop(started, 'SIGTERM', graceMs, detached);
+    },
     kill,
   };
 }

@@ -1,8 +1,6 @@
 /** The kit's child-process helpers, against the fixture server (needs `pnpm build`). */
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { McpClient } from '../client/client.js';
-import { StreamableHttpClientTransport } from '../client/streamable-http.js';
 import { spawnHttpServer } from './http-process.js';
 import { isAlive, killSpawned, waitGone } from './processes.js';
 import { spawnRaw } from './raw-process.js';
@@ -67,11 +65,8 @@ describe('spawnHttpServer', () => {
       env: { LOG_LEVEL: 'info' },
     });
     expect(app.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const client = await McpClient.connect(
-      new StreamableHttpClientTransport({ url: `${app.url}/mcp` }),
-    );
+    const client = await app.connect();
     expect(await client.ping()).toEqual({});
-    await client.close();
     const exit = await app.stop();
     expect(exit.code === 0 || exit.signal === 'SIGTERM').toBe(true);
   });

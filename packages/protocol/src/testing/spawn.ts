@@ -20,7 +20,7 @@ export interface ProcessOptions {
 export interface Started {
   readonly child: ChildProcessWithoutNullStreams;
   readonly exited: Promise<ProcessExit>;
-  /** How it exited, once it has (set before the listeners hear of it). */
+  /** How it exited, once it has and its output is read (set before the listeners hear of it). */
   readonly exit: ProcessExit | undefined;
   /** Everything it wrote to stderr so far. */
   stderr(): string;
@@ -67,7 +67,12 @@ export function start(command: string, args: readonly string[], options: Process
       changed();
     };
     child.once('error', (error) => ended({ code: null, signal: null, error: error.message }));
-    child.once('exit', (code, signal) => ended({ code, signal }));
+    // 'close' comes once stdout and stderr are read to their end, so nothing written is missed;
+    // a grandchild holding the pipes open must not hold the test up, though.
+    child.once('exit', (code, signal) => {
+      setTimeout(() => ended({ code, signal }), 1000).unref();
+    });
+    child.once('close', (code, signal) => ended({ code, signal }));
   });
   return {
     child,
