@@ -40,7 +40,7 @@ describe('parseScopes', () => {
 });
 
 describe('scopeError', () => {
-  it('is the seed error, without data', () => {
+  it("is the error of MCP System Info's JSON-RPC API, without data", () => {
     expect(scopeError('get_auth_logs', 'sensitive').toJSON()).toEqual({
       code: -32600,
       message: "Query 'get_auth_logs' requires scope 'sensitive' which is not enabled",

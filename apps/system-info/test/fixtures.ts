@@ -1,9 +1,14 @@
 /**
- * Deterministic fake collectors for the system-info tools, and a small client that drives an
- * McpServer's dispatcher in-process (tools/call as a transport would send it).
+ * Deterministic fake collectors for the system-info tools, and a client of the server they feed:
+ * the kit's raw JSON-RPC peer over an in-memory connection (tools/call as a transport sends it).
  */
 import type { AuthInfo, CallToolResult, McpServer } from '@mcpkit/protocol';
-import { connectRaw } from '@mcpkit/protocol/testing';
+import {
+  connectRaw,
+  type RawErrorObject,
+  type RawPeer,
+  type RawReply,
+} from '@mcpkit/protocol/testing';
 import type { Collectors, ProcessInfo } from '../src/sampler/collectors.js';
 import { CollectorTimeoutError } from '../src/sampler/errors.js';
 import type { Scope } from '../src/scopes.js';
@@ -345,24 +350,16 @@ export const diskTimeout = (base: Collectors): Collectors =>
   failing(base, 'filesystems', new CollectorTimeoutError('df', 5000));
 
 // ---------------------------------------------------------------------------------------------
-// An in-process client: raw JSON-RPC over an in-memory connection.
+// An in-process client: the kit's raw JSON-RPC peer (replies as the wire has them, so the exact
+// error objects of MCP System Info's JSON-RPC API can be compared).
 
-export interface ErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
-export interface Reply {
-  jsonrpc: '2.0';
-  id: number;
-  result?: CallToolResult;
-  error?: ErrorObject;
-}
+export type ErrorObject = RawErrorObject;
+export type Reply = RawReply<CallToolResult>;
 
 export interface Client {
   server: McpServer;
-  /** The raw JSON-RPC reply to tools/call. */
+  peer: RawPeer;
+  /** The raw JSON-RPC reply to tools/call (no `arguments` when `args` is undefined). */
   call(name: string, args?: Record<string, unknown>): Promise<Reply>;
   /** The tools/call result; throws on a JSON-RPC error. */
   result(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
@@ -376,28 +373,10 @@ export interface Client {
 
 export function connect(server: McpServer, auth?: AuthInfo): Client {
   const peer = connectRaw(server, auth ? { auth } : {});
-  let nextId = 1;
-
-  async function request(method: string, params?: unknown): Promise<Reply> {
-    const id = nextId++;
-    const frame = { jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) };
-    const text = await peer.send(JSON.stringify(frame));
-    if (text === undefined) throw new Error(`no reply to ${method}`);
-    const reply = JSON.parse(text) as Reply;
-    if (reply.id !== id) throw new Error(`reply id ${reply.id} for request ${id}`);
-    return reply;
-  }
-
-  const call = (name: string, args?: Record<string, unknown>) =>
-    request('tools/call', args === undefined ? { name } : { name, arguments: args });
-
-  async function result(name: string, args?: Record<string, unknown>) {
-    const reply = await call(name, args);
-    if (reply.error || !reply.result) {
-      throw new Error(`${name} answered an error: ${JSON.stringify(reply.error)}`);
-    }
-    return reply.result;
-  }
+  const params = (name: string, args?: Record<string, unknown>) =>
+    args === undefined ? { name } : { name, arguments: args };
+  const result = (name: string, args?: Record<string, unknown>) =>
+    peer.result<CallToolResult>('tools/call', params(name, args));
 
   async function structured<T>(name: string, args?: Record<string, unknown>): Promise<T> {
     const r = await result(name, args);
@@ -406,14 +385,15 @@ export function connect(server: McpServer, auth?: AuthInfo): Client {
     return r.structuredContent as T;
   }
 
-  async function error(name: string, args?: Record<string, unknown>) {
-    const reply = await call(name, args);
-    if (!reply.error) throw new Error(`${name} did not fail: ${JSON.stringify(reply.result)}`);
-    if ('result' in reply) throw new Error(`${name} answered both result and error`);
-    return reply.error;
-  }
-
-  return { server, call, result, structured, error, request };
+  return {
+    server,
+    peer,
+    call: peer.callTool,
+    result,
+    structured,
+    error: (name, args) => peer.error('tools/call', params(name, args)),
+    request: (method, params) => peer.request<CallToolResult>(method, params),
+  };
 }
 
 export interface ServeOptions {

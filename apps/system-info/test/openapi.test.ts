@@ -5,12 +5,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import {
-  createMcpHttpServer,
-  type McpHttpOptions,
-  type McpHttpServer,
-  type StaticToken,
-} from '@mcpkit/protocol';
+import type { McpHttpOptions, StaticToken } from '@mcpkit/protocol';
+import { type PostReply, postJson, type ServedHttp, serveHttp } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Collectors, systemCollectors } from '../src/sampler/collectors.js';
 import { createSystemInfoServer } from '../src/server.js';
@@ -123,42 +119,29 @@ const ALL_TOKEN = tokenFor(ALL_SCOPES);
 const documentedStatuses = Object.keys(at<Json>(RESPONSES)).sort();
 const observed = new Set<string>();
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-}
+type Reply = Pick<PostReply, 'status' | 'headers' | 'text'>;
 
-const open: McpHttpServer[] = [];
+const open: ServedHttp[] = [];
 async function start(options: McpHttpOptions = {}, collectors?: Collectors) {
   const { server } = createSystemInfoServer({
     scopes: ['core', 'sensitive'],
     ...(collectors ? { collectors, warm: false } : {}),
   });
-  const http = createMcpHttpServer(server, {
+  const served = await serveHttp(server, {
     host: '127.0.0.1',
     plainPaths: ['/'],
     auth: { tokens },
     ...options,
   });
-  open.push(http);
-  const { url, port } = await http.listen();
-  return { server, url, port };
+  open.push(served);
+  return { server, url: served.url, port: served.port };
 }
 
 async function send(
   url: string,
   init: { method?: string; body?: string; token?: string; contentType?: string },
 ): Promise<Reply> {
-  const headers: Record<string, string> = {};
-  if (init.contentType !== '') headers['content-type'] = init.contentType ?? 'application/json';
-  if (init.token) headers.authorization = `Bearer ${init.token}`;
-  const res = await fetch(`${url}/`, {
-    method: init.method ?? 'POST',
-    headers,
-    ...(init.body === undefined ? {} : { body: init.body }),
-  });
-  const reply = { status: res.status, headers: res.headers, text: await res.text() };
+  const reply = await postJson(`${url}/`, init.body, init);
   observed.add(String(reply.status));
   return reply;
 }
@@ -243,7 +226,7 @@ describe('api/openapi.yaml', () => {
     expect(text).toMatch(/tool 'get_weather' \(tools\/list\) has no schema/);
   });
 
-  it('documents the seed examples, initialize and the error cases the brief names', () => {
+  it("documents the examples of MCP System Info's JSON-RPC API, initialize and the error cases the brief names", () => {
     const names = pairs.map((p) => p.name);
     for (const name of [
       'tools_list',
@@ -332,7 +315,7 @@ describe('every request example, replayed against the server', () => {
     },
   );
 
-  it('seed: get_processes {top: 10, sort_by: "cpu"} answers at most 10 processes, busiest first', async () => {
+  it('MCP System Info example: get_processes {top: 10, sort_by: "cpu"} answers at most 10 processes, busiest first', async () => {
     const pair = pairs.find((p) => p.name === 'tools_call_get_processes') as Pair;
     const reply = await send(main.url, {
       body: JSON.stringify(pair.request.value),
@@ -349,7 +332,7 @@ describe('every request example, replayed against the server', () => {
     expect(cpu).toEqual([...cpu].sort((a, b) => b - a));
   });
 
-  it('seed: the tools/list entry of get_cpu_info holds the seed example', async () => {
+  it("MCP System Info example: the tools/list entry of get_cpu_info holds the API's example", async () => {
     const reply = await send(main.url, {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       token: ALL_TOKEN,

@@ -1,19 +1,33 @@
 /**
- * Seed 002's examples, verbatim, against the real server process: over stdio, and over HTTP
- * (`POST /` with a bearer token), including the batch and the scope error.
+ * The examples of MCP System Info's JSON-RPC API, verbatim, against the real server process: over
+ * stdio, and over HTTP (`POST /` with a bearer token), including the batch and the scope error.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  type HttpProcess,
+  killSpawned,
+  postJson,
+  type RawProcess,
+  removeTempDirs,
+  spawnHttpServer,
+  spawnRaw,
+  tempDir,
+} from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 
 type Json = Record<string, unknown>;
 
-const SEED = {
+afterAll(() => {
+  killSpawned();
+  removeTempDirs();
+});
+
+/** The requests of MCP System Info's JSON-RPC API, as its documentation writes them. */
+const API = {
   toolsList: '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
   cpu: '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_cpu_info", "arguments": {"per_cpu": true}}}',
   processes:
@@ -73,63 +87,43 @@ const SCOPE_ERROR = {
   },
 };
 
-describe('seed 002 over stdio', () => {
-  let child: ChildProcessWithoutNullStreams;
-  const lines: string[] = [];
-  const waiters: ((l: string) => void)[] = [];
+describe("MCP System Info's JSON-RPC API over stdio", () => {
+  let child: RawProcess;
   beforeAll(() => {
-    child = spawn(process.execPath, [CLI, '--log-level', 'warn'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let partial = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      const parts = (partial + chunk).split('\n');
-      partial = parts.pop() ?? '';
-      for (const l of parts) (waiters.shift() ?? ((x: string) => lines.push(x)))(l);
-    });
+    child = spawnRaw(process.execPath, [CLI, '--log-level', 'warn']);
   });
   afterAll(async () => {
-    child.stdin.end();
-    const code = await new Promise((r) => child.once('exit', r));
-    expect(code).toBe(0);
+    expect((await child.end()).code).toBe(0);
   });
-  const send = (line: string): Promise<Json> => {
-    child.stdin.write(`${line}\n`);
-    const next = lines.shift();
-    const got =
-      next !== undefined ? Promise.resolve(next) : new Promise<string>((r) => waiters.push(r));
-    return got.then((l) => JSON.parse(l) as Json);
-  };
+  const send = (line: string) => child.exchange<Json>(line);
 
-  it('tools/list', async () => checkToolsList(await send(SEED.toolsList)));
-  it('tools/call get_cpu_info with per_cpu', async () => checkCpu(await send(SEED.cpu)));
+  it('tools/list', async () => checkToolsList(await send(API.toolsList)));
+  it('tools/call get_cpu_info with per_cpu', async () => checkCpu(await send(API.cpu)));
   it('tools/call get_processes top 10 by cpu', async () =>
-    checkProcesses(await send(SEED.processes)));
+    checkProcesses(await send(API.processes)));
   it('tools/call get_uptime without arguments', async () => {
     expect(
-      (textOf(await send(SEED.uptime)) as { uptime_seconds: number }).uptime_seconds,
+      (textOf(await send(API.uptime)) as { uptime_seconds: number }).uptime_seconds,
     ).toBeGreaterThan(0);
   });
   it('the batch', async () => {
-    const reply = (await send(SEED.batch)) as unknown as Json[];
+    const reply = (await send(API.batch)) as unknown as Json[];
     expect(reply.map((r) => r.id).sort()).toEqual([1, 2]);
     expect(reply.every((r) => 'result' in r)).toBe(true);
   });
   it('the scope error, exactly', async () => {
-    expect(await send(SEED.authLogs)).toEqual(SCOPE_ERROR);
+    expect(await send(API.authLogs)).toEqual(SCOPE_ERROR);
   });
 });
 
-describe('seed 002 over HTTP with tokens of different scopes', () => {
-  let child: ChildProcessWithoutNullStreams;
-  let url = '';
+describe("MCP System Info's JSON-RPC API over HTTP with tokens of different scopes", () => {
+  let app: HttpProcess;
   const CORE_TOKEN = 'core-token-0123456789';
   const OPS_TOKEN = 'ops-token-0123456789ab';
   const MAIN_TOKEN = 'your-token-0123456789';
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sysinfo-'));
-    const file = join(dir, 'tokens.json');
+    const file = join(tempDir('sysinfo-'), 'tokens.json');
     writeFileSync(
       file,
       JSON.stringify({
@@ -139,68 +133,51 @@ describe('seed 002 over HTTP with tokens of different scopes', () => {
         ],
       }),
     );
-    child = spawn(
+    app = await spawnHttpServer(
       process.execPath,
       [CLI, '--transport', 'http', '--port', '0', '--enable-sensitive', '--tokens-file', file],
-      { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, MCP_SYSINFO_TOKEN: MAIN_TOKEN } },
+      { env: { MCP_SYSINFO_TOKEN: MAIN_TOKEN } },
     );
-    url = await new Promise<string>((resolve, reject) => {
-      let err = '';
-      child.stderr.setEncoding('utf8').on('data', (c: string) => {
-        err += c;
-        const m = /"url":"([^"]+)"/.exec(err);
-        if (m?.[1]) resolve(m[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-    });
   });
   afterAll(async () => {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await app.stop();
   });
 
   const post = async (body: string, token?: string) => {
-    const res = await fetch(`${url}/`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      },
-      body,
-    });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
+    const reply = await postJson<Json>(`${app.url}/`, body, token ? { token } : {});
+    return { status: reply.status, headers: reply.headers, body: reply.body as Json };
   };
 
-  it("the seed's curl: get_uptime with a bearer token", async () => {
-    const { status, body } = await post(SEED.uptime, MAIN_TOKEN);
+  it("the API documentation's curl: get_uptime with a bearer token", async () => {
+    const { status, body } = await post(API.uptime, MAIN_TOKEN);
     expect(status).toBe(200);
     expect((textOf(body) as { uptime_seconds: number }).uptime_seconds).toBeGreaterThan(0);
   });
 
   it('tools/list, tools/call and the batch', async () => {
-    checkToolsList((await post(SEED.toolsList, CORE_TOKEN)).body);
-    checkCpu((await post(SEED.cpu, CORE_TOKEN)).body);
-    checkProcesses((await post(SEED.processes, CORE_TOKEN)).body);
-    const batch = (await post(SEED.batch, CORE_TOKEN)).body as unknown as Json[];
+    checkToolsList((await post(API.toolsList, CORE_TOKEN)).body);
+    checkCpu((await post(API.cpu, CORE_TOKEN)).body);
+    checkProcesses((await post(API.processes, CORE_TOKEN)).body);
+    const batch = (await post(API.batch, CORE_TOKEN)).body as unknown as Json[];
     expect(batch.map((r) => r.id).sort()).toEqual([1, 2]);
   });
 
   it('a token holds only its own scopes, never more', async () => {
-    expect((await post(SEED.authLogs, CORE_TOKEN)).body).toEqual(SCOPE_ERROR);
-    const ops = await post(SEED.authLogs, OPS_TOKEN);
+    expect((await post(API.authLogs, CORE_TOKEN)).body).toEqual(SCOPE_ERROR);
+    const ops = await post(API.authLogs, OPS_TOKEN);
     expect(ops.status).toBe(200);
     expect(ops.body).toMatchObject({ result: { isError: false } });
     // --token gets the server's enabled scopes (here core + sensitive).
-    expect((await post(SEED.authLogs, MAIN_TOKEN)).body).toMatchObject({
+    expect((await post(API.authLogs, MAIN_TOKEN)).body).toMatchObject({
       result: { isError: false },
     });
   });
 
   it('401 with WWW-Authenticate without a valid token, and the JSON-RPC error body', async () => {
-    const missing = await post(SEED.uptime);
+    const missing = await post(API.uptime);
     expect(missing.status).toBe(401);
     expect(missing.headers.get('www-authenticate')).toBe('Bearer');
     expect(missing.body).toMatchObject({ error: { code: -32001 } });
-    expect((await post(SEED.uptime, 'wrong-token-0000000000')).status).toBe(401);
+    expect((await post(API.uptime, 'wrong-token-0000000000')).status).toBe(401);
   });
 });
