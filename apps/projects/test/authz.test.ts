@@ -3,7 +3,8 @@
  * resources, called with a read-only key, a write-only key, a read+write key and no auth at all,
  * against the caller's own project (block, asset), another user's, and an id that does not exist.
  *
- * The rules (seed 001's error table) that generate the expected column:
+ * The rules (the error table of the CODEFLUSS MCP server's JSON-RPC protocol page) that generate
+ * the expected column:
  *   no auth                                  → -32001 Authentication failed
  *   the key lacks the tool's scope           → -32002 Authorization failed (before any lookup)
  *   the project (of the block/asset) is not the caller's → -32002
@@ -12,7 +13,7 @@
  * A refused call must leave both users' data exactly as it was.
  */
 import type { AuthInfo, McpServer } from '@mcpkit/protocol';
-import { connectRaw, type RawPeer } from '@mcpkit/protocol/testing';
+import { connectRaw, type RawPeer, type RawReply, removeTempDirs } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authInfo } from '../src/auth.js';
 import type { Scope, Store, User } from '../src/db/types.js';
@@ -21,11 +22,7 @@ import { createProjectsServer } from '../src/server.js';
 import { tempStore } from './helpers.js';
 
 type Json = Record<string, unknown>;
-interface RpcReply {
-  id: number;
-  result?: Json & { isError?: boolean; structuredContent?: Json; contents?: Json[] };
-  error?: { code: number; message: string; data?: Json };
-}
+type RpcReply = RawReply<Json & { isError?: boolean; structuredContent?: Json; contents?: Json[] }>;
 
 type KeyKind = 'read-only' | 'write-only' | 'read+write' | 'no auth';
 type Target = 'own' | 'foreign' | 'nonexistent';
@@ -163,7 +160,6 @@ const peers = new Map<KeyKind, RawPeer>();
 let owner: User;
 let stranger: User;
 const auths = new Map<KeyKind, AuthInfo | undefined>();
-let nextId = 1;
 
 beforeAll(async () => {
   ({ store } = await tempStore());
@@ -187,18 +183,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...peers.values()].map((peer) => peer.close()));
   await store.close();
+  removeTempDirs();
 });
 
-async function rpc(method: string, params: Json, key: KeyKind): Promise<RpcReply> {
+/** The connection that acts with a key of this kind. */
+function peerOf(key: KeyKind): RawPeer {
   const peer = peers.get(key);
   if (!peer) throw new Error(`no connection for ${key}`);
-  const id = nextId++;
-  const text = await peer.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-  if (text === undefined) throw new Error(`no reply to ${method}`);
-  const reply = JSON.parse(text) as RpcReply;
-  expect(reply.id).toBe(id);
-  return reply;
+  return peer;
 }
+
+/** A request over the connection of `key`: the reply as the wire has it. */
+const send = (method: string, params: Json, key: KeyKind) =>
+  peerOf(key).request(method, params) as Promise<RpcReply>;
 
 async function makeProject(user: User, name: string) {
   const project = await store.createProject(user.id, { name, domain: 'example.com' });
@@ -279,7 +276,7 @@ describe.each(TOOLS)('tools/call $tool (needs $scope)', ({ tool, scope, kind, ar
       const w = await world();
       const id = kind && target ? idFor(w, kind, target) : '';
       const before = await snapshot(w);
-      const reply = await rpc('tools/call', { name: tool, arguments: args(id) }, key);
+      const reply = await send('tools/call', { name: tool, arguments: args(id) }, key);
       assertOutcome(reply, want, kind, id, reason);
       if (want !== 'ok') {
         // A refused call changes nothing, for the caller or anyone else.
@@ -295,7 +292,7 @@ describe.each(TOOLS)('tools/call $tool (needs $scope)', ({ tool, scope, kind, ar
 describe('resources/read codefluss://projects', () => {
   it.each(rowsFor('read', undefined, false))('$name', async ({ key, expect: want, reason }) => {
     const w = await world();
-    const reply = await rpc('resources/read', { uri: 'codefluss://projects' }, key);
+    const reply = await send('resources/read', { uri: 'codefluss://projects' }, key);
     assertOutcome(reply, want, undefined, '', reason);
     if (want === 'ok') {
       const text = reply.result?.contents?.[0]?.text;
@@ -317,7 +314,7 @@ describe('resources/read codefluss://design-system/{projectId}', () => {
       const w = await world();
       const id = idFor(w, 'project', target ?? 'own');
       const uri = `codefluss://design-system/${id}`;
-      const reply = await rpc('resources/read', { uri }, key);
+      const reply = await send('resources/read', { uri }, key);
       assertOutcome(reply, want, 'project', id, reason);
       if (want === 'ok') {
         const content = reply.result?.contents?.[0];
@@ -345,7 +342,7 @@ describe('ids of blocks and assets on their own', () => {
     '$tool: foreign $kind → -32002, nonexistent → -32003',
     async ({ tool, kind, field }) => {
       const w = await world();
-      const foreign = await rpc(
+      const foreign = await send(
         'tools/call',
         { name: tool, arguments: { [field]: w.foreign[kind] } },
         'read+write',
@@ -354,7 +351,7 @@ describe('ids of blocks and assets on their own', () => {
         code: -32002,
         data: { reason: 'project belongs to another user' },
       });
-      const missing = await rpc(
+      const missing = await send(
         'tools/call',
         { name: tool, arguments: { [field]: MISSING[kind] } },
         'read+write',
@@ -374,7 +371,7 @@ describe('ids of blocks and assets on their own', () => {
   );
 
   it('a missing scope is reported before the lookup, and names the scope', async () => {
-    const reply = await rpc(
+    const reply = await send(
       'tools/call',
       { name: 'delete_block', arguments: { blockId: MISSING.block } },
       'read-only',

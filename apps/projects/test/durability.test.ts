@@ -6,117 +6,40 @@
  * - PostgreSQL: two server processes on one database (a fresh schema) see each other's writes.
  *   PostgreSQL unreachable: the test fails, saying so.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { McpClient, RpcError } from '@mcpkit/protocol';
+import {
+  type HttpProcess,
+  killSpawned,
+  removeTempDirs,
+  spawnHttpServer,
+  tempDir,
+} from '@mcpkit/protocol/testing';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/db/store.js';
-import { userWithKey } from './helpers.js';
-
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-const children = new Set<ChildProcessWithoutNullStreams>();
+import { CLI, cleanEnv, probePostgres, requireCli, userWithKey } from './helpers.js';
 
 afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
+  killSpawned();
+  removeTempDirs();
 });
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(CODEFLUSS_|MCP_|DATABASE_URL$|LOG_LEVEL$)/.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, LOG_LEVEL: 'info', ...extra };
-}
-
-interface Running {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stderr: () => string;
-}
-
-/** Starts the HTTP server on a free port; resolves with its URL from the "serving" log line. */
-function startServer(databaseUrl: string, timeoutMs = 15_000): Promise<Running> {
-  expect(existsSync(CLI), `${CLI} is missing: run pnpm build first`).toBe(true);
-  const child = spawn(
+/** The HTTP server on a free port, on `databaseUrl`. */
+function startServer(databaseUrl: string): Promise<HttpProcess> {
+  requireCli();
+  return spawnHttpServer(
     process.execPath,
     [CLI, '--transport', 'http', '--port', '0', '--rate-limit', '1000000'],
-    { env: cleanEnv({ DATABASE_URL: databaseUrl }) },
+    { env: cleanEnv({ LOG_LEVEL: 'info', DATABASE_URL: databaseUrl }), inheritEnv: false },
   );
-  children.add(child);
-  let stderr = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    });
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`server did not start; stderr: ${stderr}`));
-    }, timeoutMs);
-    child.stdout.resume();
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      stderr += chunk;
-      for (const line of stderr.split('\n')) {
-        if (!line.includes('serving MCP over HTTP')) continue;
-        const { url } = JSON.parse(line) as { url: string };
-        clearTimeout(timer);
-        resolve({ child, url: `${url}/api/mcp`, exited, stderr: () => stderr });
-        return;
-      }
-    });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (${code ?? signal}) before listening; stderr: ${stderr}`));
-    });
-  });
 }
 
-/** Stops a server: SIGTERM, then SIGKILL if it lingers. */
-async function stop(server: Running): Promise<void> {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-  server.child.kill('SIGTERM');
-  const timer = setTimeout(() => server.child.kill('SIGKILL'), 5000);
-  await server.exited;
-  clearTimeout(timer);
-}
-
-interface Reply {
-  id: number;
-  result?: { isError?: boolean; structuredContent?: Record<string, unknown> };
-  error?: { code: number; message: string; data?: unknown };
-}
-
-let rpcId = 1;
-async function callTool(
-  url: string,
-  key: string,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<{ status: number; body: Reply | undefined }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: rpcId++,
-      method: 'tools/call',
-      params: { name, arguments: args },
-    }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Reply) : undefined };
-}
+/** An McpClient of `server` acting as the owner of `key`, each call bounded to 10 s. */
+const clientOf = (server: HttpProcess, key: string): Promise<McpClient> =>
+  server.connect({ headers: { Authorization: `Bearer ${key}` }, timeoutMs: 10_000 });
 
 describe('SQLite: SIGKILL mid-burst loses no acknowledged write', () => {
   const TOTAL = 400;
@@ -124,13 +47,13 @@ describe('SQLite: SIGKILL mid-burst loses no acknowledged write', () => {
   const KILL_AFTER = 150;
 
   it(`${TOTAL} create_project calls, ${CONCURRENCY} at a time, killed after ${KILL_AFTER} acks`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'projects-durable-'));
-    const file = join(dir, 'projects.db');
+    const file = join(tempDir('projects-durable-'), 'projects.db');
     const setup = await openStore(file);
     const { user, key } = await userWithKey(setup, 'burst@example.com', ['read', 'write']);
     await setup.close();
 
     const server = await startServer(file);
+    const client = await clientOf(server, key);
     const acked: { name: string; id: string }[] = [];
     const failed: string[] = [];
     let next = 0;
@@ -140,12 +63,12 @@ describe('SQLite: SIGKILL mid-burst loses no acknowledged write', () => {
         while (!killed && next < TOTAL) {
           const name = `burst-${next++}`;
           try {
-            const { status, body } = await callTool(server.url, key, 'create_project', { name });
-            const project = body?.result?.structuredContent as { id: string } | undefined;
-            if (status === 200 && body?.result?.isError === false && project) {
+            const result = await client.callTool('create_project', { name });
+            const project = result.structuredContent as { id: string } | undefined;
+            if (result.isError === false && project) {
               acked.push({ name, id: project.id });
             } else {
-              failed.push(`${name}: ${status} ${JSON.stringify(body)}`);
+              failed.push(`${name}: ${JSON.stringify(result)}`);
             }
           } catch (error) {
             if (!killed) throw error;
@@ -161,7 +84,7 @@ describe('SQLite: SIGKILL mid-burst loses no acknowledged write', () => {
       expect(killed, `only ${acked.length} acks before the burst ended`).toBe(true);
       expect(await server.exited).toEqual({ code: null, signal: 'SIGKILL' });
     } finally {
-      await stop(server);
+      await server.stop();
     }
     // Nothing failed before the kill: every failure is an in-flight call the kill cut off.
     expect(failed.length).toBeLessThanOrEqual(CONCURRENCY);
@@ -191,33 +114,11 @@ describe('SQLite: SIGKILL mid-burst loses no acknowledged write', () => {
       expect(count).toBeLessThanOrEqual(acked.length + CONCURRENCY);
     } finally {
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   }, 50_000);
 });
 
 // ---------------------------------------------------------------------------------------------
-
-const PG_URLS = process.env.PROJECTS_TEST_DATABASE_URL
-  ? [process.env.PROJECTS_TEST_DATABASE_URL]
-  : ['postgres://postgres@127.0.0.1:5432/test', 'postgres://root@127.0.0.1:5432/test'];
-
-async function probePostgres(): Promise<{ url: string } | { error: string }> {
-  const errors: string[] = [];
-  for (const url of PG_URLS) {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-    try {
-      await client.connect();
-      await client.query('select 1');
-      return { url };
-    } catch (error) {
-      errors.push(`${url.replace(/\/\/[^@]*@/, '//…@')}: ${(error as Error).message}`);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  }
-  return { error: errors.join('; ') };
-}
 
 describe('PostgreSQL: two server processes share one database', () => {
   it('a write through process A is read through process B, and back', async () => {
@@ -228,7 +129,7 @@ describe('PostgreSQL: two server processes share one database', () => {
       );
     }
     const schema = `projects_durability_${process.pid}_${randomBytes(4).toString('hex')}`;
-    const servers: Running[] = [];
+    const servers: HttpProcess[] = [];
     try {
       // Migrate the fresh schema and make the key, then point both processes at it.
       const setup = await openStore(probe.url, { schema });
@@ -241,34 +142,35 @@ describe('PostgreSQL: two server processes share one database', () => {
       servers.push(a);
       const b = await startServer(url.href);
       servers.push(b);
+      const [viaA, viaB] = [await clientOf(a, key), await clientOf(b, key)];
 
       const ids: string[] = [];
       for (const name of ['Eins', 'Zwei', 'Drei']) {
-        const { status, body } = await callTool(a.url, key, 'create_project', { name });
-        expect(status).toBe(200);
-        ids.push(String(body?.result?.structuredContent?.id));
+        const created = await viaA.callTool('create_project', { name });
+        expect(created.isError).toBe(false);
+        ids.push(String(created.structuredContent?.id));
       }
-      const listed = await callTool(b.url, key, 'list_projects', {});
-      expect(listed.status).toBe(200);
-      const page = listed.body?.result?.structuredContent as
-        | { projects: { id: string }[] }
-        | undefined;
+      const listed = await viaB.callTool('list_projects', {});
+      const page = listed.structuredContent as { projects: { id: string }[] } | undefined;
       const projects = page?.projects ?? [];
       expect(projects.map((p) => p.id)).toEqual([...ids].reverse());
 
       // B writes, A reads.
-      const renamed = await callTool(b.url, key, 'update_project', {
+      const renamed = await viaB.callTool('update_project', {
         projectId: ids[0],
         name: 'Eins (B)',
       });
-      expect(renamed.body?.result?.isError).toBe(false);
-      const seen = await callTool(a.url, key, 'get_project', { projectId: ids[0] });
-      expect(seen.body?.result?.structuredContent).toMatchObject({ id: ids[0], name: 'Eins (B)' });
+      expect(renamed.isError).toBe(false);
+      const seen = await viaA.callTool('get_project', { projectId: ids[0] });
+      expect(seen.structuredContent).toMatchObject({ id: ids[0], name: 'Eins (B)' });
 
       // A deletes, B no longer finds it.
-      await callTool(a.url, key, 'delete_project', { projectId: ids[1] });
-      const gone = await callTool(b.url, key, 'get_project', { projectId: ids[1] });
-      expect(gone.body?.error).toEqual({
+      await viaA.callTool('delete_project', { projectId: ids[1] });
+      const gone = await viaB.callTool('get_project', { projectId: ids[1] }).then(
+        (result) => ({ result }),
+        (error: RpcError) => error.toJSON(),
+      );
+      expect(gone).toEqual({
         code: -32003,
         message: 'Resource not found',
         data: { kind: 'project', id: ids[1] },
@@ -281,7 +183,7 @@ describe('PostgreSQL: two server processes share one database', () => {
         await check.close();
       }
     } finally {
-      for (const server of servers) await stop(server);
+      for (const server of servers) await server.stop();
       const client = new pg.Client({ connectionString: probe.url });
       await client.connect();
       try {

@@ -4,15 +4,20 @@
  * completion, resource subscriptions; then the built CLI: the stdio identity (API key or
  * `--user`), the key commands and `--seed-demo`. The CLI half needs `pnpm build` first.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { AuthInfo, McpServer } from '@mcpkit/protocol';
-import { connectRaw, type RawPeer } from '@mcpkit/protocol/testing';
+import type { AuthInfo, JsonRpcId, McpServer } from '@mcpkit/protocol';
+import {
+  connectRaw,
+  killSpawned,
+  type RawPeer,
+  type RawReply,
+  removeTempDirs,
+  runProcess,
+  spawnRaw,
+  tempDir,
+} from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyAuthenticator, authInfo } from '../src/auth.js';
 import { openStore } from '../src/db/store.js';
@@ -21,15 +26,11 @@ import { DEMO_EMAIL } from '../src/demo.js';
 import { defaultTokens, EXTENSION_KEY, validateTokens } from '../src/dtcg.js';
 import { generateKey, hashKey, KEY_PREFIX, SHOWN_CHARS } from '../src/keys.js';
 import { createProjectsServer } from '../src/server.js';
-import { tempStore, userWithKey } from './helpers.js';
+import { CLI, cleanEnv, requireCli, tempStore, userWithKey } from './helpers.js';
 
 type Json = Record<string, unknown>;
-interface RpcReply {
-  jsonrpc: '2.0';
-  id: number | string | null;
-  result?: Json;
-  error?: { code: number; message: string; data?: Json };
-}
+/** A reply as the wire has it; error data is an object in every reply of this server. */
+type RpcReply = RawReply<Json> & { error?: { data?: Json } };
 interface ProjectOut {
   id: string;
   name: string;
@@ -63,7 +64,6 @@ let alice: User;
 let bob: User;
 let aliceAuth: AuthInfo;
 let bobAuth: AuthInfo;
-let nextId = 1;
 
 beforeAll(async () => {
   ({ store } = await tempStore());
@@ -81,9 +81,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...peers.values()].map((peer) => peer.close()));
   await store.close();
+  killSpawned();
+  removeTempDirs();
 });
 
-function peerFor(auth: AuthInfo | null): RawPeer {
+/** The connection of `auth` (default alice; null: no auth), opened on first use. */
+function peerOf(auth: AuthInfo | null = aliceAuth): RawPeer {
   let peer = peers.get(auth);
   if (!peer) {
     peer = connectRaw(server, auth ? { auth } : {});
@@ -92,23 +95,8 @@ function peerFor(auth: AuthInfo | null): RawPeer {
   return peer;
 }
 
-/** A request as `auth` (default alice), or over `peer`, a connection of the test's own. */
-async function rpc(
-  method: string,
-  params: Json,
-  options: { auth?: AuthInfo | null; peer?: RawPeer } = {},
-): Promise<RpcReply> {
-  const auth = options.auth === undefined ? aliceAuth : options.auth;
-  const id = nextId++;
-  const text = await (options.peer ?? peerFor(auth)).send(
-    JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-  );
-  if (text === undefined) throw new Error(`no reply to ${method}`);
-  return JSON.parse(text) as RpcReply;
-}
-
 const call = (name: string, args: Json, auth?: AuthInfo | null) =>
-  rpc('tools/call', { name, arguments: args }, { auth });
+  peerOf(auth).request('tools/call', { name, arguments: args }) as Promise<RpcReply>;
 
 /** A successful tool call's structuredContent (fails the test otherwise). */
 async function ok<T>(name: string, args: Json, auth?: AuthInfo | null): Promise<T> {
@@ -250,7 +238,8 @@ describe('list_projects pagination', () => {
         nextCursor?: string;
       };
       pages.push(page.projects);
-      // The text content is the seed's compact list of the same page.
+      // The text content is the compact list of the same page that the CODEFLUSS MCP server's
+      // JSON-RPC protocol page shows.
       const content = reply.result?.content as { type: string; text: string }[];
       expect(JSON.parse(content[0]?.text ?? '')).toEqual(
         page.projects.map(({ id, name }) => ({ id, name })),
@@ -707,14 +696,10 @@ describe('design tokens', () => {
 
 describe('completion/complete for codefluss://design-system/{projectId}', () => {
   const complete = (value: string, auth?: AuthInfo | null, name = 'projectId') =>
-    rpc(
-      'completion/complete',
-      {
-        ref: { type: 'ref/resource', uri: 'codefluss://design-system/{projectId}' },
-        argument: { name, value },
-      },
-      { auth },
-    );
+    peerOf(auth).request('completion/complete', {
+      ref: { type: 'ref/resource', uri: 'codefluss://design-system/{projectId}' },
+      argument: { name, value },
+    });
 
   it('offers only the caller’s project ids, filtered by prefix', async () => {
     const bobs = await newProject('Bobs', {}, bobAuth);
@@ -759,7 +744,7 @@ describe('resource subscriptions', () => {
     const watching = connectRaw(server, { auth: aliceAuth });
     const idle = connectRaw(server, { auth: aliceAuth });
     try {
-      expect(await rpc('resources/subscribe', { uri }, { peer: watching })).toMatchObject({
+      expect(await watching.request('resources/subscribe', { uri })).toMatchObject({
         result: {},
       });
       await ok('update_design_tokens', {
@@ -786,7 +771,7 @@ describe('resource subscriptions', () => {
       await watching.settle();
       expect(watching.notifications).toHaveLength(1);
 
-      await rpc('resources/unsubscribe', { uri }, { peer: watching });
+      await watching.request('resources/unsubscribe', { uri });
       await ok('update_design_tokens', { projectId: p.id, tokens: {} });
       await watching.settle();
       expect(watching.notifications).toHaveLength(1);
@@ -799,7 +784,7 @@ describe('resource subscriptions', () => {
   it('creating and deleting projects notifies codefluss://projects subscribers', async () => {
     const watching = connectRaw(server, { auth: aliceAuth });
     try {
-      await rpc('resources/subscribe', { uri: 'codefluss://projects' }, { peer: watching });
+      await watching.request('resources/subscribe', { uri: 'codefluss://projects' });
       const p = await newProject('Liste');
       await ok('delete_project', { projectId: p.id });
       await watching.settle();
@@ -820,14 +805,14 @@ describe('subscriptions are reads: authorized, and news only for the owner', () 
     const asBob = connectRaw(server, { auth: bobAuth });
     const anonymous = connectRaw(server);
     try {
-      expect((await rpc('resources/subscribe', { uri }, { peer: asBob })).error).toMatchObject({
+      expect((await asBob.request('resources/subscribe', { uri })).error).toMatchObject({
         code: -32002,
       });
-      expect((await rpc('resources/subscribe', { uri }, { peer: anonymous })).error).toMatchObject({
+      expect((await anonymous.request('resources/subscribe', { uri })).error).toMatchObject({
         code: -32001,
       });
       expect(
-        (await rpc('resources/subscribe', { uri: 'codefluss://nope' }, { peer: asBob })).error,
+        (await asBob.request('resources/subscribe', { uri: 'codefluss://nope' })).error,
       ).toMatchObject({ code: -32003 });
       expect(asBob.session.subscriptions.size).toBe(0);
       expect(anonymous.session.subscriptions.size).toBe(0);
@@ -841,8 +826,8 @@ describe('subscriptions are reads: authorized, and news only for the owner', () 
     const mine = connectRaw(server, { auth: aliceAuth });
     const theirs = connectRaw(server, { auth: bobAuth });
     try {
-      await rpc('resources/subscribe', { uri: 'codefluss://projects' }, { peer: mine });
-      await rpc('resources/subscribe', { uri: 'codefluss://projects' }, { peer: theirs });
+      await mine.request('resources/subscribe', { uri: 'codefluss://projects' });
+      await theirs.request('resources/subscribe', { uri: 'codefluss://projects' });
       await newProject('Nur für Alice');
       await mine.settle();
       expect(mine.notifications.map((n) => n.params)).toEqual([{ uri: 'codefluss://projects' }]);
@@ -879,23 +864,6 @@ describe('fixed edge cases', () => {
 // ---------------------------------------------------------------------------------------------
 // The built CLI.
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-const children = new Set<ChildProcessWithoutNullStreams>();
-
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
-
-/** The environment without anything that would steer the CLI from outside the test. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(CODEFLUSS_|MCP_|DATABASE_URL$|LOG_LEVEL$)/.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, LOG_LEVEL: 'error', ...extra };
-}
-
 interface CliRun {
   code: number | null;
   stdout: string;
@@ -904,54 +872,36 @@ interface CliRun {
 }
 
 /**
- * Runs the CLI; with `requests`, speaks JSON-RPC on its stdin and closes stdin once every request
- * with an id is answered (or at once if the process exits first).
+ * Runs the CLI in a clean environment; with `requests`, speaks JSON-RPC on its stdin and closes
+ * stdin once every request with an id is answered (or at once if the process exits first).
  */
-function runCli(
+async function runCli(
   args: string[],
   env: Record<string, string>,
   requests: Json[] = [],
   timeoutMs = 15_000,
 ): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv(env) });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    const replies: RpcReply[] = [];
-    const waiting = new Set(requests.filter((r) => r.id !== undefined).map((r) => r.id));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`CLI ${args.join(' ')} timed out; stderr: ${stderr}`));
-    }, timeoutMs);
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      stdout += chunk;
-      if (requests.length === 0) return;
-      const lines = stdout.split('\n');
-      replies.length = 0;
-      for (const line of lines.slice(0, -1)) {
-        if (!line.trim()) continue;
-        const reply = JSON.parse(line) as RpcReply;
-        replies.push(reply);
-        waiting.delete(reply.id);
-      }
-      if (waiting.size === 0) child.stdin.end();
-    });
-    child.stderr.on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.stdin.on('error', () => undefined); // the process may exit before reading
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, stdout, stderr, replies });
-    });
-    if (requests.length === 0) child.stdin.end();
-    else child.stdin.write(requests.map((r) => `${JSON.stringify(r)}\n`).join(''));
-  });
+  requireCli();
+  const options = { env: cleanEnv({ LOG_LEVEL: 'error', ...env }), inheritEnv: false };
+  if (requests.length === 0) {
+    const run = await runProcess(process.execPath, [CLI, ...args], { ...options, timeoutMs });
+    if (run.timedOut) throw new Error(`CLI ${args.join(' ')} timed out; stderr: ${run.stderr}`);
+    return { code: run.code, stdout: run.stdout, stderr: run.stderr, replies: [] };
+  }
+  const cli = spawnRaw(process.execPath, [CLI, ...args], options);
+  for (const request of requests) cli.send(request);
+  const ids = requests.flatMap((r) => (r.id === undefined ? [] : [r.id as JsonRpcId]));
+  await Promise.race([Promise.all(ids.map((id) => cli.response(id, timeoutMs))), cli.exited]).catch(
+    () => undefined,
+  );
+  const { code } = await cli.end(timeoutMs);
+  const lines = cli.lines.filter((line) => line.trim() !== '');
+  return {
+    code,
+    stdout: cli.lines.map((line) => `${line}\n`).join(''),
+    stderr: cli.stderr(),
+    replies: lines.map((line) => JSON.parse(line) as RpcReply),
+  };
 }
 
 const initialize = {
@@ -990,8 +940,8 @@ describe('the CLI (needs pnpm build)', () => {
   let ownId: string;
 
   beforeAll(async () => {
-    expect(existsSync(CLI), `${CLI} is missing: run pnpm build first`).toBe(true);
-    dir = mkdtempSync(join(tmpdir(), 'projects-cli-'));
+    requireCli();
+    dir = tempDir('projects-cli-');
     file = join(dir, 'projects.db');
     cliStore = await openStore(file);
     const carla = await userWithKey(cliStore, 'carla@example.com', ['read']);
@@ -1003,7 +953,6 @@ describe('the CLI (needs pnpm build)', () => {
   });
   afterAll(async () => {
     await cliStore.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   describe('stdio identity', () => {

@@ -6,6 +6,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probePostgres } from '../../test/helpers.js';
 import { newId } from './ids.js';
 import { type Migration, migrate, migrations } from './migrations.js';
 import type { Database } from './schema.js';
@@ -29,27 +30,6 @@ import {
 // Dialects under test. PostgreSQL: database `test` on 127.0.0.1 as `postgres` (else `root`), or
 // PROJECTS_TEST_DATABASE_URL; every run works in fresh schemas that afterAll drops. When
 // PostgreSQL is unreachable its half FAILS, with the reason: nothing is skipped.
-
-const PG_URLS = process.env.PROJECTS_TEST_DATABASE_URL
-  ? [process.env.PROJECTS_TEST_DATABASE_URL]
-  : ['postgres://postgres@127.0.0.1:5432/test', 'postgres://root@127.0.0.1:5432/test'];
-
-async function probePostgres(): Promise<{ url: string } | { error: string }> {
-  const errors: string[] = [];
-  for (const url of PG_URLS) {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-    try {
-      await client.connect();
-      await client.query('select 1');
-      return { url };
-    } catch (error) {
-      errors.push(`${url.replace(/\/\/[^@]*@/, '//…@')}: ${(error as Error).message}`);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  }
-  return { error: errors.join('; ') };
-}
 
 const probe = await probePostgres();
 const pgUrl = 'url' in probe ? probe.url : undefined;

@@ -1,9 +1,10 @@
 /**
- * Seed 001's examples, verbatim, over HTTP (`POST /api/mcp` with `Bearer cf_live_sk_…`):
- * initialize, tools/list, tools/call, resources/list, resources/read, the batch, every error
- * example, and the HTTP status codes of its table.
+ * The examples of the CODEFLUSS MCP server's JSON-RPC protocol page, verbatim, over HTTP
+ * (`POST /api/mcp` with `Bearer cf_live_sk_…`): initialize, tools/list, tools/call,
+ * resources/list, resources/read, the batch, every error example, and the HTTP status codes of
+ * its table.
  */
-import { createMcpHttpServer, type McpHttpServer } from '@mcpkit/protocol';
+import { postJson, removeTempDirs, type ServedHttp, serveHttp } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../src/db/types.js';
 import { createProjectsServer, projectsHttpOptions } from '../src/server.js';
@@ -11,7 +12,7 @@ import { tempStore, userWithKey } from './helpers.js';
 
 type Json = Record<string, unknown>;
 let store: Store;
-let http: McpHttpServer;
+let http: ServedHttp;
 let url: string;
 let key: string;
 let projectId: string;
@@ -21,35 +22,22 @@ beforeAll(async () => {
   const owner = await userWithKey(store, 'anna@example.com', ['read', 'write']);
   key = owner.key;
   projectId = (await store.createProject(owner.user.id, { name: 'Meine Website' })).id;
-  http = createMcpHttpServer(
+  http = await serveHttp(
     createProjectsServer({ store }),
     projectsHttpOptions(store, { points: 1000, windowSec: 60 }),
   );
-  url = `${(await http.listen()).url}/api/mcp`;
+  url = `${http.url}/api/mcp`;
 });
 afterAll(async () => {
   await http.close();
   await store.close();
+  removeTempDirs();
 });
 
-async function post(body: string, token: string | null = key, method = 'POST') {
-  const res = await fetch(url, {
-    method,
-    headers: {
-      'Content-Type': 'application/json',
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-    },
-    ...(method === 'POST' ? { body } : {}),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    headers: res.headers,
-    body: text ? (JSON.parse(text) as Json) : undefined,
-  };
-}
+const post = (body: string, token: string | null = key, method = 'POST') =>
+  postJson<Json>(url, body, { method, ...(token ? { token } : {}) });
 
-describe('seed 001 over HTTP', () => {
+describe("the CODEFLUSS MCP server's JSON-RPC protocol page, over HTTP", () => {
   it('initialize', async () => {
     const { status, body } = await post(
       '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "my-client", "version": "1.0.0"}}}',
@@ -205,7 +193,7 @@ describe('seed 001 over HTTP', () => {
     });
   });
 
-  it('authentication failed: 401 without an Authorization header or with a bad key, the seed body', async () => {
+  it('authentication failed: 401 without an Authorization header or with a bad key, the documented body', async () => {
     for (const token of [null, 'cf_live_sk_notarealkey000000000000000000000', 'something-else']) {
       const { status, headers, body } = await post(
         '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
@@ -235,28 +223,23 @@ describe('seed 001 over HTTP', () => {
 });
 
 describe('429 when a key exceeds its rate limit', () => {
-  it('answers 429 with Retry-After and the seed error -32000, per key', async () => {
-    const limited = createMcpHttpServer(
+  it('answers 429 with Retry-After and the documented error -32000, per key', async () => {
+    const limited = await serveHttp(
       createProjectsServer({ store }),
       projectsHttpOptions(store, { points: 3, windowSec: 60 }),
     );
-    const base = `${(await limited.listen()).url}/api/mcp`;
     const other = await userWithKey(store, 'ben@example.com', ['read']);
-    const call = (token: string) =>
-      fetch(base, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-      });
+    const ping = (token: string) =>
+      postJson(`${limited.url}/api/mcp`, '{"jsonrpc":"2.0","id":1,"method":"ping"}', { token });
     try {
-      for (let i = 0; i < 3; i++) expect((await call(key)).status).toBe(200);
-      const over = await call(key);
+      for (let i = 0; i < 3; i++) expect((await ping(key)).status).toBe(200);
+      const over = await ping(key);
       expect(over.status).toBe(429);
       expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(await over.json()).toMatchObject({
+      expect(over.body).toMatchObject({
         error: { code: -32000, message: 'Rate limit exceeded' },
       });
-      expect((await call(other.key)).status).toBe(200);
+      expect((await ping(other.key)).status).toBe(200);
     } finally {
       await limited.close();
     }
