@@ -1,21 +1,10 @@
+import { seededRandom } from '@mcpkit/protocol/testing';
 import { describe, expect, it } from 'vitest';
 import { advertisedName, CLIENT_SAFE, disambiguate, SEPARATOR } from './names.js';
 
 const SAFE = /^[A-Za-z0-9_-]{1,64}$/;
 const HASHED = /_[0-9a-f]{6}$/;
 const dunder = (ns: string, name: string) => advertisedName(ns, name, 'double-underscore');
-
-/** A small deterministic PRNG (mulberry32), so the generated names are the same every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NS_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-';
 /** Tool-name characters: mostly safe, with the unsafe ones backends really use, and unicode. */
@@ -64,7 +53,8 @@ const NAME_POOLS: readonly string[][] = [
 ];
 
 function randomNames(count: number, seed: number): [string, string][] {
-  const rnd = prng(seed);
+  // Deterministic, so the generated names are the same every run.
+  const rnd = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
   const out: [string, string][] = [];
   for (let i = 0; i < count; i++) {

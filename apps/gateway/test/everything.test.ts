@@ -3,12 +3,19 @@
  * the official SDK client over stdio and Streamable HTTP, and by plain JSON-RPC POSTs. Every
  * answer relayed by the gateway is compared with what the same server answers directly.
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import {
+  type HttpProcess,
+  isAlive,
+  killGroup,
+  postJson,
+  removeTempDirs,
+  spawnHttpServer,
+  tempDir,
+  waitGone,
+} from '@mcpkit/protocol/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -58,7 +65,7 @@ let direct: Client;
 let directTools: Tool[];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gateway-everything-'));
+  dir = tempDir('gateway-everything-');
   configFile = join(dir, 'gateway.json');
   writeFileSync(
     configFile,
@@ -85,42 +92,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await direct?.close();
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function waitGone(pid: number, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (!isAlive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return !isAlive(pid);
-}
 
 /** Kills what a test left behind; a backend runs in its own process group. */
 function reap(pids: (number | null | undefined)[]) {
-  for (const pid of pids) {
-    if (!pid || !isAlive(pid)) continue;
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone meanwhile
-      }
-    }
-  }
+  for (const pid of pids) if (pid && isAlive(pid)) killGroup(pid);
 }
+
+/** Whether `pid` is gone within `ms`. */
+const goneWithin = async (pid: number, ms: number) => (await waitGone([pid], ms)).length === 0;
 
 async function status(client: Client): Promise<Status> {
   const result = await client.callTool({ name: 'gateway_status', arguments: {} });
@@ -358,18 +339,14 @@ describe('server-everything behind the gateway, SDK client over stdio', () => {
   it('stops the backend when the client disconnects', async () => {
     expect(backendPid).toEqual(expect.any(Number));
     await client.close();
-    expect(await waitGone(backendPid as number, 8000)).toBe(true);
-    if (gatewayPid !== undefined) expect(await waitGone(gatewayPid, 8000)).toBe(true);
+    expect(await goneWithin(backendPid as number, 8000)).toBe(true);
+    if (gatewayPid !== undefined) expect(await goneWithin(gatewayPid, 8000)).toBe(true);
   });
 });
 
-/** The gateway as an HTTP server on a free port; resolves with its base URL. */
-async function startHttpGateway(events: string): Promise<{
-  child: ChildProcessByStdio<null, Readable, Readable>;
-  url: string;
-  stderr: () => string;
-}> {
-  const child = spawn(
+/** The gateway as an HTTP server on a free port. */
+const startHttpGateway = (events: string): Promise<HttpProcess> =>
+  spawnHttpServer(
     process.execPath,
     [
       CLI,
@@ -386,33 +363,11 @@ async function startHttpGateway(events: string): Promise<{
       '--log-level',
       'info',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    { timeoutMs: 15_000 },
   );
-  let log = '';
-  child.stdout.resume();
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no url logged in 15 s:\n${log}`)), 15_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`gateway exited with ${code}:\n${log}`));
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      log += chunk.toString('utf8');
-      for (const line of log.split('\n')) {
-        if (!line.includes('"url"')) continue;
-        const { url } = JSON.parse(line) as { url?: string };
-        if (url) {
-          clearTimeout(timer);
-          resolveUrl(url);
-        }
-      }
-    });
-  });
-  return { child, url, stderr: () => log };
-}
 
 describe('server-everything behind the gateway over HTTP', () => {
-  let gateway: Awaited<ReturnType<typeof startHttpGateway>>;
+  let gateway: HttpProcess;
   let client: Client;
   let backendPid: number | null = null;
 
@@ -425,11 +380,9 @@ describe('server-everything behind the gateway over HTTP', () => {
 
   afterAll(async () => {
     await client?.close().catch(() => {});
-    const child = gateway?.child;
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGKILL');
-      await exited;
+    if (gateway) {
+      gateway.kill();
+      await gateway.exited;
     }
     reap([backendPid]);
   });
@@ -443,19 +396,10 @@ describe('server-everything behind the gateway over HTTP', () => {
     relaysEverything(() => client, 1);
   });
 
-  describe('plain JSON-RPC POST /messages/ (seed 004)', () => {
+  describe('plain JSON-RPC POST /messages/ (as the `POST /messages/` endpoint doc shows)', () => {
     const post = async (body: unknown, path = '/messages/') => {
-      const res = await fetch(new URL(path, gateway.url), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const text = await res.text();
-      return {
-        status: res.status,
-        type: res.headers.get('content-type'),
-        body: text ? (JSON.parse(text) as unknown) : undefined,
-      };
+      const res = await postJson(new URL(path, gateway.url), body);
+      return { status: res.status, type: res.headers.get('content-type'), body: res.body };
     };
 
     it('initializes', async () => {
@@ -549,12 +493,11 @@ describe('server-everything behind the gateway over HTTP', () => {
 
   it('shuts down on SIGTERM and stops the backend', async () => {
     await client.close();
-    const { child } = gateway;
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    child.kill('SIGTERM');
+    const exited = gateway.exited.then((exit) => exit.code);
+    gateway.kill('SIGTERM');
     const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 10_000));
     expect(await Promise.race([exited, timeout])).toBe(0);
     expect(backendPid).toEqual(expect.any(Number));
-    expect(await waitGone(backendPid as number, 5000)).toBe(true);
+    expect(await goneWithin(backendPid as number, 5000)).toBe(true);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { removeTempDirs, sleep, tempDir, waitFor } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config.js';
 import {
@@ -12,17 +13,13 @@ import {
   fixture,
   type InProcessGateway,
   isAlive,
-  removeTempDirs,
-  sleep,
   startGateway,
   startInProcess,
-  tempDir,
   textOf,
   track,
-  waitFor,
 } from './helpers.js';
 
-const SEED_GENERATORS =
+const GENERATORS_TEXT =
   '{"generators": [{"id": "python_script", "name": "Python Script", "category": "code"}]}';
 
 interface EventRow {
@@ -94,7 +91,7 @@ describe('a backend that crashes on initialize (fail open)', () => {
     expect((await g.status()).backends['chora-composer']?.status).toBe('running');
     const reply = await g.client.call('chora__list_generators');
     expect(reply.error).toBeUndefined();
-    expect(textOf(reply)).toBe(SEED_GENERATORS);
+    expect(textOf(reply)).toBe(GENERATORS_TEXT);
     const names = await g.toolNames();
     expect(names).toContain('chora__generate_content');
     expect(names.some((n) => n.startsWith('broken__') || n.startsWith('retrying__'))).toBe(false);
@@ -482,7 +479,7 @@ describe('a backend in a crash loop', () => {
   });
 
   it('leaves the other backend serving', async () => {
-    expect(textOf(await g.client.call('chora__list_generators'))).toBe(SEED_GENERATORS);
+    expect(textOf(await g.client.call('chora__list_generators'))).toBe(GENERATORS_TEXT);
     const reply = await g.client.call('loop__ok');
     expect(reply.error?.code).toBe(-32601);
   });
@@ -522,7 +519,7 @@ describe('tool allow and deny filters', () => {
       const reply = await g.client.call(name, { generator_id: 'x' });
       expect(reply.error).toEqual({ code: -32601, message: `Tool not found: ${name}` });
     }
-    expect(textOf(await g.client.call('filtered__list_generators'))).toBe(SEED_GENERATORS);
+    expect(textOf(await g.client.call('filtered__list_generators'))).toBe(GENERATORS_TEXT);
     const valid = await g.client.call('filtered__validate_content', { content: 'abc' });
     expect(JSON.parse(textOf(valid))).toEqual({ valid: true, length: 3 });
   });
@@ -612,7 +609,7 @@ describe('env:VAR interpolation in the config', () => {
       const status = await g.status();
       expect(status.gateway.name).toBe('from-env');
       expect(status.backends.chora?.status).toBe('running');
-      expect(textOf(await g.client.call('chora__list_generators'))).toBe(SEED_GENERATORS);
+      expect(textOf(await g.client.call('chora__list_generators'))).toBe(GENERATORS_TEXT);
     } finally {
       await g.stop();
     }

@@ -1,15 +1,15 @@
 /**
- * Helpers for the gateway's end-to-end tests: the real CLI as a child process (temp config, temp
- * event log, a line reader with timeouts), the gateway in-process with a recording session, the
- * fixture backends, and a /proc based process-tree checker that proves no child outlives a stop.
+ * The gateway's own test harness, shared by its test files: the real CLI as a child process (temp
+ * config, temp event log, raw stdio from the kit), the gateway in-process with a recording
+ * session (the kit's raw peer), the fixture backends, and a /proc based process-tree checker that
+ * proves no child outlives a stop. Everything generic comes from `@mcpkit/protocol/testing`.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { McpSession } from '@mcpkit/protocol';
-import { connectRaw } from '@mcpkit/protocol/testing';
+import type { McpSession, ProcessExit } from '@mcpkit/protocol';
+import { connectRaw, sleep, spawnRaw, tempDir } from '@mcpkit/protocol/testing';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
 import { Gateway } from '../src/gateway.js';
@@ -42,46 +42,6 @@ export function backend(
   args: string[] = [],
 ) {
   return { command: process.execPath, args: [fixture(name), ...args], ...extra };
-}
-
-const tempDirs: string[] = [];
-
-/** A fresh temporary directory, removed by removeTempDirs(). */
-export function tempDir(prefix = 'gw-e2e-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  tempDirs.push(dir);
-  return dir;
-}
-
-export function removeTempDirs(): void {
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` until it returns a value other than undefined/false; throws after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-  intervalMs = 25,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() >= deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
-      );
-    }
-    await sleep(intervalMs);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -255,11 +215,13 @@ export interface GatewayChild {
   readonly configPath: string;
   readonly eventsPath: string;
   /** Every stdout line so far, in order. */
-  readonly lines: string[];
+  readonly lines: readonly string[];
   /** Write one line (a newline is appended); an object is JSON-encoded. */
   send(message: string | Record<string, unknown>): void;
   /** The next stdout line not yet taken; rejects after `timeoutMs`. */
   next(timeoutMs?: number): Promise<string>;
+  /** send(), then the next stdout line not yet taken, parsed. */
+  exchange<T = RpcMessage>(message: unknown, timeoutMs?: number): Promise<T>;
   /** Send a request and wait for the response with its id (other lines stay readable). */
   request(
     method: string,
@@ -274,9 +236,9 @@ export interface GatewayChild {
   status(): Promise<GatewayStatus>;
   stderr(): string;
   waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Close stdin and wait for the exit (SIGKILL after `timeoutMs`). */
-  end(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly exited: Promise<ProcessExit>;
+  /** Close stdin and wait for the exit (the whole tree SIGKILLed after `timeoutMs`). */
+  end(timeoutMs?: number): Promise<ProcessExit>;
   /** SIGKILL the gateway and every process below it. */
   kill(): void;
 }
@@ -319,11 +281,11 @@ export interface StartOptions {
 /** Start `node dist/cli.js --config <tmp> --events <tmp>` as a child, leading its own group. */
 export function startGateway(config: unknown, options: StartOptions = {}): GatewayChild {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`pnpm build\` first`);
-  const dir = tempDir();
+  const dir = tempDir('gw-e2e-');
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const eventsPath = options.events ?? join(dir, 'events.db');
-  const child = spawn(
+  const raw = spawnRaw(
     process.execPath,
     [
       CLI,
@@ -335,147 +297,50 @@ export function startGateway(config: unknown, options: StartOptions = {}): Gatew
       options.logLevel ?? 'warn',
       ...(options.args ?? []),
     ],
-    {
-      cwd: dir,
-      env: { ...process.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-    },
+    { cwd: dir, detached: true, ...(options.env ? { env: options.env } : {}) },
   );
-  if (child.pid === undefined) throw new Error('the gateway did not start');
-  const pid = child.pid;
-  const lines: string[] = [];
-  let cursor = 0;
-  let partial = '';
-  let err = '';
-  const wakers = new Set<() => void>();
-  const wake = () => {
-    for (const w of [...wakers]) w();
-  };
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    const parts = (partial + chunk).split('\n');
-    partial = parts.pop() ?? '';
-    lines.push(...parts);
-    wake();
-  });
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => {
-    err += chunk;
-    wake();
-  });
-  child.stdin.on('error', () => {});
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => {
-      wake();
-      resolve({ code, signal });
-    }),
-  );
+  if (raw.child.pid === undefined) throw new Error('the gateway did not start');
+  const pid = raw.pid;
   let gone = false;
-  void exited.then(() => {
+  void raw.exited.then(() => {
     gone = true;
   });
-
-  /** Resolves with `check()`'s first defined answer, re-checked on every stdout/stderr chunk. */
-  const until = <T>(what: string, check: () => T | undefined, timeoutMs: number): Promise<T> => {
-    const first = check();
-    if (first !== undefined) return Promise.resolve(first);
-    return new Promise<T>((resolve, reject) => {
-      const done = () => {
-        clearTimeout(timer);
-        wakers.delete(waker);
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(
-          new Error(
-            `no ${what} within ${timeoutMs} ms${gone ? ' (the gateway exited)' : ''}; stderr: ${err.slice(-1500)}`,
-          ),
-        );
-      }, timeoutMs);
-      const waker = () => {
-        const value = check();
-        if (value !== undefined) {
-          done();
-          resolve(value);
-        }
-      };
-      wakers.add(waker);
-    });
-  };
-
-  let nextId = 1000;
-  const parsed = new Map<number, RpcMessage | null>();
-  const parseLine = (i: number): RpcMessage | null => {
-    if (!parsed.has(i)) {
-      try {
-        parsed.set(i, JSON.parse(lines[i] ?? '') as RpcMessage);
-      } catch {
-        parsed.set(i, null);
-      }
-    }
-    return parsed.get(i) ?? null;
-  };
-  const response = (id: string | number, timeoutMs = 10_000) =>
-    until(
-      `response to id ${JSON.stringify(id)}`,
-      () => {
-        for (let i = 0; i < lines.length; i++) {
-          const m = parseLine(i);
-          if (m && m.id === id && m.method === undefined) return m;
-        }
-        return undefined;
-      },
-      timeoutMs,
-    );
-  const send = (message: string | Record<string, unknown>) => {
-    child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
-  };
-  const request = (method: string, params?: Record<string, unknown>, timeoutMs = 10_000) => {
-    const id = nextId++;
-    send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
-    return response(id, timeoutMs);
-  };
   const call = (name: string, args: Record<string, unknown> = {}, timeoutMs?: number) =>
-    request('tools/call', { name, arguments: args }, timeoutMs);
+    raw.request('tools/call', { name, arguments: args }, timeoutMs);
 
   const handle: GatewayChild = {
-    child,
+    child: raw.child,
     pid,
     dir,
     configPath,
     eventsPath,
-    lines,
-    send,
-    next: (timeoutMs = 10_000) =>
-      until(
-        'stdout line',
-        () => (cursor < lines.length ? (lines[cursor++] as string) : undefined),
-        timeoutMs,
-      ),
-    request,
-    response,
+    lines: raw.lines,
+    send: raw.send,
+    next: raw.next,
+    exchange: raw.exchange,
+    request: (method, params, timeoutMs) => raw.request(method, params, timeoutMs),
+    response: (id, timeoutMs) => raw.response(id, timeoutMs),
     call,
     async status() {
       return JSON.parse(textOf(await call('gateway_status'))) as GatewayStatus;
     },
-    stderr: () => err,
-    waitForStderr: (pattern, timeoutMs = 10_000) =>
-      until(`stderr matching ${pattern}`, () => pattern.exec(err) ?? undefined, timeoutMs),
-    exited,
+    stderr: raw.stderr,
+    waitForStderr: raw.waitForStderr,
+    exited: raw.exited,
     async end(timeoutMs = 10_000) {
-      child.stdin.end();
       const timer = setTimeout(() => handle.kill(), timeoutMs);
-      const exit = await exited;
-      clearTimeout(timer);
-      return exit;
+      try {
+        return await raw.end(timeoutMs + 5_000);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     kill() {
       if (!gone) killTree(pid);
     },
   };
   children.add(handle);
-  void exited.then(() => children.delete(handle));
+  void raw.exited.then(() => children.delete(handle));
   return handle;
 }
 
@@ -485,10 +350,6 @@ export async function killAllGateways(): Promise<void> {
   for (const c of running) c.kill();
   await Promise.race([Promise.all(running.map((c) => c.exited)), sleep(5000)]);
 }
-
-/** The seed's initialize request, verbatim. */
-export const SEED_INITIALIZE =
-  '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "claude-desktop", "version": "1.0.0"}}}';
 
 /** initialize + initialized over a child's stdio; returns the initialize response. */
 export async function handshake(gw: GatewayChild): Promise<RpcMessage> {
@@ -521,6 +382,8 @@ export interface RecordingSession {
     meta?: Record<string, unknown>,
   ): Promise<RpcMessage>;
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
+  /** initialize (with `params` over the kit's defaults) and notifications/initialized. */
+  initialize(params?: Record<string, unknown>): Promise<RpcMessage>;
   call(
     name: string,
     args?: Record<string, unknown>,
@@ -539,19 +402,10 @@ export interface InProcessGateway {
   stop(): Promise<void>;
 }
 
-let rpcId = 1;
-
 function recordingSession(gateway: Gateway): RecordingSession {
   const peer = connectRaw(gateway.server);
-  const request: RecordingSession['request'] = async (method, params, meta) => {
-    const id = rpcId++;
-    const p = meta ? { ...params, _meta: meta } : params;
-    const reply = await peer.send(
-      JSON.stringify({ jsonrpc: '2.0', id, method, ...(p ? { params: p } : {}) }),
-    );
-    if (reply === undefined) throw new Error(`no reply to ${method}`);
-    return JSON.parse(reply) as RpcMessage;
-  };
+  const request: RecordingSession['request'] = (method, params, meta) =>
+    peer.request(method, meta ? { ...params, _meta: meta } : params);
   return {
     session: peer.session,
     notifications: peer.notifications,
@@ -563,6 +417,7 @@ function recordingSession(gateway: Gateway): RecordingSession {
           : { kind: 'notification' as const, method: m.method };
       });
     },
+    initialize: (params) => peer.initialize(params),
     request,
     notify: (method, params) => peer.notify(method, params),
     call: (name, args = {}, meta) => request('tools/call', { name, arguments: args }, meta),
@@ -579,13 +434,10 @@ export async function startInProcess(
   await gateway.start();
   const openSession = async () => {
     const s = recordingSession(gateway);
-    const init = await s.request('initialize', {
+    await s.initialize({
       protocolVersion: '2025-06-18',
-      capabilities: {},
       clientInfo: { name: 'e2e', version: '1.0.0' },
     });
-    if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init)}`);
-    await s.notify('notifications/initialized');
     return s;
   };
   const client = await openSession();

@@ -6,19 +6,12 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  createMcpHttpServer,
-  defineTool,
-  McpClient,
-  type McpHttpServer,
-  McpServer,
-  StreamableHttpClientTransport,
-} from '@mcpkit/protocol';
+import { defineTool, type McpClient, McpServer } from '@mcpkit/protocol';
+import { serveHttp, waitFor } from '@mcpkit/protocol/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
 import { Gateway } from '../src/gateway.js';
-import { waitFor } from './helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -32,11 +25,9 @@ async function gatewayFor(backendUrl: string): Promise<{ client: McpClient; gate
     { events: EventLog.open(':memory:') },
   );
   await gateway.start();
-  const http = createMcpHttpServer(gateway.server);
-  const { url } = await http.listen();
-  const client = await McpClient.connect(new StreamableHttpClientTransport({ url: `${url}/mcp` }));
+  const http = await serveHttp(gateway.server);
+  const client = await http.connect();
   cleanups.push(async () => {
-    await client.close();
     await http.close();
     await gateway.stop();
   });
@@ -135,10 +126,9 @@ describe('the gateway in front of an HTTP backend', () => {
     const backendServer = new McpServer({ name: 'grows', version: '1' }).addTool(
       defineTool({ name: 'first', description: 'First', handler: () => 'one' }),
     );
-    const backendHttp: McpHttpServer = createMcpHttpServer(backendServer);
-    const { url } = await backendHttp.listen();
+    const backendHttp = await serveHttp(backendServer);
     cleanups.push(() => backendHttp.close());
-    const { client, gateway } = await gatewayFor(`${url}/mcp`);
+    const { client, gateway } = await gatewayFor(backendHttp.mcpUrl);
     const changed: unknown[] = [];
     client.on('notifications/tools/list_changed', () => changed.push(true));
     // The backend's GET stream opens after initialize; wait until the backend holds it.

@@ -1,43 +1,32 @@
 /**
  * A Streamable HTTP backend: the system-info app listening on 127.0.0.1, behind the gateway.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { connectRaw, type RawPeer } from '@mcpkit/protocol/testing';
+import {
+  connectRaw,
+  type HttpProcess,
+  type RawPeer,
+  spawnHttpServer,
+} from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
 import { Gateway } from '../src/gateway.js';
 
 const SYSINFO = fileURLToPath(new URL('../../system-info/dist/cli.js', import.meta.url));
-let backend: ChildProcessWithoutNullStreams;
+let backend: HttpProcess;
 let gateway: Gateway;
+/** A client of the gateway, raw: the backend's error objects must pass through as they are. */
 let client: RawPeer;
 
-const call = (method: string, params: Record<string, unknown>) => client.request(method, params);
-
 beforeAll(async () => {
-  backend = spawn(
+  backend = await spawnHttpServer(
     process.execPath,
     [SYSINFO, '--transport', 'http', '--port', '0', '--log-level', 'info'],
-    {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
+    { timeoutMs: 10_000 },
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`no url: ${err}`)), 10_000);
-    backend.stderr.setEncoding('utf8').on('data', (c: string) => {
-      err += c;
-      const m = /"url":"([^"]+)"/.exec(err);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
   gateway = new Gateway(
-    parseConfig({ mcpServers: { sysinfo: { url: `${url}/mcp`, timeoutMs: 5000 } } }),
+    parseConfig({ mcpServers: { sysinfo: { url: `${backend.url}/mcp`, timeoutMs: 5000 } } }),
     { events: EventLog.open(':memory:') },
   );
   await gateway.start();
@@ -46,19 +35,22 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.stop();
-  backend?.kill('SIGKILL');
+  backend?.kill();
 });
 
 describe('a Streamable HTTP backend', () => {
   it('is discovered: its tools are advertised under its namespace', async () => {
     expect(gateway.backends.get('sysinfo')?.state).toBe('running');
-    const { result } = await call('tools/list', {});
+    const { result } = await client.request('tools/list', {});
     const names = ((result?.tools ?? []) as { name: string }[]).map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['sysinfo__get_uptime', 'sysinfo__get_cpu_info']));
   });
 
   it('forwards calls and returns the backend result untouched', async () => {
-    const { result } = await call('tools/call', { name: 'sysinfo__get_uptime', arguments: {} });
+    const { result } = await client.request('tools/call', {
+      name: 'sysinfo__get_uptime',
+      arguments: {},
+    });
     expect(result).toMatchObject({
       isError: false,
       structuredContent: { uptime_seconds: expect.any(Number) },
@@ -66,7 +58,10 @@ describe('a Streamable HTTP backend', () => {
   });
 
   it("passes the backend's JSON-RPC errors through", async () => {
-    const { error } = await call('tools/call', { name: 'sysinfo__get_auth_logs', arguments: {} });
+    const { error } = await client.request('tools/call', {
+      name: 'sysinfo__get_auth_logs',
+      arguments: {},
+    });
     expect(error).toEqual({
       code: -32600,
       message: "Query 'get_auth_logs' requires scope 'sensitive' which is not enabled",
@@ -74,9 +69,12 @@ describe('a Streamable HTTP backend', () => {
   });
 
   it('fails calls fast, naming the backend, once it is gone', async () => {
-    backend.kill('SIGKILL');
-    await new Promise((r) => backend.once('exit', r));
-    const { error } = await call('tools/call', { name: 'sysinfo__get_uptime', arguments: {} });
+    backend.kill();
+    await backend.exited;
+    const { error } = await client.request('tools/call', {
+      name: 'sysinfo__get_uptime',
+      arguments: {},
+    });
     expect(error?.code).toBe(-32000);
     expect(error?.message).toContain("Backend 'sysinfo'");
   });

@@ -3,6 +3,7 @@
  * and a backend killed under the supervisor. The /proc checker proves no process survives.
  */
 import { spawn } from 'node:child_process';
+import { postJson, removeTempDirs, waitFor } from '@mcpkit/protocol/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   backend,
@@ -13,12 +14,10 @@ import {
   killAllGateways,
   type ProcInfo,
   type RpcMessage,
-  removeTempDirs,
   startGateway,
   survivors,
   textOf,
   track,
-  waitFor,
 } from './helpers.js';
 
 const THREE = {
@@ -138,20 +137,14 @@ describe('the gateway CLI over HTTP', () => {
     });
     const match = await gw.waitForStderr(/"url":"(http:\/\/127\.0\.0\.1:\d+)[^"]*"/, 15_000);
     const base = match[1] as string;
-    const res = await fetch(`${base}/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'chora__list_generators', arguments: {} },
-      }),
-      signal: AbortSignal.timeout(10_000),
+    const res = await postJson<RpcMessage>(`${base}/messages`, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'chora__list_generators', arguments: {} },
     });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as RpcMessage;
-    expect(textOf(body)).toBe(
+    expect(textOf(res.body as RpcMessage)).toBe(
       '{"generators": [{"id": "python_script", "name": "Python Script", "category": "code"}]}',
     );
 

@@ -2,12 +2,11 @@
  * A backend's requests to the client (sampling, elicitation) during a call, through the gateway,
  * answered by the official SDK client.
  */
-
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeTempDirs, tempDir } from '@mcpkit/protocol/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -22,8 +21,10 @@ const EVERYTHING = join(
   'dist/fixtures/everything.js',
 );
 
+afterAll(removeTempDirs);
+
 function connect(capabilities: Record<string, unknown>, sampleDelayMs = 0) {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-requests-'));
+  const dir = tempDir('gw-requests-');
   const config = join(dir, 'gateway.json');
   writeFileSync(
     config,

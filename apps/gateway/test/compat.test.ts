@@ -1,8 +1,10 @@
 /**
- * The seed contract (seeds/000: "Complete Example: Full Session"), sent verbatim to the real
- * gateway CLI over stdio with the chora fixture as the seed's chora-composer backend.
+ * "Complete Example: Full Session" of the mcp-n8n gateway's JSON-RPC API reference, sent verbatim
+ * to the real gateway CLI over stdio with the chora fixture as the reference's chora-composer
+ * backend.
  */
 import { join } from 'node:path';
+import { removeTempDirs, tempDir } from '@mcpkit/protocol/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   descendants,
@@ -10,17 +12,16 @@ import {
   type GatewayChild,
   killAllGateways,
   type RpcMessage,
-  removeTempDirs,
-  SEED_INITIALIZE,
   startGateway,
   survivors,
-  tempDir,
   textOf,
   track,
 } from './helpers.js';
 
-const SEED = {
-  initialize: SEED_INITIALIZE,
+/** The requests of the mcp-n8n reference session, as it writes them. */
+const REFERENCE = {
+  initialize:
+    '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "claude-desktop", "version": "1.0.0"}}}',
   initialized: '{"jsonrpc": "2.0", "method": "initialized"}',
   toolsList: '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}',
   status:
@@ -29,7 +30,7 @@ const SEED = {
     '{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "chora:list_generators", "arguments": {}}}',
   events:
     '{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "get_events", "arguments": {"event_type": "gateway.started", "limit": 1}}}',
-  // The seed's error example for tools/call (its id is 3 there; 6 keeps ids unique here).
+  // The reference's error example for tools/call (its id is 3 there; 6 keeps ids unique here).
   unknownTool:
     '{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "unknown_tool", "arguments": {}}}',
 };
@@ -37,7 +38,7 @@ const GENERATORS_TEXT =
   '{"generators": [{"id": "python_script", "name": "Python Script", "category": "code"}]}';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function seedConfig(toolNames?: 'colon') {
+function referenceConfig(toolNames?: 'colon') {
   return {
     gateway: { name: 'mcp-n8n', ...(toolNames ? { tool_names: toolNames } : {}) },
     mcpServers: {
@@ -48,14 +49,13 @@ function seedConfig(toolNames?: 'colon') {
 
 /** Send one verbatim line; the very next stdout line must be its response. */
 async function exchange(gw: GatewayChild, line: string): Promise<RpcMessage> {
-  gw.send(line);
-  const reply = JSON.parse(await gw.next()) as RpcMessage;
+  const reply = await gw.exchange<RpcMessage>(line);
   expect(reply.jsonrpc).toBe('2.0');
   expect(reply.id).toBe((JSON.parse(line) as { id: number }).id);
   return reply;
 }
 
-interface SeedEvent {
+interface EventRow {
   timestamp: string;
   trace_id: string;
   status: string;
@@ -68,13 +68,13 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-describe('the seed session over stdio (tool_names: colon)', () => {
-  it('answers every step as the seed shows, then exits 0 on EOF leaving no process', async () => {
+describe('the mcp-n8n reference session over stdio (tool_names: colon)', () => {
+  it('answers every step as the reference shows, then exits 0 on EOF leaving no process', async () => {
     const startedAt = Date.now();
-    const gw = startGateway(seedConfig('colon'));
+    const gw = startGateway(referenceConfig('colon'));
 
     // 1. initialize
-    const init = await exchange(gw, SEED.initialize);
+    const init = await exchange(gw, REFERENCE.initialize);
     expect(init.error).toBeUndefined();
     const result = init.result as {
       protocolVersion: string;
@@ -87,10 +87,10 @@ describe('the seed session over stdio (tool_names: colon)', () => {
     expect(result.serverInfo.version).toMatch(/^\d+\.\d+\.\d+/);
 
     // 2. the bare `initialized` notification: no response (the next line answers id 2)
-    gw.send(SEED.initialized);
+    gw.send(REFERENCE.initialized);
 
     // 3. tools/list
-    const list = await exchange(gw, SEED.toolsList);
+    const list = await exchange(gw, REFERENCE.toolsList);
     const tools = (list.result as { tools: Record<string, unknown>[] }).tools;
     const byName = new Map(tools.map((t) => [t.name as string, t]));
     expect(byName.size).toBe(tools.length);
@@ -128,7 +128,7 @@ describe('the seed session over stdio (tool_names: colon)', () => {
     expect([...byName.keys()].filter((n) => n.startsWith('chora'))).toHaveLength(4);
 
     // 4. gateway_status
-    const statusReply = await exchange(gw, SEED.status);
+    const statusReply = await exchange(gw, REFERENCE.status);
     const statusResult = statusReply.result as { content: { type: string; text: string }[] };
     expect(statusResult.content[0]?.type).toBe('text');
     const status = JSON.parse(textOf(statusReply)) as {
@@ -147,15 +147,15 @@ describe('the seed session over stdio (tool_names: colon)', () => {
     });
     expect(Object.keys(status.backends)).toStrictEqual(['chora-composer']);
 
-    // 5. a backend tool, by the seed's colon name; the text is the seed's, byte for byte
-    const generators = await exchange(gw, SEED.listGenerators);
+    // 5. a backend tool, by the reference's colon name; the text is the reference's, byte for byte
+    const generators = await exchange(gw, REFERENCE.listGenerators);
     expect((generators.result as { content: unknown }).content).toStrictEqual([
       { type: 'text', text: GENERATORS_TEXT },
     ]);
 
     // 6. get_events
-    const eventsReply = await exchange(gw, SEED.events);
-    const events = JSON.parse(textOf(eventsReply)) as SeedEvent[];
+    const eventsReply = await exchange(gw, REFERENCE.events);
+    const events = JSON.parse(textOf(eventsReply)) as EventRow[];
     expect(Array.isArray(events)).toBe(true);
     expect(events).toHaveLength(1);
     const [started] = events;
@@ -169,8 +169,8 @@ describe('the seed session over stdio (tool_names: colon)', () => {
     expect(ts).toBeGreaterThanOrEqual(startedAt - 1000);
     expect(ts).toBeLessThanOrEqual(Date.now() + 1000);
 
-    // the seed's unknown-tool error
-    const unknown = await exchange(gw, SEED.unknownTool);
+    // the reference's unknown-tool error
+    const unknown = await exchange(gw, REFERENCE.unknownTool);
     expect(unknown.result).toBeUndefined();
     expect(unknown.error).toStrictEqual({ code: -32601, message: 'Tool not found: unknown_tool' });
 
@@ -189,12 +189,12 @@ describe('the seed session over stdio (tool_names: colon)', () => {
   });
 });
 
-describe('the seed session with the default tool naming', () => {
+describe('the mcp-n8n reference session with the default tool naming', () => {
   it('advertises chora__list_generators and still accepts chora:list_generators', async () => {
-    const gw = startGateway(seedConfig());
-    await exchange(gw, SEED.initialize);
-    gw.send(SEED.initialized);
-    const list = await exchange(gw, SEED.toolsList);
+    const gw = startGateway(referenceConfig());
+    await exchange(gw, REFERENCE.initialize);
+    gw.send(REFERENCE.initialized);
+    const list = await exchange(gw, REFERENCE.toolsList);
     const names = (list.result as { tools: { name: string }[] }).tools.map((t) => t.name);
     expect(names).toEqual(
       expect.arrayContaining([
@@ -208,7 +208,7 @@ describe('the seed session with the default tool naming', () => {
     );
     expect(names.some((n) => n.includes(':'))).toBe(false);
 
-    const colon = await exchange(gw, SEED.listGenerators);
+    const colon = await exchange(gw, REFERENCE.listGenerators);
     expect(textOf(colon)).toBe(GENERATORS_TEXT);
     const underscore = await gw.call('chora__list_generators');
     expect(textOf(underscore)).toBe(GENERATORS_TEXT);
@@ -221,21 +221,21 @@ describe('the seed session with the default tool naming', () => {
 
 describe('the event log across gateway restarts', () => {
   it("a second run's get_events sees the first run's gateway.started", async () => {
-    const events = join(tempDir(), 'shared-events.db');
+    const events = join(tempDir('gw-e2e-'), 'shared-events.db');
     const eventsOf = async (gw: GatewayChild) =>
       JSON.parse(
         textOf(await gw.call('get_events', { event_type: 'gateway.started', limit: 10 })),
-      ) as SeedEvent[];
+      ) as EventRow[];
 
-    const first = startGateway(seedConfig('colon'), { events });
-    await exchange(first, SEED.initialize);
+    const first = startGateway(referenceConfig('colon'), { events });
+    await exchange(first, REFERENCE.initialize);
     const firstEvents = await eventsOf(first);
     expect(firstEvents).toHaveLength(1);
     const firstTrace = firstEvents[0]?.trace_id;
     expect(await first.end()).toStrictEqual({ code: 0, signal: null });
 
-    const second = startGateway(seedConfig('colon'), { events });
-    await exchange(second, SEED.initialize);
+    const second = startGateway(referenceConfig('colon'), { events });
+    await exchange(second, REFERENCE.initialize);
     const secondEvents = await eventsOf(second);
     expect(secondEvents).toHaveLength(2);
     // Newest first: this run's start, then the first run's.
@@ -244,7 +244,7 @@ describe('the event log across gateway restarts', () => {
     expect(secondEvents.every((e) => e.source === 'mcp-n8n' && e.status === 'success')).toBe(true);
     const stopped = JSON.parse(
       textOf(await second.call('get_events', { event_type: 'gateway.stopped' })),
-    ) as SeedEvent[];
+    ) as EventRow[];
     expect(stopped).toHaveLength(1);
     expect(await second.end()).toStrictEqual({ code: 0, signal: null });
   });
