@@ -155,7 +155,8 @@ export class McpClient {
       ...(clientOptions.logger ? { logger: clientOptions.logger } : {}),
       onInvalidFrame:
         clientOptions.onInvalidFrame ??
-        ((text, reason) => clientOptions.logger?.debug({ reason, bytes: text.length }, 'noise ignored')),
+        ((text, reason) =>
+          clientOptions.logger?.debug({ reason, bytes: text.length }, 'noise ignored')),
       onAbandon: (id, name) => {
         // MCP: initialize must never be cancelled; everything else is, so the server stops work.
         if (name === 'initialize') return;
