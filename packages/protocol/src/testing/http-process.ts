@@ -10,10 +10,11 @@ export interface HttpProcessOptions extends ProcessOptions {
   /** How long the server may take to log its URL. Default 20 000 ms. */
   timeoutMs?: number;
   /**
-   * Finds the URL in stderr; group 1 is the URL. Default: the `"url":"http://…"` field of the
-   * "serving MCP over HTTP" log line every mcpkit app writes.
+   * Finds the server's origin in what it wrote to stderr so far: a RegExp whose group 1 is the
+   * URL, or a function returning it (undefined: not yet). Default: the `"url":"http://…"` field
+   * of the "serving MCP over HTTP" log line every mcpkit app writes.
    */
-  urlPattern?: RegExp;
+  urlFrom?: RegExp | ((stderr: string) => string | undefined);
 }
 
 /** An HTTP server in a child process, listening, as {@link spawnHttpServer} started it. */
@@ -36,7 +37,7 @@ export interface HttpProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
-const URL_FIELD = /"url":"(https?:\/\/[^"]+)"/;
+const URL_FIELD = /"url":"(https?:\/\/[^"/]+)/;
 
 /**
  * Start a server that listens on HTTP (`… --transport http --port 0`) and resolve once it has
@@ -57,7 +58,9 @@ export async function spawnHttpServer(
   args: readonly string[],
   options: HttpProcessOptions = {},
 ): Promise<HttpProcess> {
-  const { timeoutMs = 20_000, urlPattern = URL_FIELD, ...processOptions } = options;
+  const { timeoutMs = 20_000, urlFrom = URL_FIELD, ...processOptions } = options;
+  const find =
+    typeof urlFrom === 'function' ? urlFrom : (stderr: string) => urlFrom.exec(stderr)?.[1];
   const started = start(command, args, processOptions);
   const { child } = started;
   const detached = processOptions.detached ?? false;
@@ -74,8 +77,8 @@ export async function spawnHttpServer(
       started,
       'URL logged',
       () => {
-        const match = urlPattern.exec(started.stderr());
-        if (match?.[1]) return match[1];
+        const found = find(started.stderr());
+        if (found) return found;
         const exit = started.exit;
         if (exit) throw new Error(`exited before listening (${JSON.stringify(exit)})`);
         return undefined;
