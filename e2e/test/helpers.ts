@@ -1,8 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+/**
+ * The e2e package's own harness, shared by its test files: the app matrix, scratch directories,
+ * each app prepared for a client (database, key, events), the checks every client test makes.
+ * Processes, waits and temp dirs come from `@mcpkit/protocol/testing`.
+ */
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type RunResult, runProcess, spawnHttpServer, tempDir } from '@mcpkit/protocol/testing';
+
+export {
+  isAlive,
+  killSpawned as killAll,
+  type RunResult,
+  TimeoutError,
+  waitGone,
+  within,
+} from '@mcpkit/protocol/testing';
 
 /** The repository root (this file is e2e/test/helpers.ts). */
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -42,50 +56,7 @@ export const EXPECTED_TOOLS: Record<AppName, readonly string[]> = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Bounded waits
-
-export class TimeoutError extends Error {
-  constructor(label: string, ms: number) {
-    super(`${label}: no answer within ${ms} ms`);
-    this.name = 'TimeoutError';
-  }
-}
-
-/** Reject when `promise` has not settled within `ms`. */
-export async function within<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new TimeoutError(label, ms)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Whether a process is still there (signal 0 only checks). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Wait (bounded) until none of `pids` is alive; resolves with those still alive at the end. */
-export async function waitGone(pids: readonly number[], ms = 8_000): Promise<number[]> {
-  const deadline = Date.now() + ms;
-  let alive = pids.filter(isAlive);
-  while (alive.length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    alive = alive.filter(isAlive);
-  }
-  return alive;
-}
+// Bounded waits and processes: `within`, `waitGone`, `isAlive`, `killAll` are the kit's.
 
 /** The backends' pids that gateway_status reports. */
 export function backendPids(structured: unknown): number[] {
@@ -106,7 +77,7 @@ export interface Scratch {
 }
 
 export function scratch(label: string): Scratch {
-  const dir = mkdtempSync(join(tmpdir(), `mcpkit-e2e-${label}-`));
+  const dir = tempDir(`mcpkit-e2e-${label}-`);
   return {
     dir,
     path: (name) => join(dir, name),
@@ -131,83 +102,22 @@ export function appEnv(s: Scratch, extra: Record<string, string> = {}): Record<s
 // ---------------------------------------------------------------------------------------------
 // Child processes
 
-export interface RunResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  ms: number;
-}
-
-const children = new Set<ChildProcess>();
-
-/** Kill a detached child's whole process group (it may have spawned servers of its own). */
-export function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // The group is gone already; fall back to the child itself.
-    try {
-      child.kill(signal);
-    } catch {
-      // gone
-    }
-  }
-}
-
-/** Kill every process group these helpers started and that has not exited yet (afterAll). */
-export function killAll(): void {
-  for (const child of children) killGroup(child);
-  children.clear();
-}
-
 /**
- * Run a command to its end, bounded: on timeout its whole process group is killed and the
- * result says `timedOut`. Never rejects for a non-zero exit; the caller asserts.
+ * Run a command to its end, bounded, in its own process group: on timeout the whole group is
+ * killed and the result says `timedOut`. Never rejects for a non-zero exit; the caller asserts.
  */
 export function run(
   command: string,
   args: readonly string[],
   options: { env: Record<string, string>; cwd?: string; timeoutMs: number; input?: string },
 ): Promise<RunResult> {
-  const started = Date.now();
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, {
-      env: options.env,
-      cwd: options.cwd ?? tmpdir(),
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-    });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    child.stdin?.on('error', () => {});
-    child.stdin?.end(options.input ?? '');
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child);
-    }, options.timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      children.delete(child);
-      reject(err);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      // Whatever it left behind in its group goes too.
-      killGroup(child);
-      resolvePromise({ code, signal, stdout, stderr, timedOut, ms: Date.now() - started });
-    });
+  return runProcess(command, args, {
+    env: options.env,
+    inheritEnv: false,
+    cwd: options.cwd ?? tmpdir(),
+    detached: true,
+    timeoutMs: options.timeoutMs,
+    input: options.input ?? '',
   });
 }
 
@@ -256,68 +166,34 @@ export interface HttpServerLaunch {
   timeoutMs?: number;
 }
 
-const ourUrlLine = (stderr: string) => /"url":"(http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1];
-
 /**
- * Start any HTTP MCP server as a detached child (its own process group) and wait, bounded, until
- * its stderr tells where it listens. stop() sends SIGTERM, waits up to 5 s, then kills the group.
+ * Start any HTTP MCP server as a detached child (its own process group), with exactly `env`, and
+ * wait, bounded, until its stderr tells where it listens. stop() sends SIGTERM, waits up to 5 s,
+ * then kills the group.
  */
-export function startHttpServer(launch: HttpServerLaunch): Promise<HttpApp> {
-  const timeoutMs = launch.timeoutMs ?? 20_000;
-  const origin = launch.origin ?? ourUrlLine;
-  const child = spawn(launch.command, [...launch.args], {
-    env: launch.env,
-    cwd: tmpdir(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  children.add(child);
-  let stderr = '';
-  let exited = false;
-  const exit = new Promise<void>((done) => {
-    child.on('exit', () => {
-      exited = true;
-      children.delete(child);
-      done();
+export async function startHttpServer(launch: HttpServerLaunch): Promise<HttpApp> {
+  let server: Awaited<ReturnType<typeof spawnHttpServer>>;
+  try {
+    server = await spawnHttpServer(launch.command, launch.args, {
+      env: launch.env,
+      inheritEnv: false,
+      cwd: tmpdir(),
+      detached: true,
+      timeoutMs: launch.timeoutMs ?? 20_000,
+      ...(launch.origin ? { urlFrom: launch.origin } : {}),
     });
-  });
-  const stop = async () => {
-    if (!exited) {
-      child.kill('SIGTERM');
-      await Promise.race([exit, new Promise((r) => setTimeout(r, 5_000))]);
-    }
-    // The gateway's backends, if any survived.
-    killGroup(child);
+  } catch (err) {
+    throw new Error(`${launch.label} over HTTP: ${(err as Error).message}`);
+  }
+  return {
+    url: server.url,
+    mcpUrl: `${server.url}${launch.path ?? '/mcp'}`,
+    pid: server.pid,
+    stderr: server.stderr,
+    async stop() {
+      await server.stop();
+    },
   };
-  return new Promise((resolvePromise, reject) => {
-    let settled = false;
-    const fail = (why: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      void stop();
-      reject(new Error(`${launch.label} over HTTP: ${why}\n--- stderr ---\n${stderr}`));
-    };
-    const timer = setTimeout(() => fail(`no listening line within ${timeoutMs} ms`), timeoutMs);
-    child.stdout?.resume();
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-      if (settled) return;
-      const url = origin(stderr);
-      if (!url) return;
-      settled = true;
-      clearTimeout(timer);
-      resolvePromise({
-        url,
-        mcpUrl: `${url}${launch.path ?? '/mcp'}`,
-        pid: child.pid as number,
-        stderr: () => stderr,
-        stop,
-      });
-    });
-    child.on('error', (err) => fail(err.message));
-    child.on('exit', (code, signal) => fail(`exited early (code ${code}, signal ${signal})`));
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,6 +305,18 @@ export function projectsOnlyGatewayConfig(s: Scratch): string {
 export interface ToolLike {
   name: string;
   description?: string | undefined;
+}
+
+/** What is wrong with an app's tools/list: none, a tool it must list missing, undescribed tools. */
+export function checkTools(app: AppName, tools: readonly ToolLike[]): string | undefined {
+  if (tools.length === 0) return 'no tools';
+  const names = tools.map((t) => t.name);
+  const missing = EXPECTED_TOOLS[app].filter((name) => !names.includes(name));
+  if (missing.length > 0) return `missing ${missing.join(', ')} in ${names.join(', ')}`;
+  const undescribed = tools.filter((t) => !t.description?.trim()).map((t) => t.name);
+  return undescribed.length > 0
+    ? `tools without a description: ${undescribed.join(', ')}`
+    : undefined;
 }
 
 /** The meaningful field of each app's simple tool, from its structured content. */
