@@ -96,10 +96,25 @@ describe('parseConfig defaults', () => {
   it('fills backend defaults: enabled, args, env; restart and timeout stay unset', () => {
     const config = parseConfig(one({ command: 'server' }), {});
     const backend = config.mcpServers.one;
-    expect(backend).toEqual({ command: 'server', args: [], env: {}, enabled: true });
+    expect(backend).toEqual({
+      command: 'server',
+      args: [],
+      env: {},
+      inheritEnv: false,
+      enabled: true,
+    });
     expect(backend?.restart).toBeUndefined();
     expect(backend?.timeoutMs).toBeUndefined();
     expect(backend?.namespace).toBeUndefined();
+  });
+
+  it('takes inheritEnv as a boolean and names the field otherwise', () => {
+    expect(parseConfig(one({ command: 'x', inheritEnv: true }), {}).mcpServers.one).toMatchObject({
+      inheritEnv: true,
+    });
+    expect(() => parseConfig(one({ command: 'x', inheritEnv: 'yes' }), {})).toThrow(
+      'mcpServers.one.inheritEnv: Invalid input: expected boolean, received string',
+    );
   });
 });
 
@@ -133,7 +148,7 @@ describe('parseConfig: the mcpServers shape of Claude Desktop configs', () => {
     expect(Object.keys(config.mcpServers)).toEqual(['filesystem', 'github', 'brave-search']);
     for (const [name, original] of Object.entries(claudeDesktop.mcpServers)) {
       const parsed = config.mcpServers[name];
-      expect(parsed).toEqual({ env: {}, enabled: true, ...original });
+      expect(parsed).toEqual({ env: {}, inheritEnv: false, enabled: true, ...original });
       expect(parsed && isStdio(parsed)).toBe(true);
     }
   });
@@ -440,7 +455,13 @@ describe('loadConfig', () => {
     const file = join(dir, 'ok.json');
     writeFileSync(file, JSON.stringify(one({ command: 'x', args: [`\${env:A}`] })));
     const config = loadConfig(file, { A: 'a' });
-    expect(config.mcpServers.one).toEqual({ command: 'x', args: ['a'], env: {}, enabled: true });
+    expect(config.mcpServers.one).toEqual({
+      command: 'x',
+      args: ['a'],
+      inheritEnv: false,
+      env: {},
+      enabled: true,
+    });
     expect(config.gateway.name).toBe('mcpkit-gateway');
   });
 

@@ -37,6 +37,8 @@ const stdioBackend = z
     command: z.string().min(1),
     args: z.array(z.string()).default([]),
     env: z.record(z.string(), z.string()).default({}),
+    /** Start from the gateway's whole environment instead of a minimal safe set. */
+    inheritEnv: z.boolean().default(false),
     cwd: z.string().optional(),
     ...common,
   })

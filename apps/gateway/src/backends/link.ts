@@ -44,6 +44,42 @@ const FORWARDED = new Set([
 ]);
 
 /**
+ * The gateway's own settings (see cli.ts and the protocol's runCli): never a backend's. A stdio
+ * backend that inherited `MCP_TRANSPORT=http MCP_PORT=…` would start as an HTTP server on the
+ * gateway's port, and the token would reach a third party.
+ */
+const GATEWAY_VARIABLES = [
+  'MCP_TRANSPORT',
+  'MCP_HOST',
+  'MCP_PORT',
+  'MCP_HELP',
+  'MCP_VERSION',
+  'LOG_LEVEL',
+  'MCP_GATEWAY_CONFIG',
+  'MCP_GATEWAY_EVENTS',
+  'MCP_GATEWAY_TOKEN',
+];
+
+/**
+ * What a stdio backend is given on top of the minimal safe environment (StdioClientTransport
+ * adds PATH, HOME, USER, LANG, TMPDIR …): its configured `env`, and with `inheritEnv` the
+ * gateway's whole environment first — minus the gateway's own settings either way.
+ */
+export function backendEnv(
+  env: Readonly<Record<string, string>>,
+  inheritEnv: boolean,
+  from: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (inheritEnv) {
+    for (const [key, value] of Object.entries(from)) {
+      if (value !== undefined && !GATEWAY_VARIABLES.includes(key)) out[key] = value;
+    }
+  }
+  return { ...out, ...env };
+}
+
+/**
  * Open a link to a backend: its transport (a child process in its own process group, or
  * Streamable HTTP) under an McpClient that routes what the backend sends back to `events`.
  * `connect` starts the transport and runs initialize; until then nothing happens.
@@ -81,8 +117,7 @@ export function openLink(
       command: config.command,
       args: config.args,
       ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-      env: config.env,
-      inheritEnv: true,
+      env: backendEnv(config.env, config.inheritEnv),
       onStderr: (chunk) => events.stderr(chunk),
     });
     void stdio.exited.then((exit) => resolveExit(exit));
