@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog, type EventQuery, type EventStatus } from '@mcpkit/gateway';
+import { seededRandom } from '@mcpkit/protocol/testing';
 
 const SEED_EVENTS = 1_000_000;
 const RECORD_EVENTS = 100_000;
@@ -19,18 +20,6 @@ const QUERIES_PER_SHAPE = 200;
 const WARMUP_PER_SHAPE = 10;
 const SPAN_MS = 14 * 86_400_000;
 const TARGET_P95_MS = 20;
-
-/** mulberry32: the same data set on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const BACKENDS = ['fs', 'git', 'github', 'postgres', 'slack', 'fetch', 'memory', 'time'];
 const TYPES = [
@@ -115,7 +104,8 @@ function seed(path: string, end: number, random: () => number): string[] {
 export async function eventsBench(): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-events-bench-'));
   const path = join(dir, 'events.db');
-  const random = prng(0x5eed);
+  // The same data set on every run.
+  const random = seededRandom(0x5eed);
   try {
     const end = Date.now();
     let t = performance.now();

@@ -1,21 +1,21 @@
 /**
  * gateway: the cost of the hop. The same `tools/call echo` of the gateway's `rich` fixture is
  * sent straight to the fixture over stdio and through `mcp-gateway` (stdio in front, the fixture
- * as its stdio backend), by the same minimal JSON-RPC client, in one run:
+ * as its stdio backend), by the same client (McpClient, from the testing kit's `spawnServer`), in
+ * one run:
  *
  *   - concurrency 1: sequential calls, p50/p99 latency per side and the latency the gateway adds
  *     (gateway − direct). The sides are measured in interleaved blocks so drift hits both.
  *   - concurrency 32: a fixed number of calls kept 32 in flight; throughput gateway / direct.
  *
  * Both sides are warmed up first (JIT, the gateway's event log). The children are stopped by
- * closing their stdin, and killed in `finally` whatever happens.
+ * closing their stdin (then SIGTERM, SIGKILL to their group) in `finally` whatever happens.
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { isAlive, killGroup, type SpawnedServer, spawnServer } from '@mcpkit/protocol/testing';
 
 const SEQUENTIAL = 2000;
 const BLOCK = 250;
@@ -29,105 +29,9 @@ const gatewayDist = dirname(fileURLToPath(import.meta.resolve('@mcpkit/gateway')
 const RICH = join(gatewayDist, 'fixtures', 'rich.js');
 const CLI = join(gatewayDist, 'cli.js');
 
-type Child = ChildProcessByStdio<Writable, Readable, Readable>;
-
-interface Reply {
-  id?: number;
-  result?: { content?: { type?: string; text?: string }[]; isError?: boolean } & Record<
-    string,
-    unknown
-  >;
-  error?: { code: number; message: string };
-}
-
-/** Newline-delimited JSON-RPC over a child's stdin/stdout: the client both sides share. */
-class LineClient {
-  readonly #pending = new Map<number, (reply: Reply) => void>();
-  #nextId = 1;
-  #buffer = '';
-  readonly exited: Promise<void>;
-  #stderr = '';
-
-  constructor(
-    readonly label: string,
-    readonly child: Child,
-  ) {
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => this.#onData(chunk));
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      this.#stderr = (this.#stderr + chunk).slice(-4000);
-    });
-    child.stdin.on('error', () => {});
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    void this.exited.then(() => {
-      for (const [, settle] of this.#pending) settle({ error: { code: -1, message: 'exited' } });
-      this.#pending.clear();
-    });
-  }
-
-  #onData(chunk: string): void {
-    this.#buffer += chunk;
-    let nl = this.#buffer.indexOf('\n');
-    while (nl !== -1) {
-      const line = this.#buffer.slice(0, nl);
-      this.#buffer = this.#buffer.slice(nl + 1);
-      nl = this.#buffer.indexOf('\n');
-      if (line.trim() === '') continue;
-      const message = JSON.parse(line) as Reply & { method?: string };
-      if (message.method !== undefined || typeof message.id !== 'number') continue;
-      const settle = this.#pending.get(message.id);
-      if (settle) {
-        this.#pending.delete(message.id);
-        settle(message);
-      }
-    }
-  }
-
-  request(method: string, params?: unknown): Promise<Reply> {
-    const id = this.#nextId++;
-    const done = new Promise<Reply>((resolve) => this.#pending.set(id, resolve));
-    this.child.stdin.write(
-      `${JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) })}\n`,
-    );
-    return done;
-  }
-
-  notify(method: string): void {
-    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`);
-  }
-
-  async result(method: string, params?: unknown): Promise<NonNullable<Reply['result']>> {
-    const reply = await this.request(method, params);
-    if (!reply.result)
-      throw new Error(
-        `${this.label}: ${method} failed: ${JSON.stringify(reply.error)}\n${this.#stderr}`,
-      );
-    return reply.result;
-  }
-
-  async initialize(): Promise<void> {
-    await this.result('initialize', {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'mcpkit-bench', version: '0.0.0' },
-    });
-    this.notify('notifications/initialized');
-  }
-
-  /** Ends stdin and waits for the child; kills it after `graceMs`. */
-  async stop(graceMs = 5000): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    this.child.stdin.end();
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
-    await this.exited;
-    clearTimeout(timer);
-  }
-}
-
 interface Side {
   label: string;
-  client: LineClient;
+  server: SpawnedServer;
   tool: string;
 }
 
@@ -136,13 +40,11 @@ let seq = 0;
 async function echo(side: Side): Promise<number> {
   const text = `bench ${seq++}`;
   const start = performance.now();
-  const reply = await side.client.request('tools/call', {
-    name: side.tool,
-    arguments: { text },
-  });
+  const result = await side.server.client.callTool(side.tool, { text });
   const micros = (performance.now() - start) * 1000;
-  if (reply.result?.content?.[0]?.text !== text || reply.result.isError === true) {
-    throw new Error(`${side.label}: unexpected reply ${JSON.stringify(reply).slice(0, 300)}`);
+  const first = result.content[0];
+  if (first?.type !== 'text' || first.text !== text || result.isError === true) {
+    throw new Error(`${side.label}: unexpected result ${JSON.stringify(result).slice(0, 300)}`);
   }
   return micros;
 }
@@ -171,15 +73,6 @@ async function concurrent(side: Side, n: number, concurrency: number): Promise<n
 const percentile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 export async function gatewayBench(): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpkit-gateway-bench-'));
   const config = join(dir, 'gateway.json');
@@ -190,32 +83,39 @@ export async function gatewayBench(): Promise<boolean> {
       mcpServers: { rich: { command: process.execPath, args: [RICH] } },
     }),
   );
-  const clients: LineClient[] = [];
+  const servers: SpawnedServer[] = [];
   let backendPid: number | undefined;
   try {
-    const directClient = new LineClient(
-      'direct',
-      spawn(process.execPath, [RICH], { stdio: ['pipe', 'pipe', 'pipe'] }),
-    );
-    clients.push(directClient);
-    const gatewayClient = new LineClient(
-      'gateway',
-      spawn(
-        process.execPath,
-        [CLI, '--config', config, '--events', join(dir, 'events.db'), '--log-level', 'warn'],
-        { stdio: ['pipe', 'pipe', 'pipe'] },
-      ),
-    );
-    clients.push(gatewayClient);
-    await Promise.all([directClient.initialize(), gatewayClient.initialize()]);
+    const start = async (label: string, args: string[]) => {
+      const server = await spawnServer(process.execPath, args, {
+        client: { clientInfo: { name: 'mcpkit-bench', version: '0.0.0' } },
+      }).catch((err: Error) => {
+        throw new Error(`${label}: ${err.message}`);
+      });
+      servers.push(server);
+      return server;
+    };
+    const [directServer, gatewayServer] = await Promise.all([
+      start('direct', [RICH]),
+      start('gateway', [
+        CLI,
+        '--config',
+        config,
+        '--events',
+        join(dir, 'events.db'),
+        '--log-level',
+        'warn',
+      ]),
+    ]);
 
-    const direct: Side = { label: 'direct', client: directClient, tool: 'echo' };
-    const gateway: Side = { label: 'gateway', client: gatewayClient, tool: 'rich__echo' };
-    const listed = (await gatewayClient.result('tools/list')) as { tools?: { name: string }[] };
-    if (!listed.tools?.some((t) => t.name === 'rich__echo'))
+    const direct: Side = { label: 'direct', server: directServer, tool: 'echo' };
+    const gateway: Side = { label: 'gateway', server: gatewayServer, tool: 'rich__echo' };
+    const listed = await gatewayServer.client.listTools();
+    if (!listed.some((t) => t.name === 'rich__echo'))
       throw new Error('gateway: rich__echo is not listed; the backend did not start');
-    const who = await gatewayClient.result('tools/call', { name: 'rich__who', arguments: {} });
-    backendPid = Number(who.content?.[0]?.text) || undefined;
+    const who = await gatewayServer.client.callTool('rich__who');
+    const whoText = who.content[0];
+    backendPid = Number(whoText?.type === 'text' ? whoText.text : NaN) || undefined;
 
     for (const side of [direct, gateway]) {
       await sequential(side, WARMUP_SEQUENTIAL);
@@ -265,22 +165,9 @@ export async function gatewayBench(): Promise<boolean> {
     );
     return ok;
   } finally {
-    await Promise.all(clients.map((c) => c.stop()));
-    for (const c of clients) {
-      if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
-    }
+    await Promise.all(servers.map((server) => server.close()));
     // The backend leads its own process group; normally the gateway has reaped it already.
-    if (backendPid !== undefined && isAlive(backendPid)) {
-      try {
-        process.kill(-backendPid, 'SIGKILL');
-      } catch {
-        try {
-          process.kill(backendPid, 'SIGKILL');
-        } catch {
-          // gone meanwhile
-        }
-      }
-    }
+    if (backendPid !== undefined && isAlive(backendPid)) killGroup(backendPid);
     rmSync(dir, { recursive: true, force: true });
   }
 }

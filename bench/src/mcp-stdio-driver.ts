@@ -1,3 +1,4 @@
+// Raw frames on purpose: pre-serialized requests measure the server alone, with no client cost.
 import { spawn } from 'node:child_process';
 import { burst, type Child } from './stdio-driver.js';
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProjectsServer, type Store } from '@mcpkit/projects';
 import type { AuthInfo } from '@mcpkit/protocol';
-import { connectRaw } from '@mcpkit/protocol/testing';
+import { connectClient } from '@mcpkit/protocol/testing';
 import SqliteDatabase from 'better-sqlite3';
 
 const PROJECTS = 100_000;
@@ -113,26 +113,13 @@ export async function projectsBench(): Promise<boolean> {
         scopes: new Set(['read']),
         data: { userId: user.id },
       };
-      const peer = connectRaw(server, { auth });
-      let id = 0;
+      const client = await connectClient(server, { auth });
       const call = async (name: string, args: Record<string, unknown>) => {
-        const frame = JSON.stringify({
-          jsonrpc: '2.0',
-          id: ++id,
-          method: 'tools/call',
-          params: { name, arguments: args },
-        });
         const start = performance.now();
-        const text = await peer.send(frame);
+        const result = await client.callTool(name, args);
         const elapsed = performance.now() - start;
-        const reply = JSON.parse(text ?? 'null') as {
-          result?: { isError?: boolean; structuredContent?: Record<string, unknown> };
-          error?: unknown;
-        } | null;
-        if (!reply?.result || reply.result.isError) {
-          throw new Error(`${name} failed: ${text}`);
-        }
-        return { elapsed, data: reply.result.structuredContent ?? {} };
+        if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+        return { elapsed, data: result.structuredContent ?? {} };
       };
       const measure = async (name: string, args: () => Record<string, unknown>) => {
         for (let i = 0; i < WARMUP; i++) await call(name, args());
@@ -178,7 +165,7 @@ export async function projectsBench(): Promise<boolean> {
       const expected = seeded.ids[PROJECTS - 1 - DEEP];
       const got = (deepPage.projects as { id: string }[])[0]?.id;
       if (got !== expected) throw new Error(`deep page starts at ${got}, expected ${expected}`);
-      await peer.close();
+      await client.close();
 
       console.log(
         `\nprojects: tools/call through an in-memory connection, SQLite, ${PROJECTS.toLocaleString('en-US')} projects of one user (seeded in ${(seeded.ms / 1000).toFixed(1)} s), ${CALLS} calls each after ${WARMUP} warm-up`,

@@ -1,3 +1,4 @@
+// Raw frames on purpose: pre-serialized requests measure the server alone, with no client cost.
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 

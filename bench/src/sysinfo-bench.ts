@@ -4,12 +4,10 @@
  * re-sampling (TTL expired, so systeminformation runs again) — next to systeminformation called
  * directly, the cost every call would pay without the shared sampler.
  */
-import { connectRaw, type RawPeer } from '@mcpkit/protocol/testing';
+import type { McpClient } from '@mcpkit/protocol';
+import { connectClient } from '@mcpkit/protocol/testing';
 import { createSystemInfoServer } from '@mcpkit/system-info';
 import si from 'systeminformation';
-
-const call = (name: string, id: number) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
@@ -22,8 +20,11 @@ const ms = (n: number) => `${n < 1 ? n.toFixed(3) : n.toFixed(1)} ms`.padStart(1
 
 async function measure(tool: string, direct: () => Promise<unknown>): Promise<string[]> {
   const cold = createSystemInfoServer({ warm: false });
-  const coldPeer = connectRaw(cold.server);
-  const ask = (peer: RawPeer, id: number) => peer.send(call(tool, id));
+  const coldClient = await connectClient(cold.server);
+  const ask = async (client: McpClient) => {
+    const result = await client.callTool(tool);
+    if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
+  };
   // systeminformation answers repeated process and load queries within ~0.5 s from its own
   // state; spacing the samples measures a real collection each time.
   const spaced = async (n: number, fn: () => Promise<unknown>) => {
@@ -34,21 +35,20 @@ async function measure(tool: string, direct: () => Promise<unknown>): Promise<st
     }
     return out;
   };
-  const coldMs = await time(() => ask(coldPeer, 1));
+  const coldMs = await time(() => ask(coldClient));
 
   const warmMs: number[] = [];
-  for (let i = 0; i < 200; i++) warmMs.push(await time(() => ask(coldPeer, i + 2)));
+  for (let i = 0; i < 200; i++) warmMs.push(await time(() => ask(coldClient)));
 
   // TTLs of zero: every call samples again, as a server without the sampler would.
   const fresh = createSystemInfoServer({
     warm: false,
     sampler: { ttlMs: { dynamic: 0, static: 0, semi: 0 } },
   });
-  const freshPeer = connectRaw(fresh.server);
-  let n = 0;
-  const resampleMs = await spaced(5, () => ask(freshPeer, n++));
+  const freshClient = await connectClient(fresh.server);
+  const resampleMs = await spaced(5, () => ask(freshClient));
   const directMs = await spaced(5, direct);
-  await Promise.all([coldPeer.close(), freshPeer.close()]);
+  await Promise.all([coldClient.close(), freshClient.close()]);
   return [
     `  ${tool.padEnd(14)} cold ${ms(coldMs)}   warm ${ms(median(warmMs))}   re-sampling ${ms(median(resampleMs))}   systeminformation direct ${ms(median(directMs))}`,
   ];
