@@ -3,7 +3,7 @@
  * and a backend killed under the supervisor. The /proc checker proves no process survives.
  */
 import { spawn } from 'node:child_process';
-import { postJson, removeTempDirs, waitFor } from '@mcpkit/protocol/testing';
+import { postJson, removeTempDirs, sleep, waitFor } from '@mcpkit/protocol/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   backend,
@@ -31,6 +31,14 @@ const THREE = {
 const NAMES = ['chora', 'rich', 'hang'] as const;
 
 /** The gateway and its three backends as they are now, all checked to be live children. */
+/** SIGTERM the gateway: its exit, or undefined (and its tree killed) after 10 s. */
+async function terminate(gw: GatewayChild) {
+  process.kill(gw.pid, 'SIGTERM');
+  const exit = await Promise.race([gw.exited, sleep(10_000).then(() => undefined)]);
+  if (!exit) gw.kill();
+  return exit;
+}
+
 async function snapshot(gw: GatewayChild): Promise<ProcInfo[]> {
   const status = await gw.status();
   const pids = NAMES.map((n) => {
@@ -151,13 +159,7 @@ describe('the gateway CLI over HTTP', () => {
     const below = descendants(gw.pid);
     expect(below.length).toBeGreaterThanOrEqual(3);
     const tracked = [track(gw.pid), ...below].filter((p) => p !== undefined);
-    process.kill(gw.pid, 'SIGTERM');
-    const exit = await Promise.race([
-      gw.exited,
-      new Promise<undefined>((r) => setTimeout(() => r(undefined), 10_000)),
-    ]);
-    if (!exit) gw.kill();
-    expect(exit).toStrictEqual({ code: 0, signal: null });
+    expect(await terminate(gw)).toStrictEqual({ code: 0, signal: null });
     expect(survivors(tracked)).toStrictEqual([]);
   }, 30_000);
 });
@@ -205,13 +207,7 @@ describe('the gateway CLI over stdio, signalled', () => {
     const gw = startGateway(THREE);
     await handshake(gw);
     const procs = await snapshot(gw);
-    process.kill(gw.pid, 'SIGTERM');
-    const exit = await Promise.race([
-      gw.exited,
-      new Promise<undefined>((r) => setTimeout(() => r(undefined), 10_000)),
-    ]);
-    if (!exit) gw.kill();
-    expect(exit).toStrictEqual({ code: 0, signal: null });
+    expect(await terminate(gw)).toStrictEqual({ code: 0, signal: null });
     expect(survivors(procs)).toStrictEqual([]);
   }, 30_000);
 });

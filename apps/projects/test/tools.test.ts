@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { AuthInfo, JsonRpcId, McpServer } from '@mcpkit/protocol';
 import {
   connectRaw,
+  initializeRequest,
   killSpawned,
   type RawPeer,
   type RawReply,
@@ -904,16 +905,10 @@ async function runCli(
   };
 }
 
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2024-11-05',
-    capabilities: {},
-    clientInfo: { name: 'test', version: '1.0.0' },
-  },
-};
+const initialize = initializeRequest(1, {
+  protocolVersion: '2024-11-05',
+  clientInfo: { name: 'test', version: '1.0.0' },
+});
 const initialized = { jsonrpc: '2.0', method: 'notifications/initialized', params: {} };
 const listCall = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_projects' } };
 const createCall = (name: string) => ({

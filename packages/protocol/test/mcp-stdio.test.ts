@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RawProcess, spawnRaw } from '../src/testing/index.js';
+import { initializeRequest, type RawProcess, spawnRaw } from '../src/testing/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
 let server: RawProcess;
@@ -32,16 +32,12 @@ describe('MCP over stdio, at the wire', () => {
   });
 
   it('runs the handshake of the mcp-n8n gateway API reference verbatim: initialize 2024-11-05, then the bare initialized', async () => {
-    const reply = await server.exchange({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
+    const reply = await server.exchange(
+      initializeRequest(1, {
         protocolVersion: '2024-11-05',
-        capabilities: {},
         clientInfo: { name: 'claude-desktop', version: '1.0.0' },
-      },
-    });
+      }),
+    );
     expect(reply).toMatchObject({
       jsonrpc: '2.0',
       id: 1,

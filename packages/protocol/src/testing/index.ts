@@ -12,6 +12,7 @@ export { isAlive, killGroup, killSpawned, waitGone } from './processes.js';
 export { seededRandom } from './random.js';
 export {
   connectRaw,
+  initializeRequest,
   type RawErrorObject,
   type RawMessage,
   type RawPeer,

@@ -121,6 +121,33 @@ function expectedReply(frame: Frame): Expected {
   }
 }
 
+/**
+ * An `initialize` request frame, for tests that write the handshake themselves: the newest
+ * protocol version, no client capabilities and `clientInfo` raw-peer, unless `params` says
+ * otherwise.
+ *
+ * @example
+ * ```ts
+ * server.send(initializeRequest(1, { protocolVersion: '2024-11-05' }));
+ * ```
+ */
+export function initializeRequest(
+  id: JsonRpcId,
+  params: Record<string, unknown> = {},
+): { jsonrpc: '2.0'; id: JsonRpcId; method: 'initialize'; params: Record<string, unknown> } {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: {
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'raw-peer', version: '0.0.0' },
+      ...params,
+    },
+  };
+}
+
 /** After every microtask of the current turn: what the server does synchronously is done. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -284,12 +311,7 @@ export function connectRaw(server: McpServer, options: RawPeerOptions = {}): Raw
       ),
     notify,
     async initialize(params = {}) {
-      const reply = await request('initialize', {
-        protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: 'raw-peer', version: '0.0.0' },
-        ...params,
-      });
+      const reply = await request('initialize', initializeRequest(0, params).params);
       if (reply.error) throw new Error(`initialize failed: ${JSON.stringify(reply.error)}`);
       await notify('notifications/initialized');
       return reply;
