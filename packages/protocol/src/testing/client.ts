@@ -4,6 +4,7 @@ import type { AuthInfo } from '../mcp/session.js';
 import type { ConnectOptions } from '../mcp/transport.js';
 import { createLinkedTransports } from '../transports/memory.js';
 
+/** How {@link connectClient} connects: the McpClient's own options, plus the server side's. */
 export interface ConnectClientOptions extends McpClientOptions {
   /** Who the client acts as (an in-memory channel carries no credentials, like stdio). */
   auth?: AuthInfo;

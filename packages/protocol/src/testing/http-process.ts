@@ -6,6 +6,7 @@ import type { HttpClientOptions } from './http.js';
 import { killGroup } from './processes.js';
 import { type ProcessOptions, start, stop, until } from './spawn.js';
 
+/** How {@link spawnHttpServer} starts a server and finds where it listens. */
 export interface HttpProcessOptions extends ProcessOptions {
   /** How long the server may take to log its URL. Default 20 000 ms. */
   timeoutMs?: number;
@@ -19,12 +20,15 @@ export interface HttpProcessOptions extends ProcessOptions {
 
 /** An HTTP server in a child process, listening, as {@link spawnHttpServer} started it. */
 export interface HttpProcess {
+  /** The child process (its stdio are pipes; stdout is drained). */
   readonly child: ChildProcessWithoutNullStreams;
+  /** Its process id. */
   readonly pid: number;
   /** What the server logged, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
   /** Everything it wrote to stderr so far. */
   stderr(): string;
+  /** Resolves when the process has exited and its output is read. */
   readonly exited: Promise<ProcessExit>;
   /**
    * An initialized McpClient over Streamable HTTP to `url` + `path` (default `/mcp`); `stop()`

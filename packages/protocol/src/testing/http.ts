@@ -3,6 +3,7 @@ import { StreamableHttpClientTransport } from '../client/streamable-http.js';
 import { createMcpHttpServer, type McpHttpOptions, type McpHttpServer } from '../http/server.js';
 import type { McpServer } from '../mcp/server.js';
 
+/** A Streamable HTTP client's options: the McpClient's own, plus headers for every request. */
 export interface HttpClientOptions extends McpClientOptions {
   /** Sent with every request, e.g. `{ Authorization: 'Bearer …' }`. */
   headers?: Record<string, string>;
@@ -14,6 +15,7 @@ export interface ServedHttp {
   readonly http: McpHttpServer;
   /** The origin, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
+  /** The port it listens on. */
   readonly port: number;
   /** The Streamable HTTP endpoint (`url` + the streamable path). */
   readonly mcpUrl: string;

@@ -1,3 +1,4 @@
+/** How {@link postJson} sends: credentials, headers, content type, method, deadline. */
 export interface PostOptions {
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
@@ -13,7 +14,9 @@ export interface PostOptions {
 
 /** An HTTP answer, read to the end. */
 export interface PostReply<B = unknown> {
+  /** The HTTP status. */
   status: number;
+  /** The response headers. */
   headers: Headers;
   /** The body as sent. */
   text: string;

@@ -10,7 +10,9 @@ import { type ProcessOptions, start, stop, until } from './spawn.js';
  * frames go out exactly as written, stdout comes back line by line, unparsed until asked.
  */
 export interface RawProcess {
+  /** The child process, its stdio as pipes. */
   readonly child: ChildProcessWithoutNullStreams;
+  /** Its process id. */
   readonly pid: number;
   /** Every line the child wrote on stdout so far, in order. */
   readonly lines: readonly string[];

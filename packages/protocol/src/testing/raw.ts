@@ -11,26 +11,37 @@ import { createLinkedTransports } from '../transports/memory.js';
 
 /** A JSON-RPC error object as it came from the server. */
 export interface RawErrorObject {
+  /** The error code (-32700 … -32000, or the server's own). */
   code: number;
+  /** One short sentence. */
   message: string;
+  /** Whatever the server added about the failure. */
   data?: unknown;
 }
 
 /** A JSON-RPC reply as it came from the server, parsed. */
 export interface RawReply<R = Record<string, unknown>> {
+  /** Always `'2.0'`. */
   jsonrpc: '2.0';
+  /** The id of the request it answers; null when the server could not read one. */
   id: JsonRpcId | null;
+  /** What a successful call returned. */
   result?: R;
+  /** Why the call failed. */
   error?: RawErrorObject;
 }
 
 /** A notification or request the server sent (`id` only on requests). */
 export interface RawMessage {
+  /** The method, e.g. `notifications/tools/list_changed` or `sampling/createMessage`. */
   method: string;
+  /** Its params, if it had any. */
   params?: Record<string, unknown>;
+  /** The id of a request. */
   id?: JsonRpcId;
 }
 
+/** How {@link connectRaw} connects: `server.connect()` options, answers to server requests. */
 export interface RawPeerOptions extends ConnectOptions {
   /**
    * Answers the server's requests (`sampling/createMessage`, `elicitation/create` …): return the

@@ -1,6 +1,7 @@
 import { killGroup } from './processes.js';
 import { type ProcessOptions, start } from './spawn.js';
 
+/** How {@link runProcess} runs a command: its input, its deadline, when to stop it. */
 export interface RunOptions extends ProcessOptions {
   /** Written to stdin, which is then closed. Default: nothing (stdin closed at once). */
   input?: string;
@@ -18,10 +19,15 @@ export interface RunOptions extends ProcessOptions {
 
 /** How a command run by {@link runProcess} ended, and all it wrote. */
 export interface RunResult {
+  /** The exit code; null when a signal ended it. */
   code: number | null;
+  /** The signal that ended it, if one did. */
   signal: NodeJS.Signals | null;
+  /** Everything it wrote to stdout. */
   stdout: string;
+  /** Everything it wrote to stderr. */
   stderr: string;
+  /** It ran past `timeoutMs` and was killed. */
   timedOut: boolean;
   /** Wall time from spawn to close. */
   ms: number;

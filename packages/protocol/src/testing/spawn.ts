@@ -8,6 +8,7 @@ export interface ProcessOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Start from this process's whole environment. Default true. */
   inheritEnv?: boolean;
+  /** The working directory. Default: this process's. */
   cwd?: string;
   /**
    * Lead a process group of its own, so stopping it stops whatever it started too (a gateway's

@@ -5,6 +5,7 @@ import {
   StdioClientTransport,
 } from '../client/stdio.js';
 
+/** How {@link spawnServer} starts the server (`StdioClientTransport`'s options) and its client. */
 export interface SpawnServerOptions extends Omit<StdioClientOptions, 'command' | 'args'> {
   /** How the client introduces itself, which server requests it answers, its deadlines. */
   client?: McpClientOptions;
@@ -12,9 +13,11 @@ export interface SpawnServerOptions extends Omit<StdioClientOptions, 'command' |
 
 /** A server process with an initialized McpClient on its stdio, as {@link spawnServer} made it. */
 export interface SpawnedServer {
+  /** The initialized client. */
   readonly client: McpClient;
   /** The child behind the client: `pid`, `exited`, `stderrTail`. */
   readonly transport: StdioClientTransport;
+  /** The server's process id (undefined if it could not be started). */
   readonly pid: number | undefined;
   /** Resolves when the process has exited (or failed to start). */
   readonly exited: Promise<ProcessExit>;
