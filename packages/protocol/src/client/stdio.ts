@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import type { FrameSink } from '../jsonrpc/transport.js';
+import { killGroup } from '../process/kill-group.js';
 import { StdioTransport } from '../transports/stdio.js';
 import type { ClientTransport } from './transport.js';
 
@@ -188,16 +189,6 @@ export class StdioClientTransport implements ClientTransport {
   }
 
   #kill(signal: NodeJS.Signals): void {
-    const pid = this.#child?.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        // already gone
-      }
-    }
+    killGroup(this.#child?.pid, signal);
   }
 }

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { killGroup } from '../process/kill-group.js';
 
 /** Children started by this kit that have not exited yet, for {@link killSpawned}. */
 const spawned = new Set<ChildProcess>();
@@ -27,22 +28,7 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/**
- * Send `signal` to the process group `pid` leads, or to the process alone when it leads none.
- * Never throws: a process that is gone already is what the caller wanted.
- */
-export function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // gone already
-    }
-  }
-}
+export { killGroup };
 
 /** Polls (bounded) until none of `pids` is alive; resolves with those still alive at the end. */
 export async function waitGone(pids: readonly number[], timeoutMs = 8_000): Promise<number[]> {
