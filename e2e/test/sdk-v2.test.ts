@@ -13,7 +13,6 @@ import {
   killAll,
   LEGACY_VERSIONS,
   prepare,
-  run,
   SIMPLE_TOOL,
   scratch,
   startHttp,
@@ -32,7 +31,7 @@ interface Exchange {
 
 describe('SDK v2 Client (@modelcontextprotocol/client 2.4.0, versionNegotiation auto)', () => {
   it.each(CELLS)(
-    '%s over %s: probe server/discover, fall back to initialize, listTools, callTool',
+    '%s over %s: probe server/discover (modern over stdio, initialize over HTTP), listTools, callTool',
     async (app, transport) => {
       const s = scratch(`v2-${app}-${transport}`);
       let server: HttpApp | undefined;
@@ -82,12 +81,13 @@ describe('SDK v2 Client (@modelcontextprotocol/client 2.4.0, versionNegotiation 
         }
 
         await within(client.connect(clientTransport, REQUEST), 45_000, 'connect');
-        expect(client.getProtocolEra()).toBe('legacy');
-        expect(client.getDiscoverResult()).toBeUndefined();
-        expect(LEGACY_VERSIONS).toContain(client.getNegotiatedProtocolVersion());
         expect(client.getServerVersion()?.name).toBeTruthy();
         if (transport === 'http') {
-          // The probe went first, was refused with a JSON-RPC error, and initialize followed.
+          // Streamable HTTP still serves only the 2025 era (2026-07-28 over HTTP is the next
+          // step): the probe went first, was refused with a JSON-RPC error, initialize followed.
+          expect(client.getProtocolEra()).toBe('legacy');
+          expect(client.getDiscoverResult()).toBeUndefined();
+          expect(LEGACY_VERSIONS).toContain(client.getNegotiatedProtocolVersion());
           expect(exchanges.map((e) => e.method).slice(0, 2)).toEqual([
             'server/discover',
             'initialize',
@@ -103,14 +103,11 @@ describe('SDK v2 Client (@modelcontextprotocol/client 2.4.0, versionNegotiation 
             { status: 200, code: -32601 },
           ]).toContainEqual({ status: probe.status, code: answer.error?.code });
         } else {
-          // The v2 client probes stdio on a disposable sibling process; ask the server directly.
-          const discover = await run(prepared.stdio.command, prepared.stdio.args, {
-            env: prepared.stdio.env,
-            timeoutMs: 20_000,
-            input: `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} })}\n`,
-          });
-          const line = discover.stdout.split('\n').find((l) => l.includes('"id":1'));
-          expect(JSON.parse(line ?? '{}')).toMatchObject({ id: 1, error: { code: -32601 } });
+          // Over stdio every app is dual-era: the probe finds 2026-07-28 and the client stays
+          // modern — no initialize at all.
+          expect(client.getProtocolEra()).toBe('modern');
+          expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+          expect(client.getDiscoverResult()?.supportedVersions).toEqual(['2026-07-28']);
         }
 
         const { tools } = await within(client.listTools({}, REQUEST), 25_000, 'tools/list');

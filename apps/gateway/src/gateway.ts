@@ -9,6 +9,7 @@ import {
   McpServer,
   RpcError,
   type Tool,
+  withoutReservedMeta,
 } from '@mcpkit/protocol';
 import { Backend, type BackendHooks } from './backends/backend.js';
 import type { GatewayConfig } from './config.js';
@@ -295,7 +296,9 @@ export class Gateway {
       this.#progress.set(token, ctx);
     }
     const params: Record<string, unknown> = { name: original, arguments: args };
-    const meta = ctx.meta ? { ...ctx.meta } : undefined;
+    // The client's own envelope (2026-07-28 `_meta` keys) is not the backend's business: the
+    // backend link states its own version and capabilities; `traceparent` and the like pass.
+    const meta = ctx.meta ? withoutReservedMeta(ctx.meta) : undefined;
     if (meta) delete meta.progressToken;
     if (token || meta) params._meta = { ...meta, ...(token ? { progressToken: token } : {}) };
     let calls = this.#inflight.get(backend);

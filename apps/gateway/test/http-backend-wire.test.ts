@@ -6,8 +6,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defineTool, type McpClient, McpServer } from '@mcpkit/protocol';
-import { serveHttp, waitFor } from '@mcpkit/protocol/testing';
+import { defineTool, type McpClient, McpServer, META } from '@mcpkit/protocol';
+import { connectRaw, serveHttp, waitFor } from '@mcpkit/protocol/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
@@ -182,6 +182,41 @@ describe('the gateway in front of an HTTP backend', () => {
     );
     await expect(client.callTool('wire__echo')).resolves.toMatchObject({
       content: [{ type: 'text', text: 'ok' }],
+    });
+  });
+});
+
+describe('a 2026-07-28 client in front of a 2025 backend', () => {
+  it("forwards _meta without the client's envelope: the backend gets trace context, not the reserved keys", async () => {
+    const backendServer = new McpServer({ name: 'echo-meta', version: '1' }).addTool(
+      defineTool({
+        name: 'meta',
+        description: "Echoes the request's _meta",
+        handler: (_args, ctx) => JSON.stringify(ctx.meta ?? null),
+      }),
+    );
+    const backendHttp = await serveHttp(backendServer);
+    cleanups.push(() => backendHttp.close());
+    const { gateway } = await gatewayFor(backendHttp.mcpUrl);
+    const peer = connectRaw(gateway.server);
+    cleanups.push(() => peer.close());
+    const result = await peer.result<{ content: { text: string }[]; resultType?: string }>(
+      'tools/call',
+      {
+        name: 'wire__meta',
+        _meta: {
+          [META.protocolVersion]: '2026-07-28',
+          [META.clientCapabilities]: {},
+          [META.clientInfo]: { name: 'modern-client', version: '1' },
+          traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        },
+      },
+    );
+    // The client got a modern answer from the gateway …
+    expect(result.resultType).toBe('complete');
+    // … and the backend, a 2025 session of the gateway's link, saw only the trace context.
+    expect(JSON.parse(result.content[0]?.text ?? 'null')).toEqual({
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
     });
   });
 });

@@ -99,12 +99,23 @@ export type * from './mcp/types.js';
 export { MCP_LOGGING_LEVELS } from './mcp/types.js';
 export {
   DEFAULT_HTTP_PROTOCOL_VERSION,
+  isModernVersion,
   isSupportedVersion,
   LATEST_PROTOCOL_VERSION,
+  MODERN_PROTOCOL_VERSIONS,
+  type ModernProtocolVersion,
   negotiateVersion,
   type ProtocolVersion,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp/versions.js';
+export {
+  type Envelope,
+  isReservedMetaKey,
+  META,
+  modernClaim,
+  parseEnvelope,
+  withoutReservedMeta,
+} from './mcp/era.js';
 
 // Transports: channels a JsonRpcConnection or `McpServer.connect` runs over
 export { type ServeMcpStdioOptions, serveMcpStdio } from './mcp/stdio.js';

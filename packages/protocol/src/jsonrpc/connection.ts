@@ -11,8 +11,11 @@ import type { JsonRpcId, JsonRpcParams } from './types.js';
 export interface ConnectionOptions<E> {
   /** The channel to the peer. */
   transport: FrameTransport;
-  /** Methods this side serves. Without one, every incoming request is answered -32601. */
-  dispatcher?: Dispatcher<E>;
+  /**
+   * Methods this side serves (a Dispatcher, or anything that answers decoded frames like one).
+   * Without one, every incoming request is answered -32601.
+   */
+  dispatcher?: Pick<Dispatcher<E>, 'handleDecoded'>;
   /** Attached to every call's context (`ctx.extra`). */
   extra?: E;
   /** Default deadline for requests this side sends. Default 60 000 ms. */
@@ -39,7 +42,7 @@ export interface ConnectionOptions<E> {
  */
 export class JsonRpcConnection<E = unknown> {
   readonly #transport: FrameTransport;
-  readonly #dispatcher: Dispatcher<E>;
+  readonly #dispatcher: Pick<Dispatcher<E>, 'handleDecoded'>;
   readonly #client: JsonRpcClient;
   readonly #logger: EngineLogger | undefined;
   readonly #drainTimeoutMs: number;

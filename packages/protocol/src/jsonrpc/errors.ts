@@ -25,8 +25,14 @@ export const McpErrorCode = {
   AuthenticationFailed: -32001,
   /** A Streamable HTTP session id the server does not know (HTTP 404). */
   SessionNotFound: -32001,
-  /** MCP: `resources/read` of a URI the server does not have. */
+  /** MCP (2025 era): `resources/read` of a URI the server does not have. */
   ResourceNotFound: -32002,
+  /** MCP 2026-07-28: an HTTP header disagrees with the body (or is missing). */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: the request needs a client capability its `_meta` did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** MCP 2026-07-28: the request's protocol version is one the server does not speak. */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 // A registry-wide brand instead of `instanceof`, so errors thrown by a second copy of this

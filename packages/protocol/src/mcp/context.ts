@@ -85,7 +85,11 @@ export class McpContext {
 
   /** `notifications/message`, when the client's log level lets it through. */
   log(level: LoggingLevel, data: unknown, logger?: string): boolean {
-    if (!logLevelAdmits(this.session.logLevel, level)) return false;
+    const session = this.session;
+    // A modern request without a log level in its `_meta` gets no log messages at all (MCP
+    // 2026-07-28, `server/utilities/logging`); a 2025 session that never set one gets every level.
+    if (session.era === 'modern' && session.logLevel === undefined) return false;
+    if (!logLevelAdmits(session.logLevel, level)) return false;
     return this.notify(
       'notifications/message',
       logger === undefined ? { level, data } : { level, logger, data },
@@ -118,6 +122,17 @@ export class McpContext {
     params: Record<string, unknown>,
     options?: RequestOptions,
   ): Promise<R> {
+    if (this.session.era === 'modern') {
+      // The modern era has no server-to-client requests: a server asks for input by answering
+      // `input_required` (multi round-trip, spec `basic/patterns/mrtr`), not supported here yet.
+      return Promise.reject(
+        new RpcError(
+          ErrorCode.InternalError,
+          `${method} is not available to 2026-07-28 requests yet (multi round-trip input is not supported)`,
+          { capability, method },
+        ),
+      );
+    }
     if (!this.session.clientCapabilities[capability]) {
       return Promise.reject(
         new RpcError(ErrorCode.MethodNotFound, `Client does not support ${capability}`, {

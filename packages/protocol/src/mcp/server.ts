@@ -1,12 +1,15 @@
 import { decodeFrame } from '../jsonrpc/codec.js';
 import { JsonRpcConnection } from '../jsonrpc/connection.js';
 import { Dispatcher, type EngineLogger } from '../jsonrpc/dispatcher.js';
-import { RpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { MethodDefinition } from '../jsonrpc/method.js';
 import type { FrameTransport } from '../jsonrpc/transport.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
 import { logLevelAdmits, type McpCallExtra, type McpContext } from './context.js';
+import { META } from './era.js';
+import { EraRouter } from './era-router.js';
 import { completionMethods } from './handlers/completion.js';
+import { decorateModernResult, discoverMethods, LEGACY_ONLY } from './handlers/discover.js';
 import { lifecycleMethods } from './handlers/lifecycle.js';
 import { promptMethods } from './handlers/prompts.js';
 import { resourceMethods } from './handlers/resources.js';
@@ -138,6 +141,8 @@ export class McpServer {
   readonly #prompts = new Map<string, Prompt>();
   readonly #sessions = new Set<McpSession>();
   readonly #dispatcher: Dispatcher<McpCallExtra>;
+  readonly #modern: Dispatcher<McpCallExtra>;
+  readonly #router: EraRouter;
   readonly #port: ServerPort;
 
   constructor(options: McpServerOptions) {
@@ -182,7 +187,27 @@ export class McpServer {
       ...promptMethods(internals),
       ...completionMethods(internals),
     );
-    const dispatcher = this.#dispatcher;
+    // The modern era (2026-07-28) serves the same tools, resources, prompts and completions
+    // without the session methods it dropped, and with the spec's codes where the 2025-era
+    // hooks would say otherwise (a modern server "MUST NOT emit -32002").
+    const modern: ServerInternals = {
+      ...internals,
+      resourceNotFound: (uri) =>
+        new RpcError(ErrorCode.InvalidParams, 'Resource not found', { uri }),
+    };
+    this.#modern = new Dispatcher<McpCallExtra>(options.logger ? { logger: options.logger } : {});
+    this.#modern.register(
+      ...discoverMethods(modern, () => this.#modernCapabilities()),
+      ...toolMethods(modern),
+      ...resourceMethods(modern).filter((m) => !LEGACY_ONLY.has(m.name)),
+      ...promptMethods(modern),
+      ...completionMethods(modern),
+    );
+    const serverInfo = { [META.serverInfo]: info };
+    this.#router = new EraRouter(this.#dispatcher, this.#modern, (method, result) =>
+      decorateModernResult(method, result, serverInfo),
+    );
+    const dispatcher = this.#router;
     this.#port = {
       openSession: (channel) => this.#openSession(channel),
       closeSession: (session) => this.#closeSession(session),
@@ -239,7 +264,7 @@ export class McpServer {
     const session = this.#openSession();
     const connection: JsonRpcConnection<McpCallExtra> = new JsonRpcConnection<McpCallExtra>({
       transport,
-      dispatcher: this.#dispatcher,
+      dispatcher: this.#router,
       extra: options.auth ? { session, auth: options.auth } : { session },
       cancellation: session[CANCELLATION],
       logger: options.logger ?? this.logger,
@@ -278,6 +303,7 @@ export class McpServer {
   /** Add JSON-RPC methods of your own beside the MCP ones (they get the session as `ctx.extra`). */
   addMethods(...methods: MethodDefinition<McpCallExtra>[]): this {
     this.#dispatcher.register(...methods);
+    this.#modern.register(...methods);
     return this;
   }
 
@@ -372,6 +398,19 @@ export class McpServer {
   /** The registered prompts, in registration order (a copy). */
   listPrompts(): Prompt[] {
     return [...this.#prompts.values()];
+  }
+
+  /**
+   * What `server/discover` declares: the registered features, without `listChanged` and
+   * `subscribe` — a modern client reaches those through `subscriptions/listen`, which this
+   * server does not offer yet, so it must not be told to try.
+   */
+  #modernCapabilities(): Record<string, unknown> {
+    const caps: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(this.capabilities())) {
+      caps[key] = key === 'tools' || key === 'resources' || key === 'prompts' ? {} : value;
+    }
+    return caps;
   }
 
   /** Capabilities derived from what is registered (the initialize result's). */

@@ -3,7 +3,11 @@ import { CancellationRegistry } from '../jsonrpc/cancellation.js';
 import type { RequestOptions } from '../jsonrpc/client.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from './types.js';
-import { DEFAULT_HTTP_PROTOCOL_VERSION, type ProtocolVersion } from './versions.js';
+import {
+  DEFAULT_HTTP_PROTOCOL_VERSION,
+  type ModernProtocolVersion,
+  type ProtocolVersion,
+} from './versions.js';
 
 /** A way to reach the client: notifications, and requests whose answers come back. */
 export interface OutboundChannel {
@@ -46,8 +50,13 @@ export const CANCELLATION: unique symbol = Symbol('mcpkit.session.cancellation')
  */
 export class McpSession {
   #id: string | undefined;
-  /** The version initialize settled on (before it: what Streamable HTTP assumes). */
-  protocolVersion: ProtocolVersion = DEFAULT_HTTP_PROTOCOL_VERSION;
+  /**
+   * `legacy`: a 2025-era session, state kept between requests. `modern`: the scope of one
+   * 2026-07-28 request, built from its `_meta` and gone with it.
+   */
+  era: 'legacy' | 'modern' = 'legacy';
+  /** The version initialize settled on (before it: what Streamable HTTP assumes), or a modern request's. */
+  protocolVersion: ProtocolVersion | ModernProtocolVersion = DEFAULT_HTTP_PROTOCOL_VERSION;
   /** The client's `clientInfo` from initialize. */
   clientInfo: Implementation | undefined;
   /** What the client said it can do in initialize. */
@@ -63,7 +72,7 @@ export class McpSession {
   /** Who subscribed (the caller of the latest resources/subscribe), for audience checks. */
   subscriber: AuthInfo | undefined;
   /** The calls in flight, by request id: what `notifications/cancelled` aborts. */
-  readonly [CANCELLATION] = new CancellationRegistry();
+  readonly [CANCELLATION]: CancellationRegistry;
   /** A long-lived path to the client for notifications outside any request. */
   channel: OutboundChannel | undefined;
   /** When the client was last heard from (ms since the epoch): idle sessions expire by it. */
@@ -71,9 +80,14 @@ export class McpSession {
   /** The session has ended; nothing more is sent to it. */
   closed = false;
 
-  /** A session reaching its client through `channel`, if it has one yet. */
-  constructor(channel?: OutboundChannel) {
+  /**
+   * A session reaching its client through `channel`, if it has one yet. A modern request's scope
+   * shares the cancellation registry of the connection it arrived on, so the connection's
+   * `notifications/cancelled` reaches it.
+   */
+  constructor(channel?: OutboundChannel, cancellation = new CancellationRegistry()) {
     this.channel = channel;
+    this[CANCELLATION] = cancellation;
   }
 
   /** A random id, made on first use: throwaway sessions of stateless requests never need one. */

@@ -12,7 +12,22 @@ export const LATEST_PROTOCOL_VERSION: ProtocolVersion = SUPPORTED_PROTOCOL_VERSI
 /** What Streamable HTTP assumes when a request carries no MCP-Protocol-Version header. */
 export const DEFAULT_HTTP_PROTOCOL_VERSION: ProtocolVersion = '2025-03-26';
 
-/** Whether this package speaks `version`. */
+/**
+ * The revisions of the modern era (MCP 2026-07-28 and later): no initialize handshake, every
+ * request carries its version and the client's capabilities in `_meta` (spec
+ * `basic/versioning`). A request claiming one of these is served statelessly beside the
+ * sessions of the 2025 era.
+ */
+export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
+/** A modern-era revision this package speaks. */
+export type ModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number];
+
+/** Whether `version` is a modern-era revision this package speaks. */
+export function isModernVersion(version: string): version is ModernProtocolVersion {
+  return (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version);
+}
+
+/** Whether this package speaks `version` in the 2025 era (through initialize). */
 export function isSupportedVersion(version: string): version is ProtocolVersion {
   return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version);
 }

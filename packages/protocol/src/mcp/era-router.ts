@@ -1,0 +1,120 @@
+import { encodeResponse, errorResponse, type Frame, type Incoming } from '../jsonrpc/codec.js';
+import type { Dispatcher, DispatchOptions } from '../jsonrpc/dispatcher.js';
+import { ErrorCode, type RpcError } from '../jsonrpc/errors.js';
+import { isPromiseLike, type MaybePromise } from '../jsonrpc/method.js';
+import type { JsonRpcResponse } from '../jsonrpc/types.js';
+import type { McpCallExtra } from './context.js';
+import { modernClaim, parseEnvelope } from './era.js';
+import { CANCELLATION, McpSession } from './session.js';
+
+/** What a connection or an HTTP transport hands frames to: a Dispatcher, or the era router. */
+export interface FrameHandler<E> {
+  handleDecoded(frame: Frame, options: DispatchOptions<E>): MaybePromise<string | undefined>;
+}
+
+/** Adds what every modern result carries (`resultType`, server info, cache hints). */
+export type ResultDecorator = (method: string, result: Record<string, unknown>) => unknown;
+
+type Request = Extract<Incoming, { kind: 'request' }>;
+
+/**
+ * Routes every message by its era (MCP 2026-07-28, `basic/versioning`: "every request carries
+ * its protocol version, and the server accepts or rejects each request independently"). A request
+ * whose `_meta` claims the modern era is validated and served statelessly by the modern method
+ * set, in a scope built from its envelope; everything else goes to the 2025-era dispatcher, on the
+ * session of its connection, exactly as before. Both eras may share one stdio stream.
+ */
+export class EraRouter implements FrameHandler<McpCallExtra> {
+  readonly #legacy: Dispatcher<McpCallExtra>;
+  readonly #modern: Dispatcher<McpCallExtra>;
+  readonly #decorate: ResultDecorator;
+
+  constructor(
+    legacy: Dispatcher<McpCallExtra>,
+    modern: Dispatcher<McpCallExtra>,
+    decorate: ResultDecorator,
+  ) {
+    this.#legacy = legacy;
+    this.#modern = modern;
+    this.#decorate = decorate;
+  }
+
+  handleDecoded(
+    frame: Frame,
+    options: DispatchOptions<McpCallExtra>,
+  ): MaybePromise<string | undefined> {
+    if (frame.kind === 'single') {
+      const message = frame.message;
+      if (message.kind === 'request') {
+        const meta = modernClaim(message.params);
+        if (meta) return this.#serveModern(message, meta, options);
+      }
+    } else if (frame.kind === 'batch' && frame.messages.some(claims)) {
+      // JSON-RPC batching is gone from MCP since 2025-06-18; a modern request in a batch would
+      // be served under rules nobody asked for (spec `basic/index`: one request per message).
+      return encodeResponse(
+        errorResponse(null, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Invalid Request: 2026-07-28 requests cannot be batched',
+        }),
+      );
+    }
+    return this.#legacy.handleDecoded(frame, options);
+  }
+
+  #serveModern(
+    request: Request,
+    meta: Record<string, unknown>,
+    options: DispatchOptions<McpCallExtra>,
+  ): MaybePromise<string | undefined> {
+    let envelope: ReturnType<typeof parseEnvelope>;
+    try {
+      envelope = parseEnvelope(meta);
+    } catch (err) {
+      return encodeResponse(errorResponse(request.id, (err as RpcError).toJSON()));
+    }
+    // initialize, ping, logging/setLevel, resources/(un)subscribe … are not part of the modern
+    // era (spec changelog): a modern request for one is a method the era does not have.
+    if (!this.#modern.has(request.method)) {
+      return encodeResponse(
+        errorResponse(request.id, {
+          code: ErrorCode.MethodNotFound,
+          message: 'Method not found',
+          data: { method: request.method },
+        }),
+      );
+    }
+    const outer = options.extra;
+    // The request's own scope: what its envelope says, the connection's way back for progress,
+    // and the connection's cancellations (`notifications/cancelled` names this request's id).
+    const session = new McpSession(outer.session.channel, outer.session[CANCELLATION]);
+    session.era = 'modern';
+    session.protocolVersion = envelope.protocolVersion;
+    session.clientCapabilities = envelope.clientCapabilities;
+    session.clientInfo = envelope.clientInfo;
+    session.logLevel = envelope.logLevel;
+    session.initializeAnswered = true;
+    session.initialized = true;
+    const reply = this.#modern.dispatch(request, { ...options, extra: { ...outer, session } });
+    const method = request.method;
+    return isPromiseLike(reply)
+      ? reply.then((response) => this.#encode(method, response))
+      : this.#encode(method, reply);
+  }
+
+  #encode(method: string, response: JsonRpcResponse | undefined): string | undefined {
+    if (response === undefined) return undefined;
+    if ('result' in response && typeof response.result === 'object' && response.result !== null) {
+      return encodeResponse({
+        jsonrpc: '2.0',
+        id: response.id,
+        result: this.#decorate(method, response.result as Record<string, unknown>),
+      });
+    }
+    return encodeResponse(response);
+  }
+}
+
+const claims = (message: Incoming): boolean =>
+  (message.kind === 'request' || message.kind === 'notification') &&
+  modernClaim(message.params) !== undefined;

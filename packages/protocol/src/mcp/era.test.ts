@@ -1,0 +1,271 @@
+/**
+ * MCP 2026-07-28 beside the 2025 era on one connection (stdio and in-memory): per-request
+ * classification by `_meta`, envelope validation, the modern method set, result decoration,
+ * and a 2025 session on the same stream left exactly as it was.
+ */
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { connectRaw, type RawPeer } from '../testing/index.js';
+import { isReservedMetaKey, META, modernClaim, parseEnvelope, withoutReservedMeta } from './era.js';
+import { defineResource } from './resource.js';
+import { McpServer } from './server.js';
+import { defineTool } from './tool.js';
+
+const ENVELOPE = {
+  [META.protocolVersion]: '2026-07-28',
+  [META.clientCapabilities]: {},
+  [META.clientInfo]: { name: 'modern-test', version: '1.0.0' },
+};
+const modern = (params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) => ({
+  ...params,
+  _meta: { ...ENVELOPE, ...meta },
+});
+
+function server(): McpServer {
+  return new McpServer({ name: 'dual', version: '1.2.3', instructions: 'Use add.' })
+    .addTool(
+      defineTool({
+        name: 'add',
+        description: 'Adds',
+        inputSchema: z.object({ a: z.number(), b: z.number() }),
+        outputSchema: z.object({ sum: z.number() }),
+        handler: ({ a, b }) => ({ sum: a + b }),
+      }),
+      defineTool({
+        name: 'chatty',
+        description: 'Logs and reports progress',
+        handler: (_args, ctx) => {
+          ctx.log('info', 'working');
+          ctx.progress(1, 1);
+          return 'done';
+        },
+      }),
+      defineTool({
+        name: 'ask',
+        description: 'Samples',
+        handler: async (_args, ctx) => (await ctx.sample({ messages: [], maxTokens: 1 })).model,
+      }),
+      defineTool({
+        name: 'wait',
+        description: 'Waits for cancellation',
+        handler: (_args, ctx) =>
+          new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped'))),
+      }),
+      defineTool({
+        name: 'meta',
+        description: "Echoes the request's _meta",
+        handler: (_args, ctx) => JSON.stringify(ctx.meta ?? null),
+      }),
+    )
+    .addResource(defineResource({ uri: 'mem://one', name: 'one', read: () => 'the one' }));
+}
+
+let peer: RawPeer;
+afterEach(async () => {
+  await peer?.close();
+});
+
+describe('modern requests (2026-07-28) without initialize', () => {
+  it('server/discover says the versions, capabilities and instructions, with the result fields every modern result has', async () => {
+    peer = connectRaw(server());
+    const result = await peer.result('server/discover', modern());
+    expect(result).toEqual({
+      supportedVersions: ['2026-07-28'],
+      // No listChanged/subscribe: subscriptions/listen is not offered yet.
+      capabilities: { logging: {}, tools: {}, resources: {} },
+      instructions: 'Use add.',
+      resultType: 'complete',
+      ttlMs: 0,
+      cacheScope: 'private',
+      _meta: { [META.serverInfo]: { name: 'dual', version: '1.2.3' } },
+    });
+  });
+
+  it('serves tools/list and tools/call statelessly, decorating results (cache hints on lists only)', async () => {
+    peer = connectRaw(server());
+    const list = await peer.result<{ tools: { name: string }[]; ttlMs: number }>(
+      'tools/list',
+      modern(),
+    );
+    expect(list.tools.map((t) => t.name)).toContain('add');
+    expect(list).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
+    const call = await peer.result(
+      'tools/call',
+      modern({ name: 'add', arguments: { a: 2, b: 3 } }),
+    );
+    expect(call).toMatchObject({
+      structuredContent: { sum: 5 },
+      isError: false,
+      resultType: 'complete',
+      _meta: { [META.serverInfo]: { name: 'dual', version: '1.2.3' } },
+    });
+    expect(call).not.toHaveProperty('ttlMs');
+    // Nothing was remembered: the connection's own session was never initialized.
+    expect(peer.session.initialized).toBe(false);
+  });
+
+  it('refuses a version it does not speak with -32022, naming the supported ones', async () => {
+    peer = connectRaw(server());
+    const error = await peer.error(
+      'tools/list',
+      modern({}, { [META.protocolVersion]: '1900-01-01' }),
+    );
+    expect(error).toEqual({
+      code: -32022,
+      message: 'Unsupported protocol version: 1900-01-01',
+      data: { supported: ['2026-07-28'], requested: '1900-01-01' },
+    });
+  });
+
+  it('refuses a half or malformed envelope with -32602 naming the key', async () => {
+    peer = connectRaw(server());
+    const missingCaps = await peer.error('tools/list', {
+      _meta: { [META.protocolVersion]: '2026-07-28' },
+    });
+    expect(missingCaps).toMatchObject({
+      code: -32602,
+      data: { envelope: { key: META.clientCapabilities, problem: 'is missing' } },
+    });
+    const missingVersion = await peer.error('tools/list', {
+      _meta: { [META.clientCapabilities]: {} },
+    });
+    expect(missingVersion).toMatchObject({
+      code: -32602,
+      data: { envelope: { key: META.protocolVersion } },
+    });
+    const badLevel = await peer.error('tools/list', modern({}, { [META.logLevel]: 'loud' }));
+    expect(badLevel).toMatchObject({ code: -32602, data: { envelope: { key: META.logLevel } } });
+    const badInfo = await peer.error('tools/list', modern({}, { [META.clientInfo]: 'me' }));
+    expect(badInfo).toMatchObject({ code: -32602, data: { envelope: { key: META.clientInfo } } });
+  });
+
+  it('has no session methods: initialize, ping, logging/setLevel, resources/subscribe are -32601', async () => {
+    peer = connectRaw(server());
+    for (const name of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe']) {
+      const error = await peer.error(name, modern({ uri: 'mem://one', level: 'info' }));
+      expect(error).toEqual({ code: -32601, message: 'Method not found', data: { method: name } });
+    }
+  });
+
+  it('answers an unknown resource with -32602 (a modern server must not send -32002)', async () => {
+    peer = connectRaw(server());
+    await expect(peer.error('resources/read', modern({ uri: 'mem://none' }))).resolves.toEqual({
+      code: -32602,
+      message: 'Resource not found',
+      data: { uri: 'mem://none' },
+    });
+    const read = await peer.result('resources/read', modern({ uri: 'mem://one' }));
+    expect(read).toMatchObject({
+      contents: [{ text: 'the one' }],
+      ttlMs: 0,
+      cacheScope: 'private',
+    });
+  });
+
+  it('sends log messages only when the envelope asks for a level; progress as always', async () => {
+    peer = connectRaw(server());
+    await peer.result('tools/call', modern({ name: 'chatty', _meta: undefined }));
+    await peer.settle();
+    expect(peer.notifications.filter((n) => n.method === 'notifications/message')).toEqual([]);
+    await peer.result(
+      'tools/call',
+      modern({ name: 'chatty' }, { [META.logLevel]: 'info', progressToken: 'p1' }),
+    );
+    await peer.settle();
+    expect(peer.notifications).toEqual([
+      { method: 'notifications/message', params: { level: 'info', data: 'working' } },
+      { method: 'notifications/progress', params: { progressToken: 'p1', progress: 1, total: 1 } },
+    ]);
+  });
+
+  it('does not send the client requests: asking for sampling fails clearly', async () => {
+    peer = connectRaw(server(), { onRequest: () => ({ model: 'never asked' }) });
+    const error = await peer.error(
+      'tools/call',
+      modern({ name: 'ask' }, { [META.clientCapabilities]: { sampling: {} } }),
+    );
+    expect(error.message).toMatch(/multi round-trip/);
+    expect(peer.requests).toEqual([]);
+  });
+
+  it("is cancelled by notifications/cancelled with the request's id, and answers nothing", async () => {
+    peer = connectRaw(server());
+    const pending = peer.send({
+      jsonrpc: '2.0',
+      id: 'w1',
+      method: 'tools/call',
+      params: modern({ name: 'wait' }),
+    });
+    await peer.settle();
+    await peer.notify('notifications/cancelled', { requestId: 'w1' });
+    await peer.settle();
+    expect(peer.received.some((f) => f.includes('"id":"w1"'))).toBe(false);
+    await peer.close();
+    await expect(pending).resolves.toBeUndefined();
+  });
+
+  it('refuses a batch holding a modern request', async () => {
+    peer = connectRaw(server());
+    const reply = await peer.send([
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: modern() },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ]);
+    expect(JSON.parse(reply as string)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: 2026-07-28 requests cannot be batched' },
+    });
+  });
+});
+
+describe('both eras on one connection', () => {
+  it('keeps the 2025 session as it was while modern requests come and go', async () => {
+    peer = connectRaw(server());
+    await peer.initialize();
+    await peer.result('logging/setLevel', { level: 'error' });
+    await peer.result('tools/call', modern({ name: 'chatty' }, { [META.logLevel]: 'debug' }));
+    expect(peer.session).toMatchObject({ era: 'legacy', logLevel: 'error', initialized: true });
+    // The 2025 answers keep their shape and codes.
+    const legacy = await peer.result('tools/call', { name: 'add', arguments: { a: 1, b: 1 } });
+    expect(legacy).not.toHaveProperty('resultType');
+    await expect(peer.error('resources/read', { uri: 'mem://none' })).resolves.toMatchObject({
+      code: -32002,
+    });
+    await expect(peer.result('ping')).resolves.toEqual({});
+  });
+
+  it('treats _meta without the envelope keys as 2025 traffic', async () => {
+    peer = connectRaw(server());
+    const call = await peer.result('tools/call', {
+      name: 'meta',
+      _meta: { traceparent: '00-abc-def-01', 'io.modelcontextprotocol/other': 1 },
+    });
+    expect(call).not.toHaveProperty('resultType');
+  });
+});
+
+describe('envelope helpers', () => {
+  it('claims only params whose _meta holds the version or the capabilities', () => {
+    expect(modernClaim(undefined)).toBeUndefined();
+    expect(modernClaim([1, 2])).toBeUndefined();
+    expect(modernClaim({ _meta: { progressToken: 1 } })).toBeUndefined();
+    expect(modernClaim({ _meta: ENVELOPE })).toBe(ENVELOPE);
+    expect(parseEnvelope(ENVELOPE)).toEqual({
+      protocolVersion: '2026-07-28',
+      clientCapabilities: {},
+      clientInfo: { name: 'modern-test', version: '1.0.0' },
+      logLevel: undefined,
+    });
+  });
+
+  it('knows the reserved _meta prefixes and strips only those', () => {
+    expect(isReservedMetaKey('io.modelcontextprotocol/protocolVersion')).toBe(true);
+    expect(isReservedMetaKey('dev.mcp/anything')).toBe(true);
+    expect(isReservedMetaKey('com.example/mcp')).toBe(false);
+    expect(isReservedMetaKey('progressToken')).toBe(false);
+    expect(
+      withoutReservedMeta({ ...ENVELOPE, traceparent: 't', progressToken: 3, 'dev.mcp/x': 1 }),
+    ).toEqual({ traceparent: 't', progressToken: 3 });
+  });
+});
