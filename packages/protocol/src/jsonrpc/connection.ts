@@ -32,6 +32,11 @@ export interface ConnectionOptions<E> {
    * (a backend printing a banner), where an error reply would only be more noise.
    */
   onInvalidFrame?: (text: string, reason: 'invalid' | 'too_large' | 'not_utf8') => void;
+  /**
+   * Told as soon as the connection starts ending (the peer closed, or `close()`), before in-flight
+   * calls drain: calls that only end when the peer goes (a subscription) are ended here.
+   */
+  onEnd?: () => void;
   /** Told when an outgoing request is given up (timeout or abort). */
   onAbandon?: (id: number, method: string, reason: 'timeout' | 'abort') => void;
 }
@@ -49,6 +54,7 @@ export class JsonRpcConnection<E = unknown> {
   readonly #dispatchOptions: DispatchOptions<E>;
   readonly #cancellation: CancellationRegistry;
   readonly #onInvalidFrame: ConnectionOptions<E>['onInvalidFrame'];
+  readonly #onEndHook: ConnectionOptions<E>['onEnd'];
   #inflight = 0;
   #ended = false;
   #started = false;
@@ -68,6 +74,7 @@ export class JsonRpcConnection<E = unknown> {
       ...(options.onAbandon ? { onAbandon: options.onAbandon } : {}),
     });
     this.#onInvalidFrame = options.onInvalidFrame;
+    this.#onEndHook = options.onEnd;
     const cancellation = options.cancellation ?? new CancellationRegistry();
     this.#cancellation = cancellation;
     this.#dispatchOptions = {
@@ -220,6 +227,11 @@ export class JsonRpcConnection<E = unknown> {
   async #onEnd(error?: Error): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
+    try {
+      this.#onEndHook?.();
+    } catch (err) {
+      this.#logger?.error({ err }, 'onEnd hook failed');
+    }
     if (error) this.#logger?.debug({ err: error }, 'transport ended with an error');
     this.#client.close(
       new ConnectionClosedError(error ? `connection closed: ${error.message}` : undefined),

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { connectRaw, type RawPeer } from '../testing/index.js';
 import { isReservedMetaKey, META, modernClaim, parseEnvelope, withoutReservedMeta } from './era.js';
+import { definePrompt } from './prompt.js';
 import { defineResource } from './resource.js';
 import { McpServer } from './server.js';
 import { defineTool } from './tool.js';
@@ -72,8 +73,12 @@ describe('modern requests (2026-07-28) without initialize', () => {
     const result = await peer.result('server/discover', modern());
     expect(result).toEqual({
       supportedVersions: ['2026-07-28'],
-      // No listChanged/subscribe: subscriptions/listen is not offered yet.
-      capabilities: { logging: {}, tools: {}, resources: {} },
+      // listChanged and subscribe: delivered through subscriptions/listen.
+      capabilities: {
+        logging: {},
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+      },
       instructions: 'Use add.',
       resultType: 'complete',
       ttlMs: 0,
@@ -215,6 +220,100 @@ describe('modern requests (2026-07-28) without initialize', () => {
       jsonrpc: '2.0',
       id: null,
       error: { code: -32600, message: 'Invalid Request: 2026-07-28 requests cannot be batched' },
+    });
+  });
+});
+
+describe('subscriptions/listen', () => {
+  const listen = (id: string, notifications: Record<string, unknown>) =>
+    peer.send({
+      jsonrpc: '2.0',
+      id,
+      method: 'subscriptions/listen',
+      params: modern({ notifications }),
+    });
+  const stamped = (id: string) => ({ [META.subscriptionId]: id });
+
+  it('acknowledges first with what it honours, then sends only what was asked, stamped with the id', async () => {
+    const app = new McpServer({
+      name: 'dual',
+      version: '1',
+      onSubscribe: (uri) => {
+        if (uri === 'mem://secret') throw new Error('not yours');
+      },
+    }).addResource(defineResource({ uri: 'mem://one', name: 'one', read: () => '1' }));
+    peer = connectRaw(app);
+    void listen('s1', {
+      toolsListChanged: true,
+      resourceSubscriptions: ['mem://one', 'mem://secret'],
+    });
+    await peer.settle();
+    expect(app.subscriptionCount).toBe(1);
+    app.addPrompt(definePrompt({ name: 'p', description: 'not asked for', get: () => 'x' }));
+    app.addTool(defineTool({ name: 't', description: 'T', handler: () => 't' }));
+    app.resourceUpdated('mem://secret');
+    app.resourceUpdated('mem://one');
+    await peer.settle();
+    expect(peer.notifications).toEqual([
+      {
+        method: 'notifications/subscriptions/acknowledged',
+        params: {
+          notifications: { toolsListChanged: true, resourceSubscriptions: ['mem://one'] },
+          _meta: stamped('s1'),
+        },
+      },
+      { method: 'notifications/tools/list_changed', params: { _meta: stamped('s1') } },
+      {
+        method: 'notifications/resources/updated',
+        params: { uri: 'mem://one', _meta: stamped('s1') },
+      },
+    ]);
+  });
+
+  it('ends on notifications/cancelled without a response; other subscriptions go on', async () => {
+    const app = server();
+    peer = connectRaw(app);
+    const first = listen('a', { toolsListChanged: true });
+    void listen('b', { toolsListChanged: true });
+    await peer.settle();
+    expect(app.subscriptionCount).toBe(2);
+    await peer.notify('notifications/cancelled', { requestId: 'a' });
+    await peer.settle();
+    expect(app.subscriptionCount).toBe(1);
+    app.removeTool('add');
+    await peer.settle();
+    const changes = peer.notifications.filter((n) => n.method.endsWith('list_changed'));
+    expect(changes).toEqual([
+      { method: 'notifications/tools/list_changed', params: { _meta: stamped('b') } },
+    ]);
+    expect(peer.received.some((f) => f.includes('"id":"a"'))).toBe(false);
+    await peer.close();
+    await expect(first).resolves.toBeUndefined();
+    expect(app.subscriptionCount).toBe(0);
+  });
+
+  it('closes gracefully with a result carrying the subscription id', async () => {
+    const app = server();
+    peer = connectRaw(app);
+    const reply = listen('g', { resourcesListChanged: true });
+    await peer.settle();
+    app.closeSubscriptions();
+    expect(JSON.parse((await reply) as string)).toEqual({
+      jsonrpc: '2.0',
+      id: 'g',
+      result: {
+        resultType: 'complete',
+        _meta: { ...stamped('g'), [META.serverInfo]: { name: 'dual', version: '1.2.3' } },
+      },
+    });
+    expect(app.subscriptionCount).toBe(0);
+  });
+
+  it('is a modern method only: a 2025 session asking for it gets -32601', async () => {
+    peer = connectRaw(server());
+    await peer.initialize();
+    await expect(peer.error('subscriptions/listen', { notifications: {} })).resolves.toMatchObject({
+      code: -32601,
     });
   });
 });

@@ -20,6 +20,7 @@ export const META = {
   clientInfo: 'io.modelcontextprotocol/clientInfo',
   logLevel: 'io.modelcontextprotocol/logLevel',
   serverInfo: 'io.modelcontextprotocol/serverInfo',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const;
 
 /** What a modern request says about its client, from its `_meta`. */

@@ -19,6 +19,7 @@ import type { ArgumentIssue } from './json-schema.js';
 import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';
 import { CANCELLATION, McpSession, type OutboundChannel } from './session.js';
+import { SubscriptionHub } from './subscriptions.js';
 import type { Tool } from './tool.js';
 import type { ConnectOptions, McpConnection, ServerPort, ServerTransport } from './transport.js';
 import type { Icon, Implementation, LoggingLevel } from './types.js';
@@ -87,6 +88,8 @@ export interface McpServerOptions {
    * should not learn what they cannot use. Default false: every tool is listed.
    */
   listPermittedToolsOnly?: boolean;
+  /** Open `subscriptions/listen` requests (MCP 2026-07-28) allowed at once. Default 1024. */
+  maxSubscriptions?: number;
   /** Where handler crashes and protocol trouble are logged (e.g. {@link createLogger}'s). */
   logger?: EngineLogger;
 }
@@ -143,6 +146,7 @@ export class McpServer {
   readonly #dispatcher: Dispatcher<McpCallExtra>;
   readonly #modern: Dispatcher<McpCallExtra>;
   readonly #router: EraRouter;
+  readonly #hub: SubscriptionHub;
   readonly #port: ServerPort;
 
   constructor(options: McpServerOptions) {
@@ -195,9 +199,11 @@ export class McpServer {
       resourceNotFound: (uri) =>
         new RpcError(ErrorCode.InvalidParams, 'Resource not found', { uri }),
     };
+    this.#hub = new SubscriptionHub(options.maxSubscriptions);
     this.#modern = new Dispatcher<McpCallExtra>(options.logger ? { logger: options.logger } : {});
     this.#modern.register(
-      ...discoverMethods(modern, () => this.#modernCapabilities()),
+      ...discoverMethods(modern, () => this.capabilities()),
+      this.#hub.method(modern),
       ...toolMethods(modern),
       ...resourceMethods(modern).filter((m) => !LEGACY_ONLY.has(m.name)),
       ...promptMethods(modern),
@@ -270,6 +276,8 @@ export class McpServer {
       logger: options.logger ?? this.logger,
       requestTimeoutMs: options.requestTimeoutMs,
       drainTimeoutMs: options.drainTimeoutMs,
+      // Subscriptions last as long as their connection: they end when it starts closing.
+      onEnd: () => this.#hub.endConnection(session[CANCELLATION]),
       // Tell the client when we stop waiting for its answer (sampling, elicitation).
       onAbandon: (id, _method, reason) => {
         try {
@@ -400,19 +408,6 @@ export class McpServer {
     return [...this.#prompts.values()];
   }
 
-  /**
-   * What `server/discover` declares: the registered features, without `listChanged` and
-   * `subscribe` — a modern client reaches those through `subscriptions/listen`, which this
-   * server does not offer yet, so it must not be told to try.
-   */
-  #modernCapabilities(): Record<string, unknown> {
-    const caps: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(this.capabilities())) {
-      caps[key] = key === 'tools' || key === 'resources' || key === 'prompts' ? {} : value;
-    }
-    return caps;
-  }
-
   /** Capabilities derived from what is registered (the initialize result's). */
   capabilities(): Record<string, unknown> {
     const caps: Record<string, unknown> = { logging: {} };
@@ -434,12 +429,27 @@ export class McpServer {
     return this.#sessions.size;
   }
 
+  /** Open `subscriptions/listen` requests of modern (2026-07-28) clients. */
+  get subscriptionCount(): number {
+    return this.#hub.size;
+  }
+
+  /**
+   * End every `subscriptions/listen` gracefully — each is answered with its result, which tells
+   * the client the stream closed on purpose (before a shutdown).
+   */
+  closeSubscriptions(): void {
+    this.#hub.closeAll();
+  }
+
   /**
    * Tell the clients subscribed to `uri` that it changed — only those `audience` accepts, when
    * the same URI means different data to different callers (a user's own project list).
    */
   resourceUpdated(uri: string, audience?: (session: McpSession) => boolean): number {
-    let told = 0;
+    // Modern clients listening for it (their session: the listen request's scope, with its caller
+    // as `subscriber`), then 2025 sessions subscribed to it.
+    let told = this.#hub.resourceUpdated(uri, audience);
     for (const session of this.#sessions) {
       if (session.subscriptions.has(uri) && session.channel && (!audience || audience(session))) {
         this.#send(session, 'notifications/resources/updated', { uri });
@@ -520,6 +530,7 @@ export class McpServer {
   }
 
   #listChanged(kind: ListKind): void {
+    this.#hub.listChanged(kind);
     for (const session of this.#sessions) {
       if (session.initialized && session.channel)
         this.#send(session, `notifications/${kind}/list_changed`);
