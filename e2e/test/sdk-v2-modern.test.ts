@@ -1,0 +1,92 @@
+/**
+ * The official SDK v2 client pinned to MCP 2026-07-28 (no fallback to initialize possible)
+ * against our servers over stdio: every app, and a server whose tool list changes at run time,
+ * watched through `subscriptions/listen` the way the SDK opens it for `listChanged` handlers.
+ */
+import { join } from 'node:path';
+import { waitFor } from '@mcpkit/protocol/testing';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  APPS,
+  checkSimpleResult,
+  checkTools,
+  killAll,
+  prepare,
+  REPO,
+  SIMPLE_TOOL,
+  scratch,
+  within,
+} from './helpers.js';
+
+const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
+const REQUEST = { timeout: 20_000 };
+const LIST_CHANGED = join(REPO, 'apps', 'gateway', 'dist', 'fixtures', 'list-changed.js');
+
+afterAll(killAll);
+
+describe('SDK v2 Client pinned to 2026-07-28 over stdio', () => {
+  it.each(APPS)('%s: server/discover, listTools, callTool — no initialize', async (app) => {
+    const s = scratch(`v2-pinned-${app}`);
+    const client = new Client({ name: 'mcpkit-e2e-pinned', version: '0.0.0' }, PINNED);
+    try {
+      const prepared = await prepare(app, s);
+      await within(
+        client.connect(new StdioClientTransport(prepared.stdio), REQUEST),
+        30_000,
+        'connect',
+      );
+      expect(client.getProtocolEra()).toBe('modern');
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const { tools } = await within(client.listTools({}, REQUEST), 25_000, 'tools/list');
+      expect(checkTools(app, tools)).toBeUndefined();
+      const result = await within(
+        client.callTool({ name: SIMPLE_TOOL[app], arguments: {} }, REQUEST),
+        25_000,
+        'tools/call',
+      );
+      expect(result.isError ?? false).toBe(false);
+      expect(checkSimpleResult(app, result.structuredContent)).toBeUndefined();
+    } finally {
+      await within(client.close(), 10_000, 'close').catch(() => {});
+      s.cleanup();
+    }
+  });
+
+  it('hears of a new tool through the subscription it opens for its listChanged handler', async () => {
+    const seen: string[][] = [];
+    const client = new Client(
+      { name: 'mcpkit-e2e-listen', version: '0.0.0' },
+      {
+        ...PINNED,
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => {
+              if (!error && tools) seen.push(tools.map((t) => t.name));
+            },
+          },
+        },
+      },
+    );
+    try {
+      await client.connect(
+        new StdioClientTransport({ command: process.execPath, args: [LIST_CHANGED] }),
+        REQUEST,
+      );
+      expect(client.getProtocolEra()).toBe('modern');
+      await client.callTool({ name: 'add_tool', arguments: { name: 'late_tool' } }, REQUEST);
+      await waitFor('the refreshed tool list', () =>
+        seen.some((names) => names.includes('late_tool')),
+      );
+      // An explicit subscription of its own, closed again: the server ends it without fuss.
+      const subscription = await client.listen({ promptsListChanged: true }, REQUEST);
+      await subscription.close();
+      await expect(client.listTools({}, REQUEST)).resolves.toMatchObject({
+        tools: expect.arrayContaining([expect.objectContaining({ name: 'late_tool' })]),
+      });
+    } finally {
+      await within(client.close(), 10_000, 'close').catch(() => {});
+    }
+  });
+});
