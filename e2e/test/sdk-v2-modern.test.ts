@@ -23,6 +23,7 @@ import {
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 const REQUEST = { timeout: 20_000 };
 const LIST_CHANGED = join(REPO, 'apps', 'gateway', 'dist', 'fixtures', 'list-changed.js');
+const EVERYTHING = join(REPO, 'packages', 'protocol', 'dist', 'fixtures', 'everything.js');
 
 afterAll(killAll);
 
@@ -85,6 +86,47 @@ describe('SDK v2 Client pinned to 2026-07-28 over stdio', () => {
       await expect(client.listTools({}, REQUEST)).resolves.toMatchObject({
         tools: expect.arrayContaining([expect.objectContaining({ name: 'late_tool' })]),
       });
+    } finally {
+      await within(client.close(), 10_000, 'close').catch(() => {});
+    }
+  });
+
+  it('answers a tool that elicits and samples through input_required rounds (multi round-trip)', async () => {
+    const client = new Client(
+      { name: 'mcpkit-e2e-mrtr', version: '0.0.0' },
+      { ...PINNED, capabilities: { sampling: {}, elicitation: {} } },
+    );
+    client.setRequestHandler('sampling/createMessage', async (request) => ({
+      model: 'e2e-model',
+      role: 'assistant' as const,
+      content: {
+        type: 'text' as const,
+        text: `echo ${(request.params.messages[0]?.content as { text?: string }).text}`,
+      },
+    }));
+    client.setRequestHandler('elicitation/create', async () => ({
+      action: 'accept' as const,
+      content: { username: 'ada', email: 'ada@example.com' },
+    }));
+    try {
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [EVERYTHING, '--log-level', 'warn'],
+        }),
+        REQUEST,
+      );
+      expect(client.getProtocolEra()).toBe('modern');
+      const sampled = await client.callTool(
+        { name: 'test_sampling', arguments: { prompt: 'hello' } },
+        REQUEST,
+      );
+      expect(sampled.content).toEqual([{ type: 'text', text: 'LLM response: echo hello' }]);
+      const elicited = await client.callTool(
+        { name: 'test_elicitation', arguments: { message: 'who?' } },
+        REQUEST,
+      );
+      expect(JSON.stringify(elicited.content)).toContain('ada@example.com');
     } finally {
       await within(client.close(), 10_000, 'close').catch(() => {});
     }

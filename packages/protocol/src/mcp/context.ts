@@ -2,7 +2,7 @@ import type { RequestOptions } from '../jsonrpc/client.js';
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
-import type { AuthInfo, McpSession, OutboundChannel } from './session.js';
+import { type AuthInfo, INPUT, type McpSession, type OutboundChannel } from './session.js';
 import {
   type CreateMessageResult,
   type ElicitResult,
@@ -123,15 +123,21 @@ export class McpContext {
     options?: RequestOptions,
   ): Promise<R> {
     if (this.session.era === 'modern') {
-      // The modern era has no server-to-client requests: a server asks for input by answering
-      // `input_required` (multi round-trip, spec `basic/patterns/mrtr`), not supported here yet.
-      return Promise.reject(
-        new RpcError(
-          ErrorCode.InternalError,
-          `${method} is not available to 2026-07-28 requests yet (multi round-trip input is not supported)`,
-          { capability, method },
-        ),
-      );
+      // The modern era has no server-to-client requests: the ask becomes part of an
+      // `input_required` answer and the client retries with the response (multi round-trip).
+      const round = this.session[INPUT];
+      if (!round) {
+        return Promise.reject(
+          new RpcError(
+            ErrorCode.InternalError,
+            `input requests are not allowed for ${this.#ctx.method}`,
+          ),
+        );
+      }
+      return round.ask({
+        method: method as 'elicitation/create' | 'sampling/createMessage' | 'roots/list',
+        params,
+      }) as Promise<R>;
     }
     if (!this.session.clientCapabilities[capability]) {
       return Promise.reject(

@@ -5,7 +5,8 @@ import { isPromiseLike, type MaybePromise } from '../jsonrpc/method.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
 import type { McpCallExtra } from './context.js';
 import { modernClaim, parseEnvelope } from './era.js';
-import { CANCELLATION, McpSession } from './session.js';
+import { INPUT_METHODS, InputRound, type RequestStateCodec } from './input-rounds.js';
+import { CANCELLATION, INPUT, McpSession } from './session.js';
 
 /** What a connection or an HTTP transport hands frames to: a Dispatcher, or the era router. */
 export interface FrameHandler<E> {
@@ -28,15 +29,26 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
   readonly #legacy: Dispatcher<McpCallExtra>;
   readonly #modern: Dispatcher<McpCallExtra>;
   readonly #decorate: ResultDecorator;
+  readonly #states: RequestStateCodec;
+  readonly #serverMeta: Record<string, unknown>;
 
+  /**
+   * @param decorate adds what every complete modern result carries
+   * @param states signs and checks the `requestState` of multi round-trip input
+   * @param serverMeta the `_meta` every modern result carries (the server's info)
+   */
   constructor(
     legacy: Dispatcher<McpCallExtra>,
     modern: Dispatcher<McpCallExtra>,
     decorate: ResultDecorator,
+    states: RequestStateCodec,
+    serverMeta: Record<string, unknown>,
   ) {
     this.#legacy = legacy;
     this.#modern = modern;
     this.#decorate = decorate;
+    this.#states = states;
+    this.#serverMeta = serverMeta;
   }
 
   handleDecoded(
@@ -95,11 +107,40 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
     session.logLevel = envelope.logLevel;
     session.initializeAnswered = true;
     session.initialized = true;
+    const params = request.params as Record<string, unknown>;
+    const subject = outer.auth?.subject ?? '';
+    if (INPUT_METHODS.has(request.method)) {
+      try {
+        session[INPUT] = InputRound.open(
+          this.#states,
+          request.method,
+          params,
+          subject,
+          envelope.clientCapabilities,
+        );
+      } catch (err) {
+        return encodeResponse(errorResponse(request.id, (err as RpcError).toJSON()));
+      }
+    }
     const reply = this.#modern.dispatch(request, { ...options, extra: { ...outer, session } });
     const method = request.method;
-    return isPromiseLike(reply)
-      ? reply.then((response) => this.#encode(method, response))
-      : this.#encode(method, reply);
+    const finish = (response: JsonRpcResponse | undefined) => {
+      const round = session[INPUT];
+      // Whatever the handler made of the rejected ask: while asks are open, the answer is
+      // input_required (spec `basic/patterns/mrtr`).
+      if (round && round.pending.size > 0 && response !== undefined) {
+        return encodeResponse({
+          jsonrpc: '2.0',
+          id: response.id,
+          result: {
+            ...round.result(this.#states, params, subject),
+            _meta: this.#serverMeta,
+          },
+        });
+      }
+      return this.#encode(method, response);
+    };
+    return isPromiseLike(reply) ? reply.then(finish) : finish(reply);
   }
 
   #encode(method: string, response: JsonRpcResponse | undefined): string | undefined {

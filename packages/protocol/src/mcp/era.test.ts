@@ -48,6 +48,30 @@ function server(): McpServer {
         handler: async (_args, ctx) => (await ctx.sample({ messages: [], maxTokens: 1 })).model,
       }),
       defineTool({
+        name: 'both',
+        description: 'Asks the user and the model at once',
+        handler: async (_args, ctx) => {
+          const [user, model] = await Promise.all([
+            ctx.elicit({ message: 'name?', requestedSchema: { type: 'object', properties: {} } }),
+            ctx.sample({ messages: [], maxTokens: 1 }),
+          ]);
+          return `${user.action}/${model.model}`;
+        },
+      }),
+      defineTool({
+        name: 'steps',
+        description: 'Asks the user, then the model',
+        inputSchema: z.object({ topic: z.string() }),
+        handler: async ({ topic }, ctx) => {
+          const user = await ctx.elicit({
+            message: `about ${topic}?`,
+            requestedSchema: { type: 'object', properties: {} },
+          });
+          const model = await ctx.sample({ messages: [], maxTokens: 1 });
+          return `${topic}:${user.action}/${model.model}`;
+        },
+      }),
+      defineTool({
         name: 'wait',
         description: 'Waits for cancellation',
         handler: (_args, ctx) =>
@@ -184,14 +208,119 @@ describe('modern requests (2026-07-28) without initialize', () => {
     ]);
   });
 
-  it('does not send the client requests: asking for sampling fails clearly', async () => {
+  it('asks for input with input_required instead of a request to the client, and completes on the retry', async () => {
     peer = connectRaw(server(), { onRequest: () => ({ model: 'never asked' }) });
-    const error = await peer.error(
+    const sampling = { [META.clientCapabilities]: { sampling: {} } };
+    const first = await peer.result<{ requestState: string }>(
       'tools/call',
-      modern({ name: 'ask' }, { [META.clientCapabilities]: { sampling: {} } }),
+      modern({ name: 'ask' }, sampling),
     );
-    expect(error.message).toMatch(/multi round-trip/);
+    expect(first).toEqual({
+      resultType: 'input_required',
+      inputRequests: {
+        'sampling-1': {
+          method: 'sampling/createMessage',
+          params: { messages: [], maxTokens: 1 },
+        },
+      },
+      requestState: expect.stringMatching(/^v1\./),
+      _meta: { [META.serverInfo]: { name: 'dual', version: '1.2.3' } },
+    });
     expect(peer.requests).toEqual([]);
+    const answer = { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm-1' };
+    const second = await peer.result(
+      'tools/call',
+      modern(
+        { name: 'ask', inputResponses: { 'sampling-1': answer }, requestState: first.requestState },
+        sampling,
+      ),
+    );
+    expect(second).toMatchObject({
+      content: [{ type: 'text', text: 'm-1' }],
+      resultType: 'complete',
+    });
+  });
+
+  it('asks in rounds, carrying earlier answers in the signed state; a missing answer is asked again', async () => {
+    peer = connectRaw(server());
+    const caps = { [META.clientCapabilities]: { sampling: {}, elicitation: {} } };
+    const call = (extra: Record<string, unknown> = {}) =>
+      peer.result<{
+        resultType: string;
+        requestState: string;
+        inputRequests?: object;
+        content?: unknown;
+      }>('tools/call', modern({ name: 'steps', arguments: { topic: 'x' }, ...extra }, caps));
+    const r1 = await call();
+    expect(Object.keys(r1.inputRequests ?? {})).toEqual(['elicitation-1']);
+    // Retried without the answer: asked again, not an error.
+    const again = await call({ requestState: r1.requestState });
+    expect(Object.keys(again.inputRequests ?? {})).toEqual(['elicitation-1']);
+    const r2 = await call({
+      requestState: r1.requestState,
+      inputResponses: { 'elicitation-1': { action: 'accept', content: {} }, junk: { x: 1 } },
+    });
+    expect(Object.keys(r2.inputRequests ?? {})).toEqual(['sampling-1']);
+    const r3 = await call({
+      requestState: r2.requestState,
+      inputResponses: {
+        'sampling-1': { role: 'assistant', content: { type: 'text', text: '' }, model: 'm' },
+      },
+    });
+    expect(r3).toMatchObject({ resultType: 'complete', content: [{ text: 'x:accept/m' }] });
+  });
+
+  it('collects the asks made together into one round', async () => {
+    peer = connectRaw(server());
+    const reply = await peer.result<{ inputRequests: object }>(
+      'tools/call',
+      modern({ name: 'both' }, { [META.clientCapabilities]: { sampling: {}, elicitation: {} } }),
+    );
+    expect(Object.keys(reply.inputRequests).sort()).toEqual(['elicitation-1', 'sampling-1']);
+  });
+
+  it('refuses a state that was changed, or issued for other arguments, with -32602', async () => {
+    peer = connectRaw(server());
+    const caps = { [META.clientCapabilities]: { sampling: {}, elicitation: {} } };
+    const first = await peer.result<{ requestState: string }>(
+      'tools/call',
+      modern({ name: 'steps', arguments: { topic: 'x' } }, caps),
+    );
+    const [v, body, mac] = first.requestState.split('.') as [string, string, string];
+    const forged = Buffer.from(body, 'base64url')
+      .toString('utf8')
+      .replace('"a":{}', '"a":{"elicitation-1":{"action":"accept"}}');
+    for (const requestState of [
+      `${v}.${Buffer.from(forged).toString('base64url')}.${mac}`,
+      `${first.requestState}x`,
+      'not-a-state',
+    ]) {
+      await expect(
+        peer.error(
+          'tools/call',
+          modern({ name: 'steps', arguments: { topic: 'x' }, requestState }, caps),
+        ),
+      ).resolves.toMatchObject({ code: -32602 });
+    }
+    // The same state on other arguments is not valid either.
+    await expect(
+      peer.error(
+        'tools/call',
+        modern(
+          { name: 'steps', arguments: { topic: 'y' }, requestState: first.requestState },
+          caps,
+        ),
+      ),
+    ).resolves.toMatchObject({ code: -32602, message: expect.stringMatching(/requestState/) });
+  });
+
+  it('answers -32021 naming the capability when the request did not declare it', async () => {
+    peer = connectRaw(server());
+    await expect(peer.error('tools/call', modern({ name: 'ask' }))).resolves.toEqual({
+      code: -32021,
+      message: 'Missing required client capability: sampling',
+      data: { requiredCapabilities: { sampling: {} } },
+    });
   });
 
   it("is cancelled by notifications/cancelled with the request's id, and answers nothing", async () => {

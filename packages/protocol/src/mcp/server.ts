@@ -14,6 +14,7 @@ import { lifecycleMethods } from './handlers/lifecycle.js';
 import { promptMethods } from './handlers/prompts.js';
 import { resourceMethods } from './handlers/resources.js';
 import { toolMethods } from './handlers/tools.js';
+import { RequestStateCodec } from './input-rounds.js';
 import type { ServerInternals } from './internals.js';
 import type { ArgumentIssue } from './json-schema.js';
 import type { Prompt } from './prompt.js';
@@ -90,6 +91,12 @@ export interface McpServerOptions {
   listPermittedToolsOnly?: boolean;
   /** Open `subscriptions/listen` requests (MCP 2026-07-28) allowed at once. Default 1024. */
   maxSubscriptions?: number;
+  /**
+   * How the `requestState` of 2026-07-28 multi round-trip input is signed: `key` (default random
+   * per process — give every instance behind a load balancer the same one) and `ttlMs` (how long
+   * a client has to answer; default 10 minutes).
+   */
+  requestState?: { key?: string | Uint8Array; ttlMs?: number };
   /** Where handler crashes and protocol trouble are logged (e.g. {@link createLogger}'s). */
   logger?: EngineLogger;
 }
@@ -210,8 +217,12 @@ export class McpServer {
       ...completionMethods(modern),
     );
     const serverInfo = { [META.serverInfo]: info };
-    this.#router = new EraRouter(this.#dispatcher, this.#modern, (method, result) =>
-      decorateModernResult(method, result, serverInfo),
+    this.#router = new EraRouter(
+      this.#dispatcher,
+      this.#modern,
+      (method, result) => decorateModernResult(method, result, serverInfo),
+      new RequestStateCodec(options.requestState?.key, options.requestState?.ttlMs),
+      serverInfo,
     );
     const dispatcher = this.#router;
     this.#port = {

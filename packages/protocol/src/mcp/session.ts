@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CancellationRegistry } from '../jsonrpc/cancellation.js';
 import type { RequestOptions } from '../jsonrpc/client.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
+import type { InputRound } from './input-rounds.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from './types.js';
 import {
   DEFAULT_HTTP_PROTOCOL_VERSION,
@@ -43,6 +44,12 @@ export interface AuthInfo {
 export const CANCELLATION: unique symbol = Symbol('mcpkit.session.cancellation');
 
 /**
+ * The key of a modern request's input round (multi round-trip, see input-rounds.ts): internal,
+ * like {@link CANCELLATION}.
+ */
+export const INPUT: unique symbol = Symbol('mcpkit.session.input');
+
+/**
  * What the server remembers about one client between requests: the negotiated version and
  * capabilities, its log level, its resource subscriptions, and how to reach it. A stdio
  * connection is one session; Streamable HTTP has one per `Mcp-Session-Id`; a stateless HTTP POST
@@ -73,6 +80,8 @@ export class McpSession {
   subscriber: AuthInfo | undefined;
   /** The calls in flight, by request id: what `notifications/cancelled` aborts. */
   readonly [CANCELLATION]: CancellationRegistry;
+  /** A modern request's answers and open asks (multi round-trip); undefined elsewhere. */
+  [INPUT]: InputRound | undefined;
   /** A long-lived path to the client for notifications outside any request. */
   channel: OutboundChannel | undefined;
   /** When the client was last heard from (ms since the epoch): idle sessions expire by it. */

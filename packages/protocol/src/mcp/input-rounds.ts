@@ -1,0 +1,218 @@
+/**
+ * Multi round-trip input for 2026-07-28 requests (spec `basic/patterns/mrtr`): a modern server
+ * never sends its client a request; a tool that needs the user (elicitation), the model
+ * (sampling) or the roots answers `input_required` with what it needs, and the client retries the
+ * same request with `inputResponses` and the opaque `requestState`.
+ *
+ * Tool code stays the same in both eras (`ctx.elicit`, `ctx.sample`): on a modern request each
+ * ask gets a key by the order the handler makes it (`elicitation-1`, `sampling-1` …). An ask
+ * whose answer the request carries resolves with it; one without makes the request answer
+ * `input_required`, the handler is run again on the retry (replay), and the answers collected so
+ * far travel in `requestState`, signed with HMAC-SHA256 and bound to the method, the params, the
+ * caller and an expiry — the state is the client's to carry, never to change (spec: "MUST be
+ * integrity-protected" when it influences behaviour).
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ErrorCode, McpErrorCode, RpcError } from '../jsonrpc/errors.js';
+
+/** The methods that may answer `input_required` (spec `basic/patterns/mrtr`). */
+export const INPUT_METHODS: ReadonlySet<string> = new Set([
+  'tools/call',
+  'prompts/get',
+  'resources/read',
+]);
+
+/** One request the client must fulfil before retrying. */
+export interface InputRequest {
+  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  params: Record<string, unknown>;
+}
+
+/** The handler asked for input the request does not carry: the request answers `input_required`. */
+export class InputRequiredSignal extends Error {
+  constructor() {
+    super('input required');
+    this.name = 'InputRequiredSignal';
+  }
+}
+
+interface StatePayload {
+  /** method */
+  m: string;
+  /** digest of the params, without what changes between rounds */
+  d: string;
+  /** the caller's subject, or '' */
+  p: string;
+  /** answers collected so far, by key */
+  a: Record<string, unknown>;
+  /** the keys asked in the last round */
+  q: string[];
+  /** expiry, ms since the epoch */
+  exp: number;
+}
+
+const CAPABILITY: Record<InputRequest['method'], string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** JSON with sorted keys: the same params give the same digest whatever order they came in. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function digest(params: Record<string, unknown>): string {
+  const { _meta, inputResponses, requestState, ...rest } = params;
+  return createHash('sha256').update(canonical(rest)).digest('base64url');
+}
+
+const invalidState = () =>
+  new RpcError(
+    ErrorCode.InvalidParams,
+    'Invalid params: requestState is not valid for this request',
+  );
+
+/** Signs and checks `requestState` tokens: `v1.<payload>.<mac>`, base64url. */
+export class RequestStateCodec {
+  readonly #key: Buffer;
+  readonly #ttlMs: number;
+
+  /**
+   * @param key the HMAC key; default a random one per process (a state is then only valid on
+   *   the process that issued it — give several instances the same key)
+   * @param ttlMs how long a state is valid. Default 10 minutes.
+   */
+  constructor(key?: Uint8Array | string, ttlMs = 600_000) {
+    this.#key = key === undefined ? randomBytes(32) : Buffer.from(key);
+    this.#ttlMs = ttlMs;
+  }
+
+  mint(payload: Omit<StatePayload, 'exp'>): string {
+    const body = Buffer.from(
+      JSON.stringify({ ...payload, exp: Date.now() + this.#ttlMs }),
+    ).toString('base64url');
+    return `v1.${body}.${this.#mac(body)}`;
+  }
+
+  /** The payload of a state this codec issued and that has not expired; undefined otherwise. */
+  verify(token: string): StatePayload | undefined {
+    const [version, body, mac] = token.split('.');
+    if (version !== 'v1' || !body || !mac || token.split('.').length !== 3) return undefined;
+    const expected = Buffer.from(this.#mac(body));
+    const given = Buffer.from(mac);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+    let payload: StatePayload;
+    try {
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as StatePayload;
+    } catch {
+      return undefined;
+    }
+    return payload.exp > Date.now() ? payload : undefined;
+  }
+
+  #mac(body: string): string {
+    return createHmac('sha256', this.#key).update(body).digest('base64url');
+  }
+}
+
+/**
+ * The input of one modern request: the answers it carries (from its state and its
+ * `inputResponses`) and the asks its handler makes that are still open.
+ */
+export class InputRound {
+  readonly #method: string;
+  readonly #capabilities: Record<string, unknown>;
+  readonly #answers: Record<string, unknown>;
+  readonly #counters = new Map<string, number>();
+  readonly pending = new Map<string, InputRequest>();
+
+  constructor(
+    method: string,
+    capabilities: Record<string, unknown>,
+    answers: Record<string, unknown>,
+  ) {
+    this.#method = method;
+    this.#capabilities = capabilities;
+    this.#answers = answers;
+  }
+
+  /**
+   * Open the round of a request: verify its `requestState` (bound to method, params and caller)
+   * and take the answers it carries for the keys last asked. Throws -32602 for a state that was
+   * not issued for this request, or has expired.
+   */
+  static open(
+    codec: RequestStateCodec,
+    method: string,
+    params: Record<string, unknown>,
+    subject: string,
+    capabilities: Record<string, unknown>,
+  ): InputRound {
+    const answers: Record<string, unknown> = {};
+    const token = params.requestState;
+    if (token !== undefined) {
+      const state = typeof token === 'string' ? codec.verify(token) : undefined;
+      if (!state || state.m !== method || state.d !== digest(params) || state.p !== subject) {
+        throw invalidState();
+      }
+      Object.assign(answers, state.a);
+      const responses = isObject(params.inputResponses) ? params.inputResponses : {};
+      // Only answers to what was asked count; anything else in inputResponses is ignored.
+      for (const key of state.q) if (isObject(responses[key])) answers[key] = responses[key];
+    }
+    return new InputRound(method, capabilities, answers);
+  }
+
+  /** What the handler asked for (its answer, or an open ask and a rejection). */
+  ask(request: InputRequest): Promise<unknown> {
+    const kind = CAPABILITY[request.method];
+    const n = (this.#counters.get(kind) ?? 0) + 1;
+    this.#counters.set(kind, n);
+    const key = `${kind}-${n}`;
+    if (key in this.#answers) return Promise.resolve(this.#answers[key]);
+    if (!INPUT_METHODS.has(this.#method)) {
+      return Promise.reject(
+        new RpcError(ErrorCode.InternalError, `input requests are not allowed for ${this.#method}`),
+      );
+    }
+    if (!isObject(this.#capabilities[kind])) {
+      return Promise.reject(
+        new RpcError(
+          McpErrorCode.MissingRequiredClientCapability,
+          `Missing required client capability: ${kind}`,
+          { requiredCapabilities: { [kind]: {} } },
+        ),
+      );
+    }
+    this.pending.set(key, request);
+    return Promise.reject(new InputRequiredSignal());
+  }
+
+  /** The `input_required` result for the asks still open, with the state to carry back. */
+  result(codec: RequestStateCodec, params: Record<string, unknown>, subject: string) {
+    const inputRequests: Record<string, InputRequest> = {};
+    for (const [key, request] of this.pending) inputRequests[key] = request;
+    return {
+      resultType: 'input_required',
+      inputRequests,
+      requestState: codec.mint({
+        m: this.#method,
+        d: digest(params),
+        p: subject,
+        a: this.#answers,
+        q: [...this.pending.keys()],
+      }),
+    };
+  }
+}
