@@ -65,6 +65,13 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
       resourceNotFound: (uri) => notFound('resource', uri),
       invalidArguments,
     },
+    // 2026-07-28 cache hints: the tools are the same for every key; projects, blocks and tokens
+    // are per user and change under the client, so their lists and reads keep the default (not
+    // cached, private).
+    cache: {
+      'server/discover': { ttlMs: 600_000, cacheScope: 'public' },
+      'tools/list': { ttlMs: 600_000, cacheScope: 'public' },
+    },
     // Subscribing is reading: the same checks as resources/read.
     onSubscribe: async (uri, ctx) => {
       const who = caller(ctx);

@@ -232,3 +232,22 @@ describe('--token', () => {
     expect(loadTokens('a'.repeat(16), undefined, new Set(['core']))).toHaveLength(1);
   });
 });
+
+describe('2026-07-28 clients', () => {
+  it('may cache the tool list for ten minutes, for every caller; readings are not cached', async () => {
+    const client = serve(normalMachine());
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const list = await client.request('tools/list', { _meta: envelope });
+    expect(list.result).toMatchObject({ ttlMs: 600_000, cacheScope: 'public' });
+    const call = await client.request('tools/call', {
+      name: 'get_uptime',
+      arguments: {},
+      _meta: envelope,
+    });
+    expect(call.result).toMatchObject({ resultType: 'complete', isError: false });
+    expect(call.result).not.toHaveProperty('ttlMs');
+  });
+});

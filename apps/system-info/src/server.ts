@@ -41,6 +41,12 @@ export function createSystemInfoServer(options: SystemInfoOptions = {}): {
       'Read-only facts about the machine this server runs on. Start with get_system_snapshot to find out why a machine is slow; every answer carries sampled_at.',
     scopes: options.scopes ?? ['core'],
     errors: { scopeDenied: scopeError },
+    // 2026-07-28 cache hints: the tool list is fixed for the life of the process and the same
+    // for every caller (scopes refuse calls, they do not hide tools); readings are live.
+    cache: {
+      'server/discover': { ttlMs: 600_000, cacheScope: 'public' },
+      'tools/list': { ttlMs: 600_000, cacheScope: 'public' },
+    },
     ...(options.logger ? { logger: options.logger } : {}),
   });
   server.addTool(...allTools({ sampler }));

@@ -108,6 +108,7 @@ export {
   type ProtocolVersion,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp/versions.js';
+export type { CacheableMethod, CacheHint } from './mcp/handlers/discover.js';
 export {
   type Envelope,
   isReservedMetaKey,

@@ -134,6 +134,37 @@ describe('modern requests (2026-07-28) without initialize', () => {
     expect(peer.session.initialized).toBe(false);
   });
 
+  it("uses the server's cache hints where it declared them, and keeps per-caller lists private", async () => {
+    const cache = {
+      'tools/list': { ttlMs: 600_000, cacheScope: 'public' },
+      'resources/read': { ttlMs: 5_000, cacheScope: 'private' },
+    } as const;
+    const hinted = new McpServer({ name: 'h', version: '1', cache }).addResource(
+      defineResource({ uri: 'mem://r', name: 'r', read: () => 'r' }),
+    );
+    peer = connectRaw(hinted);
+    await expect(peer.result('tools/list', modern())).resolves.toMatchObject({
+      ttlMs: 600_000,
+      cacheScope: 'public',
+    });
+    await expect(peer.result('resources/read', modern({ uri: 'mem://r' }))).resolves.toMatchObject({
+      ttlMs: 5_000,
+      cacheScope: 'private',
+    });
+    await expect(peer.result('prompts/list', modern())).resolves.toMatchObject({
+      ttlMs: 0,
+      cacheScope: 'private',
+    });
+    await peer.close();
+    peer = connectRaw(
+      new McpServer({ name: 'h', version: '1', cache, listPermittedToolsOnly: true }),
+    );
+    await expect(peer.result('tools/list', modern())).resolves.toMatchObject({
+      ttlMs: 600_000,
+      cacheScope: 'private',
+    });
+  });
+
   it('refuses a version it does not speak with -32022, naming the supported ones', async () => {
     peer = connectRaw(server());
     const error = await peer.error(

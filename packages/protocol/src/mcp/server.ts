@@ -9,7 +9,13 @@ import { logLevelAdmits, type McpCallExtra, type McpContext } from './context.js
 import { META } from './era.js';
 import { EraRouter } from './era-router.js';
 import { completionMethods } from './handlers/completion.js';
-import { decorateModernResult, discoverMethods, LEGACY_ONLY } from './handlers/discover.js';
+import {
+  type CacheableMethod,
+  type CacheHint,
+  decorateModernResult,
+  discoverMethods,
+  LEGACY_ONLY,
+} from './handlers/discover.js';
 import { lifecycleMethods } from './handlers/lifecycle.js';
 import { promptMethods } from './handlers/prompts.js';
 import { resourceMethods } from './handlers/resources.js';
@@ -97,6 +103,13 @@ export interface McpServerOptions {
    * a client has to answer; default 10 minutes).
    */
   requestState?: { key?: string | Uint8Array; ttlMs?: number };
+  /**
+   * Cache hints of 2026-07-28 results, by method: how long a modern client may reuse a list or a
+   * read, and whether it is the same for every caller (`public`) or per caller (`private`).
+   * Default: not cached, private. A hint the handler put in its result wins. With
+   * `listPermittedToolsOnly` the tools/list hint is always private (each caller sees its own).
+   */
+  cache?: Partial<Record<CacheableMethod, CacheHint>>;
   /** Where handler crashes and protocol trouble are logged (e.g. {@link createLogger}'s). */
   logger?: EngineLogger;
 }
@@ -217,10 +230,14 @@ export class McpServer {
       ...completionMethods(modern),
     );
     const serverInfo = { [META.serverInfo]: info };
+    const hints = { ...options.cache };
+    if (options.listPermittedToolsOnly && hints['tools/list']) {
+      hints['tools/list'] = { ...hints['tools/list'], cacheScope: 'private' };
+    }
     this.#router = new EraRouter(
       this.#dispatcher,
       this.#modern,
-      (method, result) => decorateModernResult(method, result, serverInfo),
+      (method, result) => decorateModernResult(method, result, serverInfo, hints),
       new RequestStateCodec(options.requestState?.key, options.requestState?.ttlMs),
       serverInfo,
     );

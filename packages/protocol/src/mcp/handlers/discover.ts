@@ -21,6 +21,27 @@ const CACHEABLE: ReadonlySet<string> = new Set([
   'resources/read',
 ]);
 
+/** A method whose 2026-07-28 results carry a cache hint. */
+export type CacheableMethod =
+  | 'server/discover'
+  | 'tools/list'
+  | 'prompts/list'
+  | 'resources/list'
+  | 'resources/templates/list'
+  | 'resources/read';
+
+/**
+ * How long a modern client may reuse a result, and for whom: `public` — the same for every
+ * caller; `private` — for this authorization context only (spec `server/utilities/caching`).
+ */
+export interface CacheHint {
+  ttlMs: number;
+  cacheScope: 'public' | 'private';
+}
+
+/** The safe hint: not cached, per caller. */
+const NO_CACHE: CacheHint = { ttlMs: 0, cacheScope: 'private' };
+
 /**
  * `server/discover` (MCP 2026-07-28, `server/discover`): the versions, capabilities and
  * instructions a modern client needs before its first call — what initialize told a 2025 client.
@@ -44,14 +65,15 @@ export function discoverMethods(
 /**
  * What every modern result carries (spec `basic/index` §ResultType and §_meta): `resultType`,
  * the server's info under `_meta` (initialize no longer delivers it), and on cacheable results a
- * cache hint. The default hint is the safe one — not cached (`ttlMs: 0`), per caller
- * (`private`) — until servers declare their own. The handler's object is copied, never changed:
+ * cache hint: the server's own for that method (`McpServerOptions.cache`), else the safe one —
+ * not cached (`ttlMs: 0`), per caller (`private`). The handler's object is copied, never changed:
  * lists may hand out shared entries.
  */
 export function decorateModernResult(
   name: string,
   result: Record<string, unknown>,
   serverInfo: Record<string, unknown>,
+  hints: Partial<Record<CacheableMethod, CacheHint>> = {},
 ): Record<string, unknown> {
   const meta = result._meta;
   const out: Record<string, unknown> = {
@@ -60,8 +82,9 @@ export function decorateModernResult(
     _meta: typeof meta === 'object' && meta !== null ? { ...meta, ...serverInfo } : serverInfo,
   };
   if (CACHEABLE.has(name)) {
-    out.ttlMs ??= 0;
-    out.cacheScope ??= 'private';
+    const hint = hints[name as CacheableMethod] ?? NO_CACHE;
+    out.ttlMs ??= hint.ttlMs;
+    out.cacheScope ??= hint.cacheScope;
   }
   return out;
 }
