@@ -1,9 +1,13 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { decodeFrame } from '../jsonrpc/codec.js';
 import { isPromiseLike } from '../jsonrpc/method.js';
+import { modernClaim } from '../mcp/era.js';
 import { type AuthInfo, McpSession } from '../mcp/session.js';
 import type { ServerPort, ServerTransport } from '../mcp/transport.js';
 import { LATEST_PROTOCOL_VERSION } from '../mcp/versions.js';
-import { sendEmpty, sendJson } from './respond.js';
+import { legacyRefusal } from './headers.js';
+import { claimsModern, refuseModernBatch, serveModern } from './modern.js';
+import { sendEmpty, sendError, sendJson } from './respond.js';
 
 /**
  * Plain JSON-RPC over HTTP, as the servers the apps stand in for serve it (`POST /` of MCP System
@@ -11,6 +15,10 @@ import { sendEmpty, sendJson } from './respond.js';
  * is one message or a batch, every JSON-RPC reply — errors included — is HTTP 200, and a body
  * that needs no reply gets 202. Stateless: each POST is served in a throwaway session of its own,
  * which the server never tracks (nothing can reach it after the reply).
+ *
+ * A request whose `_meta` claims MCP 2026-07-28 is served by that revision's HTTP rules instead
+ * (its headers checked against the body, 400/404 for refusals, as on the Streamable endpoint):
+ * "every reply 200" is the promise of those servers' APIs, which predate it.
  */
 export class PlainHttpHandler implements ServerTransport {
   #port: ServerPort | undefined;
@@ -20,12 +28,38 @@ export class PlainHttpHandler implements ServerTransport {
     this.#port = port;
   }
 
-  async handlePost(res: ServerResponse, body: string, auth: AuthInfo | undefined): Promise<void> {
+  async handlePost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: string,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
     const port = this.#port;
     if (!port) throw new Error('PlainHttpHandler is not connected: call server.connect(handler)');
+    const frame = decodeFrame(body);
+    if (frame.kind === 'single') {
+      const message = frame.message;
+      if (message.kind === 'request' || message.kind === 'notification') {
+        const meta = modernClaim(message.params);
+        if (meta !== undefined) {
+          await serveModern(port, req, res, frame, message, meta, auth, false);
+          return;
+        }
+        if (message.kind === 'request') {
+          const refused = legacyRefusal(req.headers, message);
+          if (refused) {
+            sendError(res, 400, refused.toJSON(), {}, message.id);
+            return;
+          }
+        }
+      }
+    } else if (frame.kind === 'batch' && frame.messages.some(claimsModern)) {
+      refuseModernBatch(res);
+      return;
+    }
     const session = new McpSession();
     session.protocolVersion = LATEST_PROTOCOL_VERSION;
-    const reply = port.dispatch(body, { session, auth });
+    const reply = port.dispatch(frame, { session, auth });
     const text = isPromiseLike(reply) ? await reply : reply;
     if (text === undefined) sendEmpty(res, 202);
     else sendJson(res, 200, text);

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { encodeResponse, errorResponse } from '../jsonrpc/codec.js';
-import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
+import type { JsonRpcErrorObject, JsonRpcId } from '../jsonrpc/types.js';
 
 export function sendJson(
   res: ServerResponse,
@@ -20,14 +20,18 @@ export function sendJson(
   res.end(body);
 }
 
-/** An HTTP-level refusal whose body is a JSON-RPC error without an id. */
+/**
+ * An HTTP-level refusal whose body is a JSON-RPC error: without an id unless the body was read
+ * far enough to know the request's (then it is echoed).
+ */
 export function sendError(
   res: ServerResponse,
   status: number,
   error: JsonRpcErrorObject,
   headers: Record<string, string> = {},
+  id: JsonRpcId = null,
 ): void {
-  sendJson(res, status, encodeResponse(errorResponse(null, error)), headers);
+  sendJson(res, status, encodeResponse(errorResponse(id, error)), headers);
 }
 
 export function sendEmpty(

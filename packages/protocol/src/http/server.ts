@@ -222,7 +222,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       return;
     }
     const body = bytes.toString('utf8');
-    if (isPlain) await (plain as PlainHttpHandler).handlePost(res, body, auth);
+    if (isPlain) await (plain as PlainHttpHandler).handlePost(req, res, body, auth);
     else await (streamable as StreamableHttpHandler).handlePost(req, res, body, auth);
   }
 

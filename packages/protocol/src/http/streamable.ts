@@ -5,9 +5,12 @@ import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import { ErrorCode } from '../jsonrpc/errors.js';
 import { isPromiseLike } from '../jsonrpc/method.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
+import { modernClaim } from '../mcp/era.js';
 import { type AuthInfo, McpSession, type OutboundChannel } from '../mcp/session.js';
 import type { ServerPort, ServerTransport } from '../mcp/transport.js';
 import { isSupportedVersion } from '../mcp/versions.js';
+import { legacyRefusal } from './headers.js';
+import { claimsModern, refuseModernBatch, serveModern } from './modern.js';
 import { sendEmpty, sendError, sendJson } from './respond.js';
 import { parseEventId, StreamLog } from './resumable.js';
 import { SseStream } from './sse.js';
@@ -50,6 +53,18 @@ function accepts(req: IncomingMessage, type: string): boolean {
   const accept = req.headers.accept;
   if (!accept) return false;
   return accept.includes(type) || accept.includes('*/*');
+}
+
+/**
+ * GET and DELETE belong to 2025-era sessions; without a session id they are a 2026-07-28
+ * client's (or a stray one's), which this revision answers 405 (spec streamable-http, Backward
+ * Compatibility: "HTTP GET or DELETE to the MCP endpoint: respond with 405").
+ */
+function refuseSessionless(req: IncomingMessage, res: ServerResponse): boolean {
+  const id = req.headers['mcp-session-id'];
+  if (typeof id === 'string' && id.length > 0) return false;
+  sendEmpty(res, 405, { Allow: 'POST' });
+  return true;
 }
 
 const messagesOf = (frame: Frame & { kind: 'single' | 'batch' }): Incoming[] =>
@@ -144,8 +159,39 @@ export class StreamableHttpHandler implements ServerTransport {
       sendJson(res, 400, encodeResponse(frame.reply));
       return;
     }
-    if (frame.kind === 'single' && frame.message.kind === 'invalid') {
-      sendJson(res, 400, encodeResponse(frame.message.reply));
+    if (frame.kind === 'single') {
+      const message = frame.message;
+      if (message.kind === 'invalid') {
+        sendJson(res, 400, encodeResponse(message.reply));
+        return;
+      }
+      // The era is the body's to say, before any session is looked up: a request whose `_meta`
+      // claims 2026-07-28 is served statelessly, whatever Mcp-Session-Id it carries.
+      if (message.kind === 'request' || message.kind === 'notification') {
+        const meta = modernClaim(message.params);
+        if (meta !== undefined) {
+          await serveModern(
+            this.#server,
+            req,
+            res,
+            frame,
+            message,
+            meta,
+            auth,
+            accepts(req, 'text/event-stream'),
+          );
+          return;
+        }
+        if (message.kind === 'request') {
+          const refused = legacyRefusal(req.headers, message);
+          if (refused) {
+            sendError(res, 400, refused.toJSON(), {}, message.id);
+            return;
+          }
+        }
+      }
+    } else if (frame.messages.some(claimsModern)) {
+      refuseModernBatch(res);
       return;
     }
     const messages = messagesOf(frame);
@@ -277,6 +323,7 @@ export class StreamableHttpHandler implements ServerTransport {
       sendEmpty(res, 405, { Allow: this.allowedMethods });
       return;
     }
+    if (refuseSessionless(req, res)) return;
     if (!accepts(req, 'text/event-stream')) {
       sendError(res, 406, {
         code: ErrorCode.InvalidRequest,
@@ -331,6 +378,7 @@ export class StreamableHttpHandler implements ServerTransport {
       sendEmpty(res, 405, { Allow: this.allowedMethods });
       return;
     }
+    if (refuseSessionless(req, res)) return;
     const session = this.#lookup(req, res, auth);
     if (!session) return;
     this.#end(session.mcp.id);

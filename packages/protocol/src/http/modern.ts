@@ -1,0 +1,147 @@
+/**
+ * MCP 2026-07-28 requests over HTTP (spec `basic/transports/streamable-http`), on the
+ * Streamable HTTP endpoint and the plain POST paths alike: no session (`Mcp-Session-Id` and
+ * `Last-Event-ID` are ignored, none is issued), the request metadata headers checked against the
+ * body before anything runs, statuses by where an answer comes from, JSON or a stream scoped to
+ * the request, and a client that goes away cancels its call.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CancellationRegistry } from '../jsonrpc/cancellation.js';
+import type { Frame, Incoming } from '../jsonrpc/codec.js';
+import { ErrorCode, McpErrorCode } from '../jsonrpc/errors.js';
+import { isPromiseLike } from '../jsonrpc/method.js';
+import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
+import { modernClaim } from '../mcp/era.js';
+import { type AuthInfo, McpSession, type OutboundChannel } from '../mcp/session.js';
+import type { ServerPort } from '../mcp/transport.js';
+import { modernRefusal } from './headers.js';
+import { sendEmpty, sendError, sendJson } from './respond.js';
+import { SseStream } from './sse.js';
+
+/** A message that may claim the modern era (responses and invalid ones never do). */
+export type ModernCandidate = Extract<Incoming, { kind: 'request' | 'notification' }>;
+
+/** Whether a batch element claims the modern era (which batches cannot carry). */
+export const claimsModern = (message: Incoming): boolean =>
+  (message.kind === 'request' || message.kind === 'notification') &&
+  modernClaim(message.params) !== undefined;
+
+/** -32600 for a batch holding a modern request: 2026-07-28 sends one message per POST. */
+export function refuseModernBatch(res: ServerResponse): void {
+  sendError(res, 400, {
+    code: ErrorCode.InvalidRequest,
+    message: 'Invalid Request: 2026-07-28 requests cannot be batched',
+  });
+}
+
+/**
+ * The calls of one modern request, and whether its handler was reached. The server port reports
+ * every request a handler answered (`settled`, success or failure); an error without that report
+ * came from the era router itself — a method the modern era does not have — which HTTP answers
+ * 404, where a handler's errors stay in-band (200).
+ */
+class RequestCalls extends CancellationRegistry {
+  reached = false;
+
+  override settled(id: JsonRpcId | undefined): void {
+    this.reached = true;
+    super.settled(id);
+  }
+}
+
+const ERROR_AT = ',"error":{"code":';
+
+/**
+ * The error code of a reply as `encodeResponse` writes it (`{"jsonrpc":"2.0","id":…,"error":
+ * {"code":…` or `…,"result":…`), or undefined for a result — without parsing a result that may
+ * be large: the id before the member cannot hold either marker (its quotes are escaped).
+ */
+function errorCodeOf(text: string): number | undefined {
+  const result = text.indexOf(',"result":');
+  const at = result === -1 ? text.indexOf(ERROR_AT) : text.lastIndexOf(ERROR_AT, result);
+  if (at === -1) return undefined;
+  const code = Number.parseInt(text.slice(at + ERROR_AT.length, at + ERROR_AT.length + 12), 10);
+  return Number.isNaN(code) ? undefined : code;
+}
+
+/**
+ * The HTTP status of a modern answer, by where it came from (spec `basic/index` §Error Codes and
+ * streamable-http §Protocol Version Header): a capability the request did not declare is 400
+ * wherever it is noticed; an error of the router itself — the request never reached a handler —
+ * is 404 for a method the era does not have, else 400; a handler's other errors stay in-band.
+ */
+function statusOf(text: string, reached: boolean): number {
+  const code = errorCodeOf(text);
+  if (code === undefined) return 200;
+  if (code === McpErrorCode.MissingRequiredClientCapability) return 400;
+  if (reached) return 200;
+  return code === ErrorCode.MethodNotFound ? 404 : 400;
+}
+
+const notificationFrame = (method: string, params?: JsonRpcParams) =>
+  JSON.stringify(
+    params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
+  );
+
+const noRequests = (): Promise<never> =>
+  Promise.reject(new Error('2026-07-28 requests get no server-to-client requests'));
+
+/**
+ * Serve one message whose `_meta` claims the modern era (`meta`, from `modernClaim`): refused
+ * with 400 when its headers disagree with it, 202 for a notification (none is defined over HTTP:
+ * accepted and ignored), else dispatched through the server's era router in a scope of its own.
+ * With `stream`, notifications the call sends (progress, log messages) turn the answer into an
+ * SSE stream scoped to the request — no event ids, not resumable; without it they are dropped
+ * and the answer is JSON.
+ */
+export async function serveModern(
+  port: ServerPort,
+  req: IncomingMessage,
+  res: ServerResponse,
+  frame: Frame & { kind: 'single' },
+  message: ModernCandidate,
+  meta: Record<string, unknown>,
+  auth: AuthInfo | undefined,
+  stream: boolean,
+): Promise<void> {
+  const id = message.kind === 'request' ? message.id : null;
+  const refused = modernRefusal(req.headers, message, meta);
+  if (refused) {
+    sendError(res, 400, refused.toJSON(), {}, id);
+    return;
+  }
+  if (message.kind === 'notification') {
+    sendEmpty(res, 202);
+    return;
+  }
+  const calls = new RequestCalls();
+  let done = false;
+  // Closing the response is the cancellation (spec §Cancellation): abort the call's signal.
+  res.once('close', () => {
+    if (!done) calls.abortAll(() => new Error('the client closed the request'));
+  });
+  let sse: SseStream | undefined;
+  const channel: OutboundChannel = {
+    notify: (method, params) => {
+      if (!stream || done || res.destroyed || sse?.closed) return;
+      sse ??= new SseStream(res, { 'X-Accel-Buffering': 'no' });
+      sse.send(notificationFrame(method, params));
+    },
+    request: noRequests,
+  };
+  // The router builds the request's scope from its envelope; this session only carries the
+  // request's cancellations to it (no channel, never registered with the server).
+  const reply = port.dispatch(frame, { session: new McpSession(undefined, calls), auth, channel });
+  const text = isPromiseLike(reply) ? await reply : reply;
+  done = true;
+  if (sse?.started) {
+    if (text !== undefined) sse.send(text);
+    sse.end();
+    return;
+  }
+  if (text === undefined) {
+    sendEmpty(res, 202);
+    return;
+  }
+  sendJson(res, statusOf(text, calls.reached), text);
+}
