@@ -1,8 +1,14 @@
-import { ConnectionClosedError, type RequestOptions } from '../jsonrpc/client.js';
+import {
+  ConnectionClosedError,
+  type RequestOptions,
+  RequestTimeoutError,
+} from '../jsonrpc/client.js';
 import { JsonRpcConnection } from '../jsonrpc/connection.js';
 import { Dispatcher, type EngineLogger } from '../jsonrpc/dispatcher.js';
+import { McpErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { method, type RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
+import { META, withoutReservedMeta } from '../mcp/era.js';
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -13,13 +19,25 @@ import type {
   LoggingLevel,
   ReadResourceResult,
 } from '../mcp/types.js';
-import { isSupportedVersion, LATEST_PROTOCOL_VERSION } from '../mcp/versions.js';
-import { UnsupportedVersionError } from './errors.js';
+import {
+  isModernVersion,
+  isSupportedVersion,
+  LATEST_PROTOCOL_VERSION,
+  MODERN_PROTOCOL_VERSIONS,
+  type ModernProtocolVersion,
+} from '../mcp/versions.js';
+import {
+  InputRequiredError,
+  TransportError,
+  UnsupportedInEraError,
+  UnsupportedVersionError,
+} from './errors.js';
 import type { ClientTransport } from './transport.js';
 import type {
   CompleteResult,
   CompletionRef,
   CreateMessageRequest,
+  DiscoverResult,
   ElicitRequest,
   InitializeResult,
   Progress,
@@ -55,10 +73,34 @@ export interface ClientHandlers {
 
 /** How an {@link McpClient} introduces itself, what it answers, and how long it waits. */
 export interface McpClientOptions {
-  /** Sent as `clientInfo`. Default `{ name: 'mcpkit-client', version: '0' }`. */
+  /**
+   * Sent as `clientInfo` (modern era: `io.modelcontextprotocol/clientInfo` on every request).
+   * Default `{ name: 'mcpkit-client', version: '0' }`.
+   */
   clientInfo?: Implementation;
-  /** The version asked for in initialize. Default: the newest this package speaks. */
+  /** The version asked for in initialize. Default: the newest 2025-era one this package speaks. */
   protocolVersion?: string;
+  /**
+   * Which protocol era to speak (MCP 2026-07-28, `basic/versioning`):
+   *
+   * - `'legacy'` (default): the `initialize` handshake, a 2025-era session.
+   * - `'2026-07-28'`: modern only — no initialize; `connect` asks `server/discover`, and every
+   *   request carries the version, capabilities and client info in `params._meta`. A server that
+   *   does not speak it fails `connect` (an {@link UnsupportedVersionError} or its error).
+   * - `'auto'`: probe with `server/discover`; a discover result or a modern error (`-32022`
+   *   naming a version we speak) means modern, anything else (`-32601` from a 2025 server, no
+   *   answer within `probeTimeoutMs`, an HTTP 4xx without a modern error) falls back to
+   *   initialize on the same connection.
+   *
+   * The default stays `'legacy'` while this client lacks `subscriptions/listen`: a modern
+   * connection gets no `notifications/…/list_changed` or `resources/updated` without it, and
+   * callers that keep a server's lists fresh (the gateway's backend links) rely on them. A
+   * modern connection also rejects `resultType: 'input_required'` (multi round-trip requests,
+   * not implemented yet) with an {@link InputRequiredError}.
+   */
+  protocol?: 'legacy' | 'auto' | ModernProtocolVersion;
+  /** `protocol: 'auto'`: how long the `server/discover` probe may take before falling back. Default 5000. */
+  probeTimeoutMs?: number;
   /** Answers to the server's own requests; each one declares its capability. */
   handlers?: ClientHandlers;
   /**
@@ -68,7 +110,7 @@ export interface McpClientOptions {
   capabilities?: ClientCapabilities;
   /** Default deadline per request in ms; 0 waits forever. Default 60 000. */
   timeoutMs?: number;
-  /** Deadline of initialize. Default `timeoutMs`. */
+  /** Deadline of initialize (and of `server/discover` when modern is pinned). Default `timeoutMs`. */
   initializeTimeoutMs?: number;
   /** Where noise from the server and listener crashes are logged. */
   logger?: EngineLogger;
@@ -95,6 +137,26 @@ export interface CallOptions {
 export type NotificationListener = (params: Record<string, unknown> | undefined) => void;
 
 const DEFAULT_INFO: Implementation = { name: 'mcpkit-client', version: '0' };
+const DEFAULT_PROBE_TIMEOUT_MS = 5000;
+/** How the `server/discover` probe ended: stay modern (with another version), or initialize. */
+type ProbeVerdict =
+  | { next: 'retry'; version: ModernProtocolVersion }
+  | { next: 'initialize'; version?: string };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A modern result as the caller gets it: absent `resultType` means complete (spec `basic/index`
+ * §ResultType); `input_required` needs the multi round-trip exchange this client does not run.
+ */
+function completed<R>(name: string, result: R): R {
+  if (!isObject(result)) return result;
+  const type = result.resultType;
+  if (type === undefined || type === 'complete') return result;
+  if (type === 'input_required') throw new InputRequiredError(name, result);
+  throw new TypeError(`'${name}' answered with resultType '${String(type)}', which is not defined`);
+}
 /** Pages followed by the list helpers: a server that pages forever must not hang its client. */
 const MAX_PAGES = 1000;
 
@@ -121,12 +183,18 @@ export class McpClient {
   #connection: JsonRpcConnection | undefined;
   #init: InitializeResult | undefined;
   #closed: Promise<void> | undefined;
+  /** Modern era: what every request carries in `_meta`. Undefined on a legacy connection. */
+  #envelope: Record<string, unknown> | undefined;
+  #era: 'legacy' | 'modern' | undefined;
+  #discover: DiscoverResult | undefined;
+  #serverInfo: Implementation | undefined;
+  #logLevel: LoggingLevel | undefined;
 
   constructor(options: McpClientOptions = {}) {
     this.#options = options;
   }
 
-  /** Create a client and connect it: resolves once the server is initialized. */
+  /** Create a client and connect it: resolves once the server is initialized (or discovered). */
   static async connect(
     transport: ClientTransport,
     options: McpClientOptions = {},
@@ -137,9 +205,13 @@ export class McpClient {
   }
 
   /**
-   * Start the transport, negotiate the protocol version and say `notifications/initialized`.
-   * On failure the transport is closed and the error thrown: a {@link RpcError} the server
-   * answered, an {@link UnsupportedVersionError}, a timeout or a closed connection.
+   * Start the transport and settle the protocol: initialize and `notifications/initialized`
+   * (legacy), `server/discover` (modern), or the probe that chooses between them (`'auto'`, see
+   * {@link McpClientOptions.protocol}). Resolves with what the server said about itself; in the
+   * modern era that is built from the discover result (`serverInfo` from its `_meta`, empty name
+   * and version when the server sent none). On failure the transport is closed and the error
+   * thrown: a {@link RpcError} the server answered, an {@link UnsupportedVersionError}, a timeout
+   * or a closed connection.
    */
   async connect(
     transport: ClientTransport,
@@ -159,7 +231,11 @@ export class McpClient {
           clientOptions.logger?.debug({ reason, bytes: text.length }, 'noise ignored')),
       onAbandon: (id, name) => {
         // MCP: initialize must never be cancelled; everything else is, so the server stops work.
-        if (name === 'initialize') return;
+        // A discover that timed out while connecting is not either: the server may be a 2025
+        // one about to be initialized, which must not see a notification first.
+        if (name === 'initialize' || (name === 'server/discover' && this.#era === undefined)) {
+          return;
+        }
         try {
           connection.notify('notifications/cancelled', { requestId: id, reason: 'client gave up' });
         } catch {
@@ -173,44 +249,174 @@ export class McpClient {
       connection.failRequest(id, error);
     };
     connection.start();
-    const requested = clientOptions.protocolVersion ?? LATEST_PROTOCOL_VERSION;
+    const timeoutMs =
+      initTimeoutMs ?? clientOptions.initializeTimeoutMs ?? clientOptions.timeoutMs ?? 60_000;
     try {
-      const init = await connection.request<InitializeResult>(
-        'initialize',
-        {
-          protocolVersion: requested,
-          capabilities: clientOptions.capabilities ?? this.#derivedCapabilities(),
-          clientInfo: clientOptions.clientInfo ?? DEFAULT_INFO,
-        },
-        {
-          timeoutMs:
-            initTimeoutMs ?? clientOptions.initializeTimeoutMs ?? clientOptions.timeoutMs ?? 60_000,
-        },
-      );
-      if (typeof init?.protocolVersion !== 'string' || !isSupportedVersion(init.protocolVersion)) {
-        throw new UnsupportedVersionError(requested, String(init?.protocolVersion));
-      }
-      this.#init = init;
-      transport.setProtocolVersion?.(init.protocolVersion);
-      connection.notify('notifications/initialized');
-      // Over HTTP the notification is a POST of its own: let it land before the first request.
-      await transport.flush?.();
-      transport.opened?.();
-      return init;
+      const mode = clientOptions.protocol ?? 'legacy';
+      return mode === 'legacy'
+        ? await this.#initialize(connection, transport, timeoutMs)
+        : await this.#negotiate(connection, transport, mode, timeoutMs);
     } catch (err) {
+      this.#era = undefined;
+      this.#envelope = undefined;
       await connection.close();
       throw err;
     }
   }
 
-  /** The initialize result; undefined before `connect` resolves. */
+  async #initialize(
+    connection: JsonRpcConnection,
+    transport: ClientTransport,
+    timeoutMs: number,
+    requested = this.#options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+  ): Promise<InitializeResult> {
+    const clientOptions = this.#options;
+    const init = await connection.request<InitializeResult>(
+      'initialize',
+      {
+        protocolVersion: requested,
+        capabilities: clientOptions.capabilities ?? this.#derivedCapabilities(false),
+        clientInfo: clientOptions.clientInfo ?? DEFAULT_INFO,
+      },
+      { timeoutMs },
+    );
+    if (typeof init?.protocolVersion !== 'string' || !isSupportedVersion(init.protocolVersion)) {
+      throw new UnsupportedVersionError(requested, String(init?.protocolVersion));
+    }
+    this.#init = init;
+    this.#serverInfo = init.serverInfo;
+    this.#era = 'legacy';
+    transport.setProtocolVersion?.(init.protocolVersion);
+    connection.notify('notifications/initialized');
+    // Over HTTP the notification is a POST of its own: let it land before the first request.
+    await transport.flush?.();
+    transport.opened?.();
+    return init;
+  }
+
+  /**
+   * The modern era (MCP 2026-07-28): `server/discover` with the envelope, pinned or as the
+   * probe of `'auto'` (spec `basic/transports/stdio` §Backward Compatibility): a discover result
+   * or a recognised modern error keeps the connection modern; in `'auto'` any other error, or no
+   * answer in time, falls back to initialize — never keyed to one error code.
+   */
+  async #negotiate(
+    connection: JsonRpcConnection,
+    transport: ClientTransport,
+    mode: 'auto' | ModernProtocolVersion,
+    timeoutMs: number,
+  ): Promise<InitializeResult> {
+    const auto = mode === 'auto';
+    if (!auto && !isModernVersion(mode)) {
+      throw new UnsupportedVersionError(mode, MODERN_PROTOCOL_VERSIONS.join(', '));
+    }
+    let version: ModernProtocolVersion = auto ? MODERN_PROTOCOL_VERSIONS[0] : mode;
+    const probeTimeoutMs = auto
+      ? (this.#options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS)
+      : timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      this.#useModern(version, transport);
+      let result: unknown;
+      try {
+        result = await this.request('server/discover', undefined, { timeoutMs: probeTimeoutMs });
+      } catch (err) {
+        const verdict = probeVerdict(err, version, auto, attempt);
+        if (verdict.next === 'retry') {
+          version = verdict.version;
+          continue;
+        }
+        this.#envelope = undefined;
+        transport.setEra?.('legacy');
+        return this.#initialize(connection, transport, timeoutMs, verdict.version);
+      }
+      if (!isObject(result) || !Array.isArray(result.supportedVersions)) {
+        // Answered, but not with a DiscoverResult: no modern server does that.
+        if (!auto) throw new UnsupportedVersionError(version, 'no supportedVersions');
+        this.#envelope = undefined;
+        transport.setEra?.('legacy');
+        return this.#initialize(connection, transport, timeoutMs);
+      }
+      const discovered = result as DiscoverResult;
+      const supported = discovered.supportedVersions.filter(
+        (v): v is string => typeof v === 'string',
+      );
+      if (!supported.includes(version)) {
+        const mutual = auto && attempt === 0 ? supported.find(isModernVersion) : undefined;
+        if (mutual !== undefined) {
+          version = mutual;
+          continue;
+        }
+        throw new UnsupportedVersionError(version, supported.join(', '));
+      }
+      return this.#modernOpened(discovered, version);
+    }
+  }
+
+  /** From now on every request carries the envelope of `version` (HTTP: and its headers). */
+  #useModern(version: ModernProtocolVersion, transport: ClientTransport): void {
+    this.#envelope = this.#buildEnvelope(version);
+    transport.setEra?.('modern', version);
+  }
+
+  #modernOpened(discovered: DiscoverResult, version: ModernProtocolVersion): InitializeResult {
+    const meta = discovered._meta;
+    const info = isObject(meta) ? meta[META.serverInfo] : undefined;
+    const serverInfo =
+      isObject(info) && typeof info.name === 'string' && typeof info.version === 'string'
+        ? (info as unknown as Implementation)
+        : undefined;
+    const capabilities = isObject(discovered.capabilities) ? discovered.capabilities : {};
+    const init: InitializeResult = {
+      protocolVersion: version,
+      capabilities,
+      serverInfo: serverInfo ?? { name: '', version: '' },
+    };
+    if (typeof discovered.instructions === 'string') init.instructions = discovered.instructions;
+    this.#discover = discovered;
+    this.#serverInfo = serverInfo;
+    this.#init = init;
+    this.#era = 'modern';
+    return init;
+  }
+
+  #buildEnvelope(version: string): Record<string, unknown> {
+    const envelope: Record<string, unknown> = {
+      [META.protocolVersion]: version,
+      [META.clientCapabilities]: this.#options.capabilities ?? this.#derivedCapabilities(true),
+      [META.clientInfo]: this.#options.clientInfo ?? DEFAULT_INFO,
+    };
+    if (this.#logLevel !== undefined) envelope[META.logLevel] = this.#logLevel;
+    return envelope;
+  }
+
+  /**
+   * The initialize result (modern era: the same fields, built from `server/discover`); undefined
+   * before `connect` resolves.
+   */
   get initializeResult(): InitializeResult | undefined {
     return this.#init;
   }
 
-  /** Who the server said it is (`serverInfo`); undefined before `connect` resolves. */
+  /** The `server/discover` result as it came, on a modern connection; otherwise undefined. */
+  get discoverResult(): DiscoverResult | undefined {
+    return this.#discover;
+  }
+
+  /**
+   * The era of the connection: `'legacy'` (initialize) or `'modern'` (MCP 2026-07-28, no
+   * handshake); undefined before `connect` resolves.
+   */
+  get era(): 'legacy' | 'modern' | undefined {
+    return this.#era;
+  }
+
+  /**
+   * Who the server said it is: `serverInfo` of initialize, or (modern era) the
+   * `io.modelcontextprotocol/serverInfo` of its discover result; undefined before `connect`
+   * resolves or when a modern server did not say.
+   */
   get serverInfo(): Implementation | undefined {
-    return this.#init?.serverInfo;
+    return this.#serverInfo;
   }
 
   /** What the server said it can do; undefined before `connect` resolves. */
@@ -218,7 +424,10 @@ export class McpClient {
     return this.#init?.capabilities;
   }
 
-  /** The protocol version initialize settled on; undefined before `connect` resolves. */
+  /**
+   * The protocol version initialize settled on, or the modern one every request declares;
+   * undefined before `connect` resolves.
+   */
   get protocolVersion(): string | undefined {
     return this.#init?.protocolVersion;
   }
@@ -239,14 +448,26 @@ export class McpClient {
   }
 
   /**
-   * Send any request and get its raw result (a gateway forwarding a call as it came).
-   * Rejects with the server's {@link RpcError}, a {@link RequestTimeoutError}, the signal's
-   * reason, or a {@link ConnectionClosedError}.
+   * Send any request and get its raw result (a gateway forwarding a call as it came). On a
+   * modern connection the envelope is put into `params._meta` (reserved keys rebuilt, the
+   * caller's other keys kept) and an `input_required` result rejects with an
+   * {@link InputRequiredError}. Rejects with the server's {@link RpcError}, a
+   * {@link RequestTimeoutError}, the signal's reason, or a {@link ConnectionClosedError}.
    */
   request<R = unknown>(name: string, params?: JsonRpcParams, options?: RequestOptions): Promise<R> {
     const connection = this.#connection;
     if (!connection) return Promise.reject(new ConnectionClosedError('client not connected'));
-    return connection.request<R>(name, params, options);
+    const envelope = this.#envelope;
+    if (envelope === undefined) return connection.request<R>(name, params, options);
+    if (Array.isArray(params)) {
+      return Promise.reject(new TypeError(`'${name}': MCP requests take named params`));
+    }
+    const own = (params as Record<string, unknown> | undefined)?._meta;
+    const sent = {
+      ...params,
+      _meta: isObject(own) ? { ...withoutReservedMeta(own), ...envelope } : envelope,
+    };
+    return connection.request<R>(name, sent, options).then((result) => completed(name, result));
   }
 
   /** Send a notification. Throws a ConnectionClosedError when the connection is gone. */
@@ -279,8 +500,11 @@ export class McpClient {
     };
   }
 
-  /** `ping`: resolves when the server answers. */
+  /** `ping`: resolves when the server answers. The modern era has no ping: `server/discover`. */
   ping(options?: CallOptions): Promise<Record<string, never>> {
+    if (this.#envelope !== undefined) {
+      return this.#call('server/discover', undefined, options).then(() => ({}));
+    }
     return this.#call('ping', undefined, options);
   }
 
@@ -320,13 +544,19 @@ export class McpClient {
     return this.#call('resources/read', { uri }, options);
   }
 
-  /** Subscribe to a resource; changes arrive as `notifications/resources/updated`. */
+  /**
+   * Subscribe to a resource; changes arrive as `notifications/resources/updated`. A modern
+   * connection rejects with an {@link UnsupportedInEraError}: the modern era subscribes through
+   * `subscriptions/listen`, which this client does not implement yet.
+   */
   async subscribe(uri: string, options?: CallOptions): Promise<void> {
+    if (this.#envelope !== undefined) throw noListen('resources/subscribe');
     await this.#call('resources/subscribe', { uri }, options);
   }
 
-  /** Stop the updates of a resource (`resources/unsubscribe`). */
+  /** Stop the updates of a resource (`resources/unsubscribe`); modern connections: as `subscribe`. */
   async unsubscribe(uri: string, options?: CallOptions): Promise<void> {
+    if (this.#envelope !== undefined) throw noListen('resources/unsubscribe');
     await this.#call('resources/unsubscribe', { uri }, options);
   }
 
@@ -358,13 +588,28 @@ export class McpClient {
     );
   }
 
-  /** Ask the server to send log messages at `level` and above (`logging/setLevel`). */
+  /**
+   * Ask the server to send log messages at `level` and above (`logging/setLevel`). On a modern
+   * connection nothing is sent: every later request carries `io.modelcontextprotocol/logLevel`
+   * (without it a modern server sends no log messages at all).
+   */
   async setLoggingLevel(level: LoggingLevel, options?: CallOptions): Promise<void> {
+    const envelope = this.#envelope;
+    if (envelope !== undefined) {
+      this.#logLevel = level;
+      this.#envelope = this.#buildEnvelope(envelope[META.protocolVersion] as string);
+      return;
+    }
     await this.#call('logging/setLevel', { level }, options);
   }
 
-  /** Tell the server the roots changed (`notifications/roots/list_changed`). */
+  /**
+   * Tell the server the roots changed (`notifications/roots/list_changed`). A modern
+   * connection sends nothing: that era has no such notification, a server asks for the roots
+   * within the request that needs them.
+   */
   rootsChanged(): void {
+    if (this.#envelope !== undefined) return;
     this.notify('notifications/roots/list_changed');
   }
 
@@ -430,12 +675,13 @@ export class McpClient {
     }
   }
 
-  #derivedCapabilities(): ClientCapabilities {
+  #derivedCapabilities(modern: boolean): ClientCapabilities {
     const handlers = this.#options.handlers ?? {};
     const caps: ClientCapabilities = {};
     if (handlers.sampling) caps.sampling = {};
     if (handlers.elicitation) caps.elicitation = {};
-    if (handlers.roots) caps.roots = { listChanged: true };
+    // The modern era has no roots/list_changed notification: `roots` is an empty object there.
+    if (handlers.roots) caps.roots = modern ? {} : { listChanged: true };
     return caps;
   }
 
@@ -487,4 +733,59 @@ export class McpClient {
     }
     return dispatcher;
   }
+}
+
+const noListen = (feature: string) =>
+  new UnsupportedInEraError(
+    feature,
+    'modern',
+    "the 2026-07-28 era subscribes through subscriptions/listen, which this client does not implement yet; connect with protocol: 'legacy'",
+  );
+
+/**
+ * How a failed `server/discover` probe decides the era (spec `basic/versioning` §Backward
+ * Compatibility). Throws when the connection must not go on: pinned modern, a modern server that
+ * refused us (`-32020`, `-32021`, a `-32022` naming nothing we speak), an HTTP answer that is no
+ * era signal (401/403, 5xx, no status), a closed connection.
+ */
+function probeVerdict(
+  err: unknown,
+  version: ModernProtocolVersion,
+  auto: boolean,
+  attempt: number,
+): ProbeVerdict {
+  if (RpcError.is(err)) {
+    if (err.code === McpErrorCode.UnsupportedProtocolVersion) {
+      const data = err.data as { supported?: unknown } | undefined;
+      const supported = Array.isArray(data?.supported)
+        ? data.supported.filter((v): v is string => typeof v === 'string')
+        : [];
+      const modern = supported.find((v) => v !== version && isModernVersion(v));
+      if (modern !== undefined && attempt === 0) {
+        return { next: 'retry', version: modern as ModernProtocolVersion };
+      }
+      // A dual-era server naming a 2025 version we speak: that is the one to use.
+      const legacy = auto ? supported.find(isSupportedVersion) : undefined;
+      if (legacy !== undefined) return { next: 'initialize', version: legacy };
+      throw new UnsupportedVersionError(version, supported.join(', ') || 'none');
+    }
+    if (
+      !auto ||
+      err.code === McpErrorCode.HeaderMismatch ||
+      err.code === McpErrorCode.MissingRequiredClientCapability
+    ) {
+      throw err;
+    }
+    return { next: 'initialize' };
+  }
+  if (auto && RequestTimeoutError.is(err)) {
+    return { next: 'initialize' };
+  }
+  if (auto && TransportError.is(err)) {
+    const status = err.status;
+    if (status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403) {
+      return { next: 'initialize' };
+    }
+  }
+  throw err;
 }

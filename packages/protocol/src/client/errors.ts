@@ -3,7 +3,10 @@ import { hasBrand } from '../jsonrpc/brand.js';
 const VERSION_BRAND = Symbol.for('mcpkit.UnsupportedVersionError');
 const TRANSPORT_BRAND = Symbol.for('mcpkit.TransportError');
 
-/** The server answered initialize with a protocol version this client does not speak. */
+/**
+ * The server speaks no protocol version this client does: it answered initialize with one we do
+ * not know, or (MCP 2026-07-28) its `server/discover` or `-32022` error names none we speak.
+ */
 export class UnsupportedVersionError extends Error {
   /** Marks an UnsupportedVersionError from any copy of this package. */
   readonly [VERSION_BRAND] = true;
@@ -11,7 +14,7 @@ export class UnsupportedVersionError extends Error {
   constructor(
     /** The version the client asked for. */
     readonly requested: string,
-    /** The version the server answered with. */
+    /** The version the server answered with (modern: the versions it listed, comma-separated). */
     readonly offered: string,
   ) {
     super(`server offered protocol version '${offered}', which this client does not speak`);
@@ -44,5 +47,62 @@ export class TransportError extends Error {
   /** Whether `value` is a TransportError, from this copy of the package or another. */
   static is(value: unknown): value is TransportError {
     return hasBrand(value, TRANSPORT_BRAND);
+  }
+}
+
+const INPUT_BRAND = Symbol.for('mcpkit.InputRequiredError');
+const ERA_BRAND = Symbol.for('mcpkit.UnsupportedInEraError');
+
+/**
+ * A modern (MCP 2026-07-28) server answered with `resultType: 'input_required'`: it needs
+ * answers from the client (elicitation, sampling, roots) before it can finish, and expects the
+ * request to be sent again with them (multi round-trip requests). McpClient does not run that
+ * exchange yet, so the call fails with this error; `result` holds what the server asked.
+ */
+export class InputRequiredError extends Error {
+  /** Marks an InputRequiredError from any copy of this package. */
+  readonly [INPUT_BRAND] = true;
+
+  constructor(
+    /** The method of the request the server wants input for. */
+    readonly method: string,
+    /** The server's `InputRequiredResult` as it came (`inputRequests`, `requestState`). */
+    readonly result: Readonly<Record<string, unknown>>,
+  ) {
+    super(
+      `'${method}' needs input from the client (resultType 'input_required'); multi round-trip requests are not implemented by this client yet`,
+    );
+    this.name = 'InputRequiredError';
+  }
+
+  /** Whether `value` is an InputRequiredError, from this copy of the package or another. */
+  static is(value: unknown): value is InputRequiredError {
+    return hasBrand(value, INPUT_BRAND);
+  }
+}
+
+/**
+ * What was asked for does not exist in the era the connection speaks: `resources/subscribe`
+ * on a modern (MCP 2026-07-28) connection, which replaced it with `subscriptions/listen` — not
+ * implemented by this client yet. Connect with `protocol: 'legacy'` to use it.
+ */
+export class UnsupportedInEraError extends Error {
+  /** Marks an UnsupportedInEraError from any copy of this package. */
+  readonly [ERA_BRAND] = true;
+
+  constructor(
+    /** The method or feature asked for, e.g. `'resources/subscribe'`. */
+    readonly feature: string,
+    /** The era of the connection. */
+    readonly era: 'legacy' | 'modern',
+    detail: string,
+  ) {
+    super(`${feature} is not available on a ${era} connection: ${detail}`);
+    this.name = 'UnsupportedInEraError';
+  }
+
+  /** Whether `value` is an UnsupportedInEraError, from this copy of the package or another. */
+  static is(value: unknown): value is UnsupportedInEraError {
+    return hasBrand(value, ERA_BRAND);
   }
 }

@@ -7,7 +7,12 @@ export {
   type NotificationListener,
   type ServerRequestContext,
 } from './client.js';
-export { TransportError, UnsupportedVersionError } from './errors.js';
+export {
+  InputRequiredError,
+  TransportError,
+  UnsupportedInEraError,
+  UnsupportedVersionError,
+} from './errors.js';
 export {
   defaultServerEnv,
   type ProcessExit,

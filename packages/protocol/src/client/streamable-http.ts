@@ -4,6 +4,7 @@ import type { FrameSink } from '../jsonrpc/transport.js';
 import type { JsonRpcId } from '../jsonrpc/types.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../transports/stdio.js';
 import { TransportError } from './errors.js';
+import { modernRequestHeaders } from './headers.js';
 import type { ClientTransport } from './transport.js';
 
 /** How a dropped SSE stream is resumed (GET with `Last-Event-ID`). */
@@ -38,6 +39,7 @@ interface Outgoing {
   id: JsonRpcId | undefined;
   isRequest: boolean;
   method: string | undefined;
+  params: Record<string, unknown> | undefined;
 }
 
 /** What one SSE stream left behind when it ended. */
@@ -64,11 +66,17 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /** The id and method of a frame we are about to send; undefined fields for what isn't ours. */
 function outgoing(frame: string): Outgoing {
   try {
-    const message = JSON.parse(frame) as { id?: JsonRpcId; method?: unknown };
+    const message = JSON.parse(frame) as { id?: JsonRpcId; method?: unknown; params?: unknown };
     const method = typeof message.method === 'string' ? message.method : undefined;
-    return { id: message.id, isRequest: method !== undefined && 'id' in message, method };
+    const params =
+      typeof message.params === 'object' &&
+      message.params !== null &&
+      !Array.isArray(message.params)
+        ? (message.params as Record<string, unknown>)
+        : undefined;
+    return { id: message.id, isRequest: method !== undefined && 'id' in message, method, params };
   } catch {
-    return { id: undefined, isRequest: false, method: undefined };
+    return { id: undefined, isRequest: false, method: undefined, params: undefined };
   }
 }
 
@@ -78,6 +86,12 @@ function outgoing(frame: string): Outgoing {
  * `MCP-Protocol-Version` go with every later request; a GET stream carries the server's messages
  * outside any call; a stream that drops before its answer is resumed with `Last-Event-ID` after
  * the server's `retry` delay; close ends the session with DELETE.
+ *
+ * In the modern era (MCP 2026-07-28, switched by the client with `setEra`) there is no session:
+ * every request is a POST with `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, no
+ * GET stream is opened, nothing is resumed or DELETEd, and a request is cancelled by aborting its
+ * POST (the client's `notifications/cancelled` is not sent; spec
+ * `basic/transports/streamable-http` §Cancellation).
  *
  * @example
  * ```ts
@@ -96,6 +110,10 @@ export class StreamableHttpClientTransport implements ClientTransport {
   #sink: FrameSink | undefined;
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
+  /** Modern era: the version every request declares; undefined on a 2025-era session. */
+  #modern: string | undefined;
+  /** Modern era: the POSTs of requests in flight, by id, to cancel one by aborting it. */
+  readonly #inflight = new Map<JsonRpcId, AbortController>();
   #ended = false;
   /** Set by McpClient: fail one request with an error that is not a JSON-RPC answer. */
   onRequestError: ((id: JsonRpcId, error: Error) => void) | undefined;
@@ -128,10 +146,26 @@ export class StreamableHttpClientTransport implements ClientTransport {
     this.#protocolVersion = version;
   }
 
+  /**
+   * Called by the client: `'modern'` before its first modern request (every POST then carries
+   * `MCP-Protocol-Version: version`, `Mcp-Method` and `Mcp-Name`; no session, GET stream or
+   * DELETE), `'legacy'` when it falls back to initialize.
+   */
+  setEra(era: 'legacy' | 'modern', version?: string): void {
+    this.#modern = era === 'modern' ? (version ?? this.#protocolVersion) : undefined;
+    this.#protocolVersion = this.#modern;
+  }
+
   /** POST one frame; its answer (JSON or SSE) goes to the sink. */
   send(frame: string): void {
     if (this.#ended) throw new TransportError('transport closed');
     const message = outgoing(frame);
+    if (this.#modern !== undefined && message.method === 'notifications/cancelled') {
+      // Modern HTTP: closing the request's stream is the cancellation; nothing is POSTed.
+      const requestId = message.params?.requestId as JsonRpcId | undefined;
+      if (requestId !== undefined) this.#inflight.get(requestId)?.abort();
+      return;
+    }
     const posted = this.#post(frame, message).catch((err: unknown) => this.#failed(message, err));
     if (message.isRequest) return;
     // Notifications and responses: remembered until the server accepted them, for flush().
@@ -146,7 +180,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
 
   /** Called by the client once initialized: opens the GET stream (unless `openStream: false`). */
   opened(): void {
-    if (this.#options.openStream === false) return;
+    if (this.#options.openStream === false || this.#modern !== undefined) return;
     void this.#listen();
   }
 
@@ -168,13 +202,29 @@ export class StreamableHttpClientTransport implements ClientTransport {
 
   #headers(extra?: Record<string, string>): Record<string, string> {
     const headers: Record<string, string> = { ...this.#options.headers, ...extra };
-    if (this.#sessionId !== undefined) headers['mcp-session-id'] = this.#sessionId;
+    if (this.#sessionId !== undefined && this.#modern === undefined) {
+      headers['mcp-session-id'] = this.#sessionId;
+    }
     if (this.#protocolVersion !== undefined)
       headers['mcp-protocol-version'] = this.#protocolVersion;
     return headers;
   }
 
   async #post(frame: string, message: Outgoing): Promise<void> {
+    if (this.#modern !== undefined && message.isRequest && message.id !== undefined) {
+      const id = message.id;
+      const controller = new AbortController();
+      this.#inflight.set(id, controller);
+      try {
+        await this.#postModern(frame, message, controller.signal);
+      } catch (err) {
+        // Cancelled by the client, which has already given the request up.
+        if (!controller.signal.aborted) throw err;
+      } finally {
+        this.#inflight.delete(id);
+      }
+      return;
+    }
     const res = await fetch(this.#url, {
       method: 'POST',
       headers: this.#headers({
@@ -232,6 +282,43 @@ export class StreamableHttpClientTransport implements ClientTransport {
         retryMs: next.retryMs ?? end.retryMs,
         received: next.received,
       };
+    }
+  }
+
+  /**
+   * One modern request: its own POST with the per-request headers, answered by JSON or by an
+   * SSE stream that is never resumed; aborting `cancel` cancels it.
+   */
+  async #postModern(frame: string, message: Outgoing, cancel: AbortSignal): Promise<void> {
+    const res = await fetch(this.#url, {
+      method: 'POST',
+      headers: this.#headers({
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...modernRequestHeaders(message.method as string, message.params),
+      }),
+      body: frame,
+      signal: AbortSignal.any([this.#abort.signal, cancel]),
+    });
+    if (!res.ok) {
+      await this.#httpError(res, message);
+      return;
+    }
+    const type = res.headers.get('content-type') ?? '';
+    if (type.startsWith('application/json')) {
+      this.#deliver(await this.#text(res));
+      return;
+    }
+    if (!type.startsWith('text/event-stream')) {
+      await res.body?.cancel();
+      throw new TransportError(
+        `server answered ${res.status} with '${type || 'no content type'}'`,
+        res.status,
+      );
+    }
+    const end = await this.#readSse(res, message.id);
+    if (!end.answered && !this.#ended && !cancel.aborted) {
+      throw new TransportError('the server closed the stream without answering');
     }
   }
 

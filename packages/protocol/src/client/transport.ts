@@ -10,6 +10,13 @@ import type { JsonRpcId } from '../jsonrpc/types.js';
 export interface ClientTransport extends FrameTransport {
   /** The version initialize settled on (HTTP sends it as `MCP-Protocol-Version` from now on). */
   setProtocolVersion?(version: string): void;
+  /**
+   * The era the client speaks from now on: `'modern'` (MCP 2026-07-28 and later, with the
+   * `version` every request declares) before its first modern request, `'legacy'` when it falls
+   * back to initialize. HTTP: a modern request carries `MCP-Protocol-Version`, `Mcp-Method` and
+   * `Mcp-Name` headers, no session, no GET stream, and is cancelled by aborting its POST.
+   */
+  setEra?(era: 'legacy' | 'modern', version?: string): void;
   /** Resolves once every frame sent so far has reached the server (HTTP: its POST answered). */
   flush?(): Promise<void>;
   /** The session is initialized: open what the server may use to reach us (HTTP: GET stream). */

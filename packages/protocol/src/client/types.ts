@@ -19,6 +19,27 @@ export interface InitializeResult extends Open {
   instructions?: string;
 }
 
+/**
+ * What a modern (MCP 2026-07-28) server says about itself in answer to `server/discover`: the
+ * versions it speaks, what it can do, how to use it. Kept as it came, cache hints included.
+ */
+export interface DiscoverResult extends Open {
+  /** The protocol versions the server speaks. */
+  supportedVersions: string[];
+  /** What the server can do. */
+  capabilities: ServerCapabilities;
+  /** How a model should use the server, if it says. */
+  instructions?: string;
+  /** `'complete'` (absent means the same). */
+  resultType?: string;
+  /** How long the result may be cached, in ms. */
+  ttlMs?: number;
+  /** Whom a cached copy may be shared with. */
+  cacheScope?: 'public' | 'private';
+  /** Result metadata; `io.modelcontextprotocol/serverInfo` says who the server is. */
+  _meta?: Record<string, unknown>;
+}
+
 /** What a server said it can do in initialize: only declared features may be used. */
 export interface ServerCapabilities extends Open {
   /** It serves tools; `listChanged` when it notifies changes. */

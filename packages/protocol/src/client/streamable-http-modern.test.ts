@@ -1,0 +1,290 @@
+/**
+ * The Streamable HTTP client transport in the modern era (MCP 2026-07-28,
+ * `basic/transports/streamable-http`) against a hand-driven node:http server: the per-request
+ * headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, Base64 sentinel values), no session,
+ * no GET stream, no DELETE, cancellation by aborting the POST; and the `'auto'` probe's verdicts
+ * on what an HTTP server answers.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RpcError } from '../jsonrpc/errors.js';
+import { META } from '../mcp/era.js';
+import { McpClient } from './client.js';
+import { TransportError, UnsupportedVersionError } from './errors.js';
+import { encodeHeaderValue, modernRequestHeaders } from './headers.js';
+import { StreamableHttpClientTransport } from './streamable-http.js';
+
+interface Seen {
+  method: string;
+  headers: IncomingMessage['headers'];
+  body: { id?: number; method?: string; params?: Record<string, unknown> } | undefined;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen) => void;
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A server whose answers are scripted per test; every request it saw is recorded. */
+async function script(handle: Handler): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => {
+      raw += c.toString('utf8');
+    });
+    req.on('end', () => {
+      const entry: Seen = {
+        method: req.method ?? '',
+        headers: req.headers,
+        body: raw ? JSON.parse(raw) : undefined,
+      };
+      seen.push(entry);
+      handle(req, res, entry);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, seen };
+}
+
+const json = (res: ServerResponse, status: number, body: unknown, headers = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+
+const DISCOVERED = {
+  resultType: 'complete',
+  supportedVersions: ['2026-07-28'],
+  capabilities: { tools: {}, resources: {}, prompts: {} },
+  ttlMs: 0,
+  cacheScope: 'private',
+  _meta: { [META.serverInfo]: { name: 'scripted-modern', version: '2' } },
+};
+
+/** A modern server: discover, and `{ echo: method }` for the rest; `hang` never answers. */
+const modernServer: Handler = (req, res, seen) => {
+  if (req.method !== 'POST') {
+    res.writeHead(405, { allow: 'POST' }).end();
+    return;
+  }
+  const body = seen.body;
+  if (body?.id === undefined) {
+    res.writeHead(202).end();
+    return;
+  }
+  if (body.params?.name === 'hang') return; // held open until the client aborts
+  const result = body.method === 'server/discover' ? DISCOVERED : { echo: body.method };
+  if (body.params?.name === 'streamed') {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result })}\n\n`);
+    return;
+  }
+  json(res, 200, { jsonrpc: '2.0', id: body.id, result });
+};
+
+describe('StreamableHttpClientTransport, modern era', () => {
+  it('sends MCP-Protocol-Version, Mcp-Method and Mcp-Name on every POST, and no session', async () => {
+    const { url, seen } = await script(modernServer);
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
+      protocol: '2026-07-28',
+    });
+    expect(client.serverInfo).toEqual({ name: 'scripted-modern', version: '2' });
+    await client.callTool('get_weather', { city: 'Oslo' });
+    await client.callTool('streamed');
+    await client.readResource('file:///projects/app/config.json');
+    await client.getPrompt('résumé');
+    await client.listTools();
+    await client.ping();
+    await client.close();
+    const posts = seen.map((s) => ({
+      http: s.method,
+      version: s.headers['mcp-protocol-version'],
+      method: s.headers['mcp-method'],
+      name: s.headers['mcp-name'],
+      session: s.headers['mcp-session-id'],
+      envelope: (s.body?.params?._meta as Record<string, unknown> | undefined)?.[
+        META.protocolVersion
+      ],
+    }));
+    const modern = { http: 'POST', version: '2026-07-28', session: undefined };
+    expect(posts).toEqual([
+      { ...modern, method: 'server/discover', name: undefined, envelope: '2026-07-28' },
+      { ...modern, method: 'tools/call', name: 'get_weather', envelope: '2026-07-28' },
+      { ...modern, method: 'tools/call', name: 'streamed', envelope: '2026-07-28' },
+      {
+        ...modern,
+        method: 'resources/read',
+        name: 'file:///projects/app/config.json',
+        envelope: '2026-07-28',
+      },
+      {
+        ...modern,
+        method: 'prompts/get',
+        name: `=?base64?${Buffer.from('résumé').toString('base64')}?=`,
+        envelope: '2026-07-28',
+      },
+      { ...modern, method: 'tools/list', name: undefined, envelope: '2026-07-28' },
+      { ...modern, method: 'server/discover', name: undefined, envelope: '2026-07-28' },
+    ]);
+    // Nothing else: no notifications/initialized, no GET stream, no DELETE on close.
+    expect(seen.map((s) => s.method)).toEqual(Array(7).fill('POST'));
+  });
+
+  it('cancels a request by aborting its POST, and POSTs no notifications/cancelled', async () => {
+    let closed!: () => void;
+    const aborted = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    const { url, seen } = await script((req, res, s) => {
+      if (s.body?.params?.name === 'hang') res.on('close', closed);
+      modernServer(req, res, s);
+    });
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
+      protocol: '2026-07-28',
+    });
+    const controller = new AbortController();
+    const pending = client.callTool('hang', {}, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('stop')), 50);
+    await expect(pending).rejects.toThrow('stop');
+    await aborted; // the server saw the request's connection close
+    await expect(client.callTool('after')).resolves.toMatchObject({ echo: 'tools/call' });
+    await client.close();
+    expect(seen.map((s) => s.body?.method)).toEqual([
+      'server/discover',
+      'tools/call',
+      'tools/call',
+    ]);
+  });
+
+  it("'auto' stays modern on a 400 with -32022 naming nothing we speak: UnsupportedVersionError", async () => {
+    const { url, seen } = await script((_req, res, s) =>
+      json(res, 400, {
+        jsonrpc: '2.0',
+        id: s.body?.id,
+        error: {
+          code: -32022,
+          message: 'Unsupported protocol version',
+          data: { supported: ['2099-01-01'], requested: '2026-07-28' },
+        },
+      }),
+    );
+    const err = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
+      protocol: 'auto',
+    }).catch((e: unknown) => e);
+    expect(UnsupportedVersionError.is(err)).toBe(true);
+    expect(seen.map((s) => s.body?.method)).toEqual(['server/discover']);
+  });
+
+  it("'auto' falls back to a 2025 session on a 400 without a modern error", async () => {
+    const { url, seen } = await script((req, res, s) => {
+      const body = s.body;
+      if (req.method === 'DELETE') {
+        res.writeHead(200).end();
+      } else if (body?.method === 'server/discover') {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request: no session');
+      } else if (body?.method === 'initialize') {
+        json(
+          res,
+          200,
+          {
+            jsonrpc: '2.0',
+            id: body.id,
+            result: {
+              protocolVersion: '2025-11-25',
+              capabilities: { tools: {} },
+              serverInfo: { name: 'legacy-http', version: '1' },
+            },
+          },
+          { 'mcp-session-id': 'sess-9' },
+        );
+      } else if (body?.id === undefined) {
+        res.writeHead(202).end();
+      } else {
+        json(res, 200, { jsonrpc: '2.0', id: body.id, result: { tools: [] } });
+      }
+    });
+    const client = await McpClient.connect(
+      new StreamableHttpClientTransport({ url, openStream: false }),
+      { protocol: 'auto' },
+    );
+    expect(client.era).toBe('legacy');
+    await client.listTools();
+    await client.close();
+    expect(
+      seen.map((s) => [
+        s.method,
+        s.body?.method,
+        s.headers['mcp-method'],
+        s.headers['mcp-session-id'],
+        s.headers['mcp-protocol-version'],
+      ]),
+    ).toEqual([
+      ['POST', 'server/discover', 'server/discover', undefined, '2026-07-28'],
+      ['POST', 'initialize', undefined, undefined, undefined],
+      ['POST', 'notifications/initialized', undefined, 'sess-9', '2025-11-25'],
+      ['POST', 'tools/list', undefined, 'sess-9', '2025-11-25'],
+      ['DELETE', undefined, undefined, 'sess-9', '2025-11-25'],
+    ]);
+  });
+
+  it("'auto' does not fall back on 401: the credentials are the problem", async () => {
+    const { url } = await script((_req, res) => res.writeHead(401).end());
+    const err = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
+      protocol: 'auto',
+    }).catch((e: unknown) => e);
+    expect(TransportError.is(err) && err.status).toBe(401);
+  });
+
+  it('a -32601 answered with 404 reaches the caller as the RpcError', async () => {
+    const { url } = await script((req, res, s) => {
+      if (s.body?.method === 'resources/templates/list') {
+        json(res, 404, {
+          jsonrpc: '2.0',
+          id: s.body.id,
+          error: { code: -32601, message: 'Method not found' },
+        });
+      } else {
+        modernServer(req, res, s);
+      }
+    });
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
+      protocol: '2026-07-28',
+    });
+    const err = await client.listResourceTemplates().catch((e: unknown) => e);
+    expect(RpcError.is(err) && err.code).toBe(-32601);
+    await client.close();
+  });
+});
+
+describe('modern header values', () => {
+  it('encodes what is not plain visible ASCII, and what looks like the sentinel (spec table)', () => {
+    expect(encodeHeaderValue('us-west1')).toBe('us-west1');
+    expect(encodeHeaderValue('a b')).toBe('a b');
+    expect(encodeHeaderValue('Hello, 世界')).toBe('=?base64?SGVsbG8sIOS4lueVjA==?=');
+    expect(encodeHeaderValue(' padded ')).toBe('=?base64?IHBhZGRlZCA=?=');
+    expect(encodeHeaderValue('line1\nline2')).toBe('=?base64?bGluZTEKbGluZTI=?=');
+    expect(encodeHeaderValue('=?base64?literal?=')).toBe('=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=');
+    expect(encodeHeaderValue('tab\there')).toMatch(/^=\?base64\?/);
+  });
+
+  it('names tools/call and prompts/get by name, resources/read by uri, nothing else', () => {
+    expect(modernRequestHeaders('tools/call', { name: 't' })).toEqual({
+      'mcp-method': 'tools/call',
+      'mcp-name': 't',
+    });
+    expect(modernRequestHeaders('resources/read', { uri: 'x://y', name: 'n' })).toEqual({
+      'mcp-method': 'resources/read',
+      'mcp-name': 'x://y',
+    });
+    expect(modernRequestHeaders('tools/list', { name: 'n' })).toEqual({
+      'mcp-method': 'tools/list',
+    });
+  });
+});
