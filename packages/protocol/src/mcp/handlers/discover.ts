@@ -35,7 +35,9 @@ export type CacheableMethod =
  * caller; `private` — for this authorization context only (spec `server/utilities/caching`).
  */
 export interface CacheHint {
+  /** How long the result may be reused, in ms; 0: not at all. */
   ttlMs: number;
+  /** `public`: the same for every caller; `private`: for this authorization context only. */
   cacheScope: 'public' | 'private';
 }
 
