@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `pnpm conformance`: start the fixture server over Streamable HTTP and run the official MCP
- * conformance suite (every server scenario) against it; then run the suite's client scenarios
+ * conformance suite (every server scenario of 0.1.16, and every scenario MCP 2026-07-28 requires,
+ * with the suite release that knows that revision) against it; then run the suite's client scenarios
  * with McpClient (`dist/fixtures/conformance-client.js`) as the client under test. Exits non-zero
  * when anything fails. The suite's CLI needs Node ≥ 22, so npx brings a Node 22 binary from the
  * npm registry.
@@ -12,6 +13,10 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const SUITE = '@modelcontextprotocol/conformance@0.1.16';
+// The first release of the suite that knows MCP 2026-07-28: `--requirements 2026-07-28` runs exactly
+// the scenarios that revision requires (the tasks extension and pending scenarios are run but not
+// scored by the suite itself).
+const MODERN_SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
 const fixture = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
 const clientFixture = fileURLToPath(
   new URL('../dist/fixtures/conformance-client.js', import.meta.url),
@@ -52,8 +57,8 @@ const url = await new Promise((resolve, reject) => {
 });
 
 /** Run the suite's CLI with `args`; resolves to its exit code. */
-async function runSuite(args) {
-  const suite = spawn('npx', ['-y', '-p', 'node@22', '-p', SUITE, 'conformance', ...args], {
+async function runSuite(args, suitePackage = SUITE) {
+  const suite = spawn('npx', ['-y', '-p', 'node@22', '-p', suitePackage, 'conformance', ...args], {
     // Outside the repo: its .npmrc sets engine-strict, which would refuse the suite's Node 22 deps.
     cwd: tmpdir(),
     stdio: 'inherit',
@@ -71,6 +76,16 @@ console.log(`conformance: ${SUITE} against ${url}/mcp`);
 const serverArgs = ['server', '--url', `${url}/mcp`, '--suite', 'all'];
 if (existsSync(baseline)) serverArgs.push('--expected-failures', baseline);
 let failed = (await runSuite(serverArgs)) !== 0;
+console.log(`conformance: ${MODERN_SUITE} --requirements 2026-07-28 against ${url}/mcp`);
+if (
+  (await runSuite(
+    ['server', '--url', `${url}/mcp`, '--requirements', '2026-07-28'],
+    MODERN_SUITE,
+  )) !== 0
+) {
+  console.log('conformance: 2026-07-28 requirements FAILED');
+  failed = true;
+}
 server.kill('SIGTERM');
 
 for (const scenario of CLIENT_SCENARIOS) {

@@ -61,7 +61,7 @@ export type {
   ServerTransport,
 } from './mcp/transport.js';
 export { type AuthInfo, McpSession, type OutboundChannel } from './mcp/session.js';
-export { type McpCallExtra, McpContext } from './mcp/context.js';
+export { type AskOptions, type McpCallExtra, McpContext } from './mcp/context.js';
 export {
   defineTool,
   isCallToolResult,

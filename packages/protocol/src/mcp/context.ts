@@ -15,6 +15,17 @@ export function logLevelAdmits(min: LoggingLevel | undefined, level: LoggingLeve
   return min === undefined || MCP_LOGGING_LEVELS.indexOf(level) >= MCP_LOGGING_LEVELS.indexOf(min);
 }
 
+/**
+ * Options of a request to the client (`ctx.sample`, `ctx.elicit`, `ctx.listRoots`). On a
+ * 2026-07-28 request there is no request to the client: the ask is answered by `input_required`
+ * under `key` (default by order: `elicitation-1`, `sampling-1`, `roots-1` …), and the retry
+ * carries the answer under the same key.
+ */
+export interface AskOptions extends RequestOptions {
+  /** The ask's key in `inputRequests` / `inputResponses` (2026-07-28 only). */
+  key?: string;
+}
+
 /** What a transport attaches to every MCP call (`ctx.extra`). */
 export interface McpCallExtra {
   /** The client's session. */
@@ -106,21 +117,30 @@ export class McpContext {
     return this.notify('notifications/progress', params);
   }
 
-  /** Ask the client's model for a completion (`sampling/createMessage`). */
-  sample(params: Record<string, unknown>, options?: RequestOptions): Promise<CreateMessageResult> {
+  /**
+   * Ask the client's model for a completion (`sampling/createMessage`). On a 2026-07-28 request
+   * this becomes an `input_required` answer and the handler runs again on the retry (see
+   * {@link AskOptions}): ask before changing anything.
+   */
+  sample(params: Record<string, unknown>, options?: AskOptions): Promise<CreateMessageResult> {
     return this.#request('sampling', 'sampling/createMessage', params, options);
   }
 
-  /** Ask the user for input (`elicitation/create`). */
-  elicit(params: Record<string, unknown>, options?: RequestOptions): Promise<ElicitResult> {
+  /** Ask the user for input (`elicitation/create`); on a 2026-07-28 request, as {@link sample}. */
+  elicit(params: Record<string, unknown>, options?: AskOptions): Promise<ElicitResult> {
     return this.#request('elicitation', 'elicitation/create', params, options);
+  }
+
+  /** The client's roots (`roots/list`); on a 2026-07-28 request, as {@link sample}. */
+  listRoots(options?: AskOptions): Promise<{ roots: { uri: string; name?: string }[] }> {
+    return this.#request('roots', 'roots/list', {}, options);
   }
 
   #request<R>(
     capability: string,
     method: string,
     params: Record<string, unknown>,
-    options?: RequestOptions,
+    options?: AskOptions,
   ): Promise<R> {
     if (this.session.era === 'modern') {
       // The modern era has no server-to-client requests: the ask becomes part of an
@@ -134,10 +154,13 @@ export class McpContext {
           ),
         );
       }
-      return round.ask({
-        method: method as 'elicitation/create' | 'sampling/createMessage' | 'roots/list',
-        params,
-      }) as Promise<R>;
+      return round.ask(
+        {
+          method: method as 'elicitation/create' | 'sampling/createMessage' | 'roots/list',
+          params,
+        },
+        options?.key,
+      ) as Promise<R>;
     }
     if (!this.session.clientCapabilities[capability]) {
       return Promise.reject(
@@ -153,6 +176,7 @@ export class McpContext {
         new RpcError(ErrorCode.InternalError, `No channel to the client for ${method}`),
       );
     }
-    return channel.request<R>(method, params, { signal: this.signal, ...options });
+    const { key: _key, ...requestOptions } = options ?? {};
+    return channel.request<R>(method, params, { signal: this.signal, ...requestOptions });
   }
 }

@@ -174,12 +174,15 @@ export class InputRound {
     return new InputRound(method, capabilities, answers);
   }
 
-  /** What the handler asked for (its answer, or an open ask and a rejection). */
-  ask(request: InputRequest): Promise<unknown> {
+  /**
+   * What the handler asked for (its answer, or an open ask and a rejection), under `explicitKey`
+   * or the next key of its kind.
+   */
+  ask(request: InputRequest, explicitKey?: string): Promise<unknown> {
     const kind = CAPABILITY[request.method];
     const n = (this.#counters.get(kind) ?? 0) + 1;
     this.#counters.set(kind, n);
-    const key = `${kind}-${n}`;
+    const key = explicitKey ?? `${kind}-${n}`;
     if (key in this.#answers) return Promise.resolve(this.#answers[key]);
     if (!INPUT_METHODS.has(this.#method)) {
       return Promise.reject(
