@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * `pnpm conformance`: start the fixture server over Streamable HTTP and run the official MCP
- * conformance suite (every server scenario of 0.1.16, and every scenario MCP 2026-07-28 requires,
- * with the suite release that knows that revision) against it; then run the suite's client scenarios
+ * conformance suite against it three times — 0.1.16 `--suite all`, and with the release that knows
+ * MCP 2026-07-28 (0.2.0-alpha.12) both `--requirements 2026-07-28` and `--spec-version 2025-11-25
+ * --suite all`, so both eras are held to the suite; then run the suite's client scenarios
  * with McpClient (`dist/fixtures/conformance-client.js`) as the client under test. Exits non-zero
  * when anything fails. The suite's CLI needs Node ≥ 22, so npx brings a Node 22 binary from the
  * npm registry.
@@ -84,6 +85,18 @@ if (
   )) !== 0
 ) {
   console.log('conformance: 2026-07-28 requirements FAILED');
+  failed = true;
+}
+console.log(
+  `conformance: ${MODERN_SUITE} --spec-version 2025-11-25 --suite all against ${url}/mcp`,
+);
+if (
+  (await runSuite(
+    ['server', '--url', `${url}/mcp`, '--spec-version', '2025-11-25', '--suite', 'all'],
+    MODERN_SUITE,
+  )) !== 0
+) {
+  console.log('conformance: 2025-11-25 suite (0.2.0-alpha.12) FAILED');
   failed = true;
 }
 server.kill('SIGTERM');
