@@ -1,11 +1,13 @@
 /**
  * The official SDK v2 client pinned to MCP 2026-07-28 (no fallback to initialize possible)
- * against our servers over stdio: every app, and a server whose tool list changes at run time,
- * watched through `subscriptions/listen` the way the SDK opens it for `listChanged` handlers.
+ * against our servers over stdio and Streamable HTTP: every app (the HTTP wire recorded: discover,
+ * never initialize, no session), a server whose tool list changes at run time watched through
+ * `subscriptions/listen` the way the SDK opens it for `listChanged` handlers, and tools that ask
+ * for input answered through multi round-trip.
  */
 import { join } from 'node:path';
 import { waitFor } from '@mcpkit/protocol/testing';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -17,6 +19,7 @@ import {
   REPO,
   SIMPLE_TOOL,
   scratch,
+  startHttp,
   within,
 } from './helpers.js';
 
@@ -129,6 +132,62 @@ describe('SDK v2 Client pinned to 2026-07-28 over stdio', () => {
       expect(JSON.stringify(elicited.content)).toContain('ada@example.com');
     } finally {
       await within(client.close(), 10_000, 'close').catch(() => {});
+    }
+  });
+});
+
+describe('SDK v2 Client pinned to 2026-07-28 over Streamable HTTP', () => {
+  it.each(APPS)('%s: modern on the wire — discover, no initialize, no session', async (app) => {
+    const s = scratch(`v2-pinned-http-${app}`);
+    const client = new Client({ name: 'mcpkit-e2e-pinned-http', version: '0.0.0' }, PINNED);
+    const wire: { method: string | undefined; session: string | null; version: string | null }[] =
+      [];
+    let server: Awaited<ReturnType<typeof startHttp>> | undefined;
+    try {
+      const prepared = await prepare(app, s, true);
+      server = await startHttp(app, prepared.httpArgs, prepared.env);
+      const recording = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+        const headers = new Headers(init?.headers);
+        let method: string | undefined;
+        if (typeof init?.body === 'string') {
+          method = (JSON.parse(init.body) as { method?: string }).method;
+        }
+        wire.push({
+          method,
+          session: headers.get('mcp-session-id'),
+          version: headers.get('mcp-protocol-version'),
+        });
+        const response = await fetch(input, init);
+        expect(response.headers.get('mcp-session-id')).toBeNull();
+        return response;
+      };
+      const transport = new StreamableHTTPClientTransport(new URL(server.mcpUrl), {
+        fetch: recording,
+        ...(prepared.apiKey
+          ? { requestInit: { headers: { Authorization: `Bearer ${prepared.apiKey}` } } }
+          : {}),
+      });
+      await within(client.connect(transport, REQUEST), 30_000, 'connect');
+      expect(client.getProtocolEra()).toBe('modern');
+      const { tools } = await within(client.listTools({}, REQUEST), 25_000, 'tools/list');
+      expect(checkTools(app, tools)).toBeUndefined();
+      const result = await within(
+        client.callTool({ name: SIMPLE_TOOL[app], arguments: {} }, REQUEST),
+        25_000,
+        'tools/call',
+      );
+      expect(checkSimpleResult(app, result.structuredContent)).toBeUndefined();
+      const methods = wire.map((w) => w.method);
+      expect(methods[0]).toBe('server/discover');
+      expect(methods).not.toContain('initialize');
+      expect(methods).toEqual(expect.arrayContaining(['tools/list', 'tools/call']));
+      for (const request of wire.filter((w) => w.method !== undefined)) {
+        expect(request).toMatchObject({ session: null, version: '2026-07-28' });
+      }
+    } finally {
+      await within(client.close(), 10_000, 'close').catch(() => {});
+      await server?.stop();
+      s.cleanup();
     }
   });
 });
