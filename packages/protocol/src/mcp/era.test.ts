@@ -134,6 +134,25 @@ describe('modern requests (2026-07-28) without initialize', () => {
     expect(peer.session.initialized).toBe(false);
   });
 
+  it('declares the extensions it supports in server/discover and initialize', async () => {
+    const ui = { mimeTypes: ['text/html;profile=mcp-app'] };
+    const app = new McpServer({
+      name: 'x',
+      version: '1',
+      extensions: { 'io.modelcontextprotocol/ui': ui },
+    });
+    peer = connectRaw(app);
+    const discover = await peer.result<{ capabilities: Record<string, unknown> }>(
+      'server/discover',
+      modern(),
+    );
+    expect(discover.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/ui': ui });
+    const init = await peer.initialize();
+    expect(
+      (init.result as { capabilities: Record<string, unknown> }).capabilities.extensions,
+    ).toEqual({ 'io.modelcontextprotocol/ui': ui });
+  });
+
   it("uses the server's cache hints where it declared them, and keeps per-caller lists private", async () => {
     const cache = {
       'tools/list': { ttlMs: 600_000, cacheScope: 'public' },

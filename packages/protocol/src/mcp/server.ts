@@ -110,6 +110,11 @@ export interface McpServerOptions {
    * `listPermittedToolsOnly` the tools/list hint is always private (each caller sees its own).
    */
   cache?: Partial<Record<CacheableMethod, CacheHint>>;
+  /**
+   * MCP extensions this server supports, by identifier (e.g. `io.modelcontextprotocol/ui`), with
+   * their settings: declared as `capabilities.extensions` in `server/discover` and initialize.
+   */
+  extensions?: Readonly<Record<string, Record<string, unknown>>>;
   /** Where handler crashes and protocol trouble are logged (e.g. {@link createLogger}'s). */
   logger?: EngineLogger;
 }
@@ -158,6 +163,7 @@ export class McpServer {
   readonly logger: EngineLogger | undefined;
   readonly #scopes: ReadonlySet<string> | undefined;
   readonly #toolAlias: McpServerOptions['toolAlias'];
+  readonly #extensions: McpServerOptions['extensions'];
   readonly #tools = new Map<string, Tool>();
   readonly #resources = new Map<string, Resource>();
   readonly #templates: ResourceTemplate[] = [];
@@ -181,6 +187,7 @@ export class McpServer {
     this.logger = options.logger;
     this.#scopes = options.scopes ? new Set(options.scopes) : undefined;
     this.#toolAlias = options.toolAlias;
+    this.#extensions = options.extensions;
     const errors = options.errors ?? {};
     const internals: ServerInternals = {
       info,
@@ -447,6 +454,9 @@ export class McpServer {
       this.#templates.some((t) => Object.keys(t.complete).length > 0) ||
       [...this.#prompts.values()].some((p) => Object.keys(p.complete).length > 0);
     if (completable) caps.completions = {};
+    if (this.#extensions && Object.keys(this.#extensions).length > 0) {
+      caps.extensions = { ...this.#extensions };
+    }
     return caps;
   }
 
