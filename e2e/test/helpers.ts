@@ -7,7 +7,14 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type RunResult, runProcess, spawnHttpServer, tempDir } from '@mcpkit/protocol/testing';
+import {
+  type RunResult,
+  runProcess,
+  spawnHttpServer,
+  tempDir,
+  within,
+} from '@mcpkit/protocol/testing';
+import { expect } from 'vitest';
 
 export {
   isAlive,
@@ -317,6 +324,25 @@ export function checkTools(app: AppName, tools: readonly ToolLike[]): string | u
   return undescribed.length > 0
     ? `tools without a description: ${undescribed.join(', ')}`
     : undefined;
+}
+
+/**
+ * What every client cell asserts, whatever the client library: the app lists its tools (each
+ * described) and its simple tool answers with the expected structured content. `list` and `call`
+ * adapt the client's own API (the SDK v1 and v2 signatures differ).
+ */
+export async function expectToolsAndSimpleCall<R>(
+  app: AppName,
+  list: () => Promise<{ tools: readonly ToolLike[] }>,
+  call: (name: string) => Promise<R>,
+): Promise<R> {
+  const { tools } = await within(list(), 25_000, 'tools/list');
+  expect(checkTools(app, tools)).toBeUndefined();
+  const result = await within(call(SIMPLE_TOOL[app]), 25_000, 'tools/call');
+  const answer = result as { isError?: boolean; structuredContent?: unknown };
+  expect(answer.isError ?? false).toBe(false);
+  expect(checkSimpleResult(app, answer.structuredContent)).toBeUndefined();
+  return result;
 }
 
 /** The meaningful field of each app's simple tool, from its structured content. */

@@ -6,12 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   backendPids,
   CELLS,
-  checkSimpleResult,
-  checkTools,
+  expectToolsAndSimpleCall,
   type HttpApp,
   killAll,
   prepare,
-  SIMPLE_TOOL,
   scratch,
   startHttp,
   waitGone,
@@ -51,16 +49,11 @@ describe('SDK v1 Client (@modelcontextprotocol/sdk 1.32.2)', () => {
       expect(client.getServerVersion()?.name).toBeTruthy();
       expect(client.getServerCapabilities()?.tools).toBeDefined();
 
-      const { tools } = await within(client.listTools({}, REQUEST), 25_000, 'tools/list');
-      expect(checkTools(app, tools)).toBeUndefined();
-
-      const result = await within(
-        client.callTool({ name: SIMPLE_TOOL[app], arguments: {} }, undefined, REQUEST),
-        25_000,
-        'tools/call',
+      const result = await expectToolsAndSimpleCall(
+        app,
+        () => client.listTools({}, REQUEST),
+        (name) => client.callTool({ name, arguments: {} }, undefined, REQUEST),
       );
-      expect(result.isError ?? false).toBe(false);
-      expect(checkSimpleResult(app, result.structuredContent)).toBeUndefined();
       const first = (result.content as { type: string }[] | undefined)?.[0];
       expect(first?.type).toBe('text');
 

@@ -12,12 +12,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   APPS,
-  checkSimpleResult,
-  checkTools,
+  expectToolsAndSimpleCall,
   killAll,
   prepare,
   REPO,
-  SIMPLE_TOOL,
   scratch,
   startHttp,
   within,
@@ -43,15 +41,11 @@ describe('SDK v2 Client pinned to 2026-07-28 over stdio', () => {
       );
       expect(client.getProtocolEra()).toBe('modern');
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-      const { tools } = await within(client.listTools({}, REQUEST), 25_000, 'tools/list');
-      expect(checkTools(app, tools)).toBeUndefined();
-      const result = await within(
-        client.callTool({ name: SIMPLE_TOOL[app], arguments: {} }, REQUEST),
-        25_000,
-        'tools/call',
+      await expectToolsAndSimpleCall(
+        app,
+        () => client.listTools({}, REQUEST),
+        (name) => client.callTool({ name, arguments: {} }, REQUEST),
       );
-      expect(result.isError ?? false).toBe(false);
-      expect(checkSimpleResult(app, result.structuredContent)).toBeUndefined();
     } finally {
       await within(client.close(), 10_000, 'close').catch(() => {});
       s.cleanup();
@@ -104,7 +98,7 @@ describe('SDK v2 Client pinned to 2026-07-28 over stdio', () => {
       role: 'assistant' as const,
       content: {
         type: 'text' as const,
-        text: `echo ${(request.params.messages[0]?.content as { text?: string }).text}`,
+        text: `echo ${(request.params.messages[0]?.content as { text?: string } | undefined)?.text}`,
       },
     }));
     client.setRequestHandler('elicitation/create', async () => ({
@@ -169,14 +163,11 @@ describe('SDK v2 Client pinned to 2026-07-28 over Streamable HTTP', () => {
       });
       await within(client.connect(transport, REQUEST), 30_000, 'connect');
       expect(client.getProtocolEra()).toBe('modern');
-      const { tools } = await within(client.listTools({}, REQUEST), 25_000, 'tools/list');
-      expect(checkTools(app, tools)).toBeUndefined();
-      const result = await within(
-        client.callTool({ name: SIMPLE_TOOL[app], arguments: {} }, REQUEST),
-        25_000,
-        'tools/call',
+      await expectToolsAndSimpleCall(
+        app,
+        () => client.listTools({}, REQUEST),
+        (name) => client.callTool({ name, arguments: {} }, REQUEST),
       );
-      expect(checkSimpleResult(app, result.structuredContent)).toBeUndefined();
       const methods = wire.map((w) => w.method);
       expect(methods[0]).toBe('server/discover');
       expect(methods).not.toContain('initialize');

@@ -7,12 +7,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   CELLS,
-  checkSimpleResult,
-  checkTools,
+  expectToolsAndSimpleCall,
   type HttpApp,
   killAll,
   prepare,
-  SIMPLE_TOOL,
   scratch,
   startHttp,
   within,
@@ -93,16 +91,11 @@ describe('SDK v2 Client (@modelcontextprotocol/client 2.4.0, versionNegotiation 
           expect(exchanges.map((e) => e.method)).not.toContain('initialize');
         }
 
-        const { tools } = await within(client.listTools({}, REQUEST), 25_000, 'tools/list');
-        expect(checkTools(app, tools)).toBeUndefined();
-
-        const result = await within(
-          client.callTool({ name: SIMPLE_TOOL[app], arguments: {} }, REQUEST),
-          25_000,
-          'tools/call',
+        await expectToolsAndSimpleCall(
+          app,
+          () => client.listTools({}, REQUEST),
+          (name) => client.callTool({ name, arguments: {} }, REQUEST),
         );
-        expect(result.isError ?? false).toBe(false);
-        expect(checkSimpleResult(app, result.structuredContent)).toBeUndefined();
       } catch (err) {
         console.error(
           `[${app} ${transport}] exchanges: ${JSON.stringify(exchanges)}\nserver stderr:\n${(server?.stderr() ?? stderr).slice(-4000)}`,
