@@ -306,8 +306,15 @@ describe('modern requests (2026-07-28) without initialize', () => {
     // Retried without the answer: asked again, not an error.
     const again = await call({ requestState: r1.requestState });
     expect(Object.keys(again.inputRequests ?? {})).toEqual(['elicitation-1']);
+    // A state is good for one retry: the first one is spent, the re-ask carries a new one.
+    await expect(
+      peer.error(
+        'tools/call',
+        modern({ name: 'steps', arguments: { topic: 'x' }, requestState: r1.requestState }, caps),
+      ),
+    ).resolves.toMatchObject({ code: -32602 });
     const r2 = await call({
-      requestState: r1.requestState,
+      requestState: again.requestState,
       inputResponses: { 'elicitation-1': { action: 'accept', content: {} }, junk: { x: 1 } },
     });
     expect(Object.keys(r2.inputRequests ?? {})).toEqual(['sampling-1']);

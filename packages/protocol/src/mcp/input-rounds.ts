@@ -49,7 +49,12 @@ interface StatePayload {
   q: string[];
   /** expiry, ms since the epoch */
   exp: number;
+  /** a random id: a state is good for one retry */
+  n: string;
 }
+
+/** Most spent states remembered at once (each until its expiry); beyond it the oldest go first. */
+const MAX_SPENT = 100_000;
 
 const CAPABILITY: Record<InputRequest['method'], string> = {
   'elicitation/create': 'elicitation',
@@ -83,10 +88,18 @@ const invalidState = () =>
     'Invalid params: requestState is not valid for this request',
   );
 
-/** Signs and checks `requestState` tokens: `v1.<payload>.<mac>`, base64url. */
+/**
+ * Signs and checks `requestState` tokens: `v1.<payload>.<mac>`, base64url. A state is good for one
+ * retry: a replayed one is refused (spec `basic/patterns/mrtr`: single use "MUST be enforced
+ * server-side where it matters"). Spent states are remembered in this process until they expire
+ * (at most 100,000; beyond that the oldest are forgotten first) — instances behind a load
+ * balancer each remember their own.
+ */
 export class RequestStateCodec {
   readonly #key: Buffer;
   readonly #ttlMs: number;
+  /** Spent nonces and their expiry, oldest first (a Map keeps insertion order). */
+  readonly #spent = new Map<string, number>();
 
   /**
    * @param key the HMAC key; default a random one per process (a state is then only valid on
@@ -98,9 +111,13 @@ export class RequestStateCodec {
     this.#ttlMs = ttlMs;
   }
 
-  mint(payload: Omit<StatePayload, 'exp'>): string {
+  mint(payload: Omit<StatePayload, 'exp' | 'n'>): string {
     const body = Buffer.from(
-      JSON.stringify({ ...payload, exp: Date.now() + this.#ttlMs }),
+      JSON.stringify({
+        ...payload,
+        exp: Date.now() + this.#ttlMs,
+        n: randomBytes(12).toString('base64url'),
+      }),
     ).toString('base64url');
     return `v1.${body}.${this.#mac(body)}`;
   }
@@ -118,7 +135,17 @@ export class RequestStateCodec {
     } catch {
       return undefined;
     }
-    return payload.exp > Date.now() ? payload : undefined;
+    return payload.exp > Date.now() && !this.#spent.has(payload.n) ? payload : undefined;
+  }
+
+  /** Mark a verified state used: the same state is refused from now on, until it expires. */
+  spend(payload: StatePayload): void {
+    const now = Date.now();
+    for (const [nonce, exp] of this.#spent) {
+      if (exp > now && this.#spent.size < MAX_SPENT) break;
+      this.#spent.delete(nonce);
+    }
+    this.#spent.set(payload.n, payload.exp);
   }
 
   #mac(body: string): string {
@@ -166,6 +193,7 @@ export class InputRound {
       if (!state || state.m !== method || state.d !== digest(params) || state.p !== subject) {
         throw invalidState();
       }
+      codec.spend(state);
       Object.assign(answers, state.a);
       const responses = isObject(params.inputResponses) ? params.inputResponses : {};
       // Only answers to what was asked count; anything else in inputResponses is ignored.
