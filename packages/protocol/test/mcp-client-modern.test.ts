@@ -18,7 +18,6 @@ import {
   META,
   RpcError,
   StdioClientTransport,
-  UnsupportedInEraError,
   UnsupportedVersionError,
 } from '../src/index.js';
 
@@ -203,15 +202,20 @@ function suite(name: string, open: () => ClientTransport, protocol: 'auto' | '20
       expect(client.pendingCount).toBe(0);
     });
 
-    it('refuses subscribe and sends nothing (subscriptions/listen is not implemented)', async () => {
-      const before = wire.length;
-      const err = await client.subscribe('test://watched-resource').catch((e: unknown) => e);
-      expect(UnsupportedInEraError.is(err)).toBe(true);
-      expect((err as Error).message).toMatch(/subscriptions\/listen/);
-      await expect(client.unsubscribe('test://watched-resource')).rejects.toThrow(
-        UnsupportedInEraError,
-      );
-      expect(wire.length).toBe(before);
+    it('subscribes through one managed subscriptions/listen, never resources/subscribe', async () => {
+      await client.subscribe('test://watched-resource');
+      const listen = requests(wire).findLast((m) => m.method === 'subscriptions/listen');
+      expect(listen?.params?.notifications).toEqual({
+        resourceSubscriptions: ['test://watched-resource'],
+      });
+      await client.unsubscribe('test://watched-resource');
+      expect(wire.at(-1)).toMatchObject({
+        method: 'notifications/cancelled',
+        params: { requestId: listen?.id },
+      });
+      expect(methods(wire)).not.toContain('resources/subscribe');
+      expect(methods(wire)).not.toContain('resources/unsubscribe');
+      expect(client.pendingCount).toBe(0);
     });
 
     it('runs many calls at once and matches every answer to its call', async () => {
@@ -263,22 +267,21 @@ describe("McpClient default ('legacy')", () => {
 });
 
 describe('McpClient (modern) and a server that needs input', () => {
-  it("rejects the fixture's sampling tool with InputRequiredError (multi round-trip not run yet)", async () => {
+  it("answers the fixture's 2025-era sampling tool in rounds; without a handler: InputRequiredError", async () => {
     const client = await McpClient.connect(inMemory(), {
       protocol: '2026-07-28',
       handlers: {
-        sampling: () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: '' } }),
+        sampling: () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'ok' } }),
       },
     });
     try {
-      const err = await client.callTool('test_sampling', { prompt: 'hi' }).catch((e: unknown) => e);
-      expect(InputRequiredError.is(err)).toBe(true);
-      expect((err as InputRequiredError).result).toMatchObject({
-        resultType: 'input_required',
-        inputRequests: expect.any(Object),
-      });
-      const asks = Object.values((err as InputRequiredError).result.inputRequests as object);
-      expect(asks).toEqual([expect.objectContaining({ method: 'sampling/createMessage' })]);
+      const result = await client.callTool('test_sampling', { prompt: 'hi' });
+      expect(result.content).toEqual([{ type: 'text', text: 'LLM response: ok' }]);
+      const err = await client
+        .callTool('test_elicitation', { message: 'who?' })
+        .catch((e: unknown) => e);
+      // No elicitation handler, so no elicitation capability: the server refuses (-32021).
+      expect(RpcError.is(err) && err.code).toBe(-32021);
     } finally {
       await client.close();
     }
@@ -448,7 +451,7 @@ describe('what a modern server may answer', () => {
     expect(methods(wire)).toEqual(['server/discover']);
   });
 
-  it('input_required rejects with InputRequiredError; an unknown resultType is an error', async () => {
+  it('input_required no handler answers rejects with InputRequiredError; an unknown resultType is an error', async () => {
     const inputRequired = {
       resultType: 'input_required',
       inputRequests: { who: { method: 'elicitation/create', params: { message: 'who?' } } },

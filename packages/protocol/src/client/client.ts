@@ -40,6 +40,7 @@ import type {
   DiscoverResult,
   ElicitRequest,
   InitializeResult,
+  ListenFilter,
   Progress,
   PromptInfo,
   ResourceInfo,
@@ -92,13 +93,22 @@ export interface McpClientOptions {
    *   answer within `probeTimeoutMs`, an HTTP 4xx without a modern error) falls back to
    *   initialize on the same connection.
    *
-   * The default stays `'legacy'` while this client lacks `subscriptions/listen`: a modern
-   * connection gets no `notifications/…/list_changed` or `resources/updated` without it, and
-   * callers that keep a server's lists fresh (the gateway's backend links) rely on them. A
-   * modern connection also rejects `resultType: 'input_required'` (multi round-trip requests,
-   * not implemented yet) with an {@link InputRequiredError}.
+   * The default stays `'legacy'`: a modern connection hears `notifications/…/list_changed`
+   * only through a `subscriptions/listen` the caller opens ({@link McpClient.listen}), while
+   * callers that keep a server's lists fresh (the gateway's backend links) expect them
+   * unasked, as a 2025 session sends them. `subscribe`/`unsubscribe` work in both eras.
    */
   protocol?: 'legacy' | 'auto' | ModernProtocolVersion;
+  /**
+   * Modern era, a result with `resultType: 'input_required'` (multi round-trip requests):
+   * `'auto'` (default) answers each of its `inputRequests` with `handlers` and sends the
+   * request again (a new id, `inputResponses`, the `requestState` as it came) until it
+   * completes; `'manual'` rejects with an {@link InputRequiredError} whose `retry` the caller
+   * uses. A request no handler can answer rejects with an InputRequiredError in either mode.
+   */
+  inputRequired?: 'auto' | 'manual';
+  /** Modern era: how many times one request is sent again for input before it rejects. Default 10. */
+  maxInputRounds?: number;
   /** `protocol: 'auto'`: how long the `server/discover` probe may take before falling back. Default 5000. */
   probeTimeoutMs?: number;
   /** Answers to the server's own requests; each one declares its capability. */
@@ -133,6 +143,37 @@ export interface CallOptions {
   meta?: Record<string, unknown>;
 }
 
+/** Options of {@link McpClient.listen}. */
+export interface ListenOptions {
+  /** How long to wait for the server's acknowledgment; 0 waits forever. Default: the client's `timeoutMs`. */
+  timeoutMs?: number;
+  /**
+   * Every notification of this subscription (besides the `on` listeners, which get them
+   * too), the acknowledgment excepted.
+   */
+  onNotification?: (method: string, params: Record<string, unknown> | undefined) => void;
+  /** Extra `_meta` for the listen request. */
+  meta?: Record<string, unknown>;
+}
+
+/**
+ * An open `subscriptions/listen` (MCP 2026-07-28): its notifications reach the client's `on`
+ * listeners until it is closed, by the caller or gracefully by the server.
+ */
+export interface Subscription {
+  /** The JSON-RPC id of the listen request; its notifications carry it as their subscription id. */
+  readonly id: string | number;
+  /** What the server honours of the filter asked for (refused URIs are left out). */
+  readonly acknowledged: ListenFilter;
+  /** Resolves when the subscription has ended, from either side or with the connection. */
+  readonly closed: Promise<void>;
+  /**
+   * End it: `notifications/cancelled` for the listen request (HTTP: its POST is aborted).
+   * Resolves once it is closed.
+   */
+  close(): Promise<void>;
+}
+
 /** A notification from the server, as listeners receive it. */
 export type NotificationListener = (params: Record<string, unknown> | undefined) => void;
 
@@ -148,14 +189,21 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * A modern result as the caller gets it: absent `resultType` means complete (spec `basic/index`
- * §ResultType); `input_required` needs the multi round-trip exchange this client does not run.
+ * §ResultType); `input_required` is handled before this by the multi round-trip exchange.
  */
 function completed<R>(name: string, result: R): R {
   if (!isObject(result)) return result;
   const type = result.resultType;
   if (type === undefined || type === 'complete') return result;
-  if (type === 'input_required') throw new InputRequiredError(name, result);
   throw new TypeError(`'${name}' answered with resultType '${String(type)}', which is not defined`);
+}
+const DEFAULT_MAX_INPUT_ROUNDS = 10;
+/** The signal of an input handler whose request has none. */
+const NEVER = new AbortController().signal;
+
+/** An open listen, by its request id: what its notifications go to. */
+interface ListenEntry {
+  onNotification: ListenOptions['onNotification'];
 }
 /** Pages followed by the list helpers: a server that pages forever must not hang its client. */
 const MAX_PAGES = 1000;
@@ -189,6 +237,15 @@ export class McpClient {
   #discover: DiscoverResult | undefined;
   #serverInfo: Implementation | undefined;
   #logLevel: LoggingLevel | undefined;
+  /** Open subscriptions (modern era), by the id of their listen request. */
+  readonly #subscriptions = new Map<string | number, ListenEntry>();
+  /** The listen waiting for its acknowledgment: listens open one at a time to match it. */
+  #opening: ((id: string | number, filter: ListenFilter) => void) | undefined;
+  #listenQueue: Promise<unknown> = Promise.resolve();
+  /** `subscribe` in the modern era: the URIs watched by one managed listen. */
+  readonly #watched = new Set<string>();
+  #managed: Subscription | undefined;
+  #managedQueue: Promise<unknown> = Promise.resolve();
 
   constructor(options: McpClientOptions = {}) {
     this.#options = options;
@@ -450,9 +507,10 @@ export class McpClient {
   /**
    * Send any request and get its raw result (a gateway forwarding a call as it came). On a
    * modern connection the envelope is put into `params._meta` (reserved keys rebuilt, the
-   * caller's other keys kept) and an `input_required` result rejects with an
-   * {@link InputRequiredError}. Rejects with the server's {@link RpcError}, a
-   * {@link RequestTimeoutError}, the signal's reason, or a {@link ConnectionClosedError}.
+   * caller's other keys kept) and an `input_required` result is answered and retried (see
+   * {@link McpClientOptions.inputRequired}; the deadline applies to each round, the signal to
+   * all). Rejects with the server's {@link RpcError}, a {@link RequestTimeoutError}, the
+   * signal's reason, an {@link InputRequiredError}, or a {@link ConnectionClosedError}.
    */
   request<R = unknown>(name: string, params?: JsonRpcParams, options?: RequestOptions): Promise<R> {
     const connection = this.#connection;
@@ -467,7 +525,80 @@ export class McpClient {
       ...params,
       _meta: isObject(own) ? { ...withoutReservedMeta(own), ...envelope } : envelope,
     };
-    return connection.request<R>(name, sent, options).then((result) => completed(name, result));
+    return this.#rounds<R>(connection, name, sent, options ?? {}, 0);
+  }
+
+  /**
+   * One round of a modern request (spec `basic/patterns/mrtr`): a complete result is the
+   * answer; `input_required` is answered by the handlers and sent again with a new id, the same
+   * params, `inputResponses` and the `requestState` exactly as the server sent it.
+   */
+  async #rounds<R>(
+    connection: JsonRpcConnection,
+    name: string,
+    sent: Record<string, unknown>,
+    options: RequestOptions,
+    round: number,
+  ): Promise<R> {
+    const result = await connection.request<unknown>(name, sent, options);
+    if (!isObject(result) || result.resultType !== 'input_required') {
+      return completed(name, result) as R;
+    }
+    const retry = (responses: Record<string, unknown>) => {
+      const next: Record<string, unknown> = { ...sent, inputResponses: responses };
+      if (result.requestState === undefined) delete next.requestState;
+      else next.requestState = result.requestState;
+      return this.#rounds<R>(connection, name, next, options, round + 1);
+    };
+    if (this.#options.inputRequired === 'manual') {
+      throw new InputRequiredError(name, result, undefined, retry);
+    }
+    const max = this.#options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
+    if (round >= max) {
+      throw new InputRequiredError(
+        name,
+        result,
+        `still asking after ${max} rounds (maxInputRounds)`,
+      );
+    }
+    const responses = await this.#fulfil(name, result, options.signal);
+    return retry(responses);
+  }
+
+  /** The answers to an `input_required` result's `inputRequests`, by key, from the handlers. */
+  async #fulfil(
+    name: string,
+    result: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, unknown>> {
+    const handlers = this.#options.handlers ?? {};
+    const asks = isObject(result.inputRequests) ? Object.entries(result.inputRequests) : [];
+    const ctx: ServerRequestContext = { signal: signal ?? NEVER };
+    // Every ask must have its handler before any runs: the user is not asked for half of it.
+    const runs = asks.map(([key, ask]) => {
+      const kind = isObject(ask) ? ask.method : undefined;
+      const params = isObject(ask) && isObject(ask.params) ? ask.params : {};
+      if (kind === 'elicitation/create' && handlers.elicitation) {
+        const handler = handlers.elicitation;
+        return async () => [key, await handler(params as ElicitRequest, ctx)] as const;
+      }
+      if (kind === 'sampling/createMessage' && handlers.sampling) {
+        const handler = handlers.sampling;
+        return async () => [key, await handler(params as CreateMessageRequest, ctx)] as const;
+      }
+      if (kind === 'roots/list' && handlers.roots) {
+        const handler = handlers.roots;
+        return async () => [key, { roots: await handler(ctx) }] as const;
+      }
+      throw new InputRequiredError(
+        name,
+        result,
+        `no handler answers '${String(kind)}' (input request '${key}')`,
+      );
+    });
+    const answers = await Promise.all(runs.map((run) => run()));
+    signal?.throwIfAborted();
+    return Object.fromEntries(answers);
   }
 
   /** Send a notification. Throws a ConnectionClosedError when the connection is gone. */
@@ -545,19 +676,142 @@ export class McpClient {
   }
 
   /**
-   * Subscribe to a resource; changes arrive as `notifications/resources/updated`. A modern
-   * connection rejects with an {@link UnsupportedInEraError}: the modern era subscribes through
-   * `subscriptions/listen`, which this client does not implement yet.
+   * Subscribe to a resource; changes arrive as `notifications/resources/updated`. On a modern
+   * connection one `subscriptions/listen` managed by the client carries every subscribed URI:
+   * it is opened again with the new set (the old one closed once the new one is acknowledged,
+   * so an update may come twice, never not at all). Rejects when the server does not honour
+   * the URI.
    */
   async subscribe(uri: string, options?: CallOptions): Promise<void> {
-    if (this.#envelope !== undefined) throw noListen('resources/subscribe');
-    await this.#call('resources/subscribe', { uri }, options);
+    if (this.#envelope === undefined) {
+      await this.#call('resources/subscribe', { uri }, options);
+      return;
+    }
+    if (this.#watched.has(uri) && this.#managed) return;
+    this.#watched.add(uri);
+    const subscription = await this.#reopenManaged();
+    if (!subscription?.acknowledged.resourceSubscriptions?.includes(uri)) {
+      this.#watched.delete(uri);
+      throw new RpcError(McpErrorCode.ResourceNotFound, `subscription to '${uri}' refused`, {
+        uri,
+      });
+    }
   }
 
-  /** Stop the updates of a resource (`resources/unsubscribe`); modern connections: as `subscribe`. */
+  /** Stop the updates of a resource (`resources/unsubscribe`; modern: the managed listen reopened). */
   async unsubscribe(uri: string, options?: CallOptions): Promise<void> {
-    if (this.#envelope !== undefined) throw noListen('resources/unsubscribe');
-    await this.#call('resources/unsubscribe', { uri }, options);
+    if (this.#envelope === undefined) {
+      await this.#call('resources/unsubscribe', { uri }, options);
+      return;
+    }
+    if (!this.#watched.delete(uri)) return;
+    await this.#reopenManaged();
+  }
+
+  /** The managed listen of `subscribe`, opened again with the URIs watched now. */
+  #reopenManaged(): Promise<Subscription | undefined> {
+    const run = this.#managedQueue.then(async () => {
+      const old = this.#managed;
+      const uris = [...this.#watched];
+      const next = uris.length > 0 ? await this.listen({ resourceSubscriptions: uris }) : undefined;
+      this.#managed = next;
+      if (next) {
+        void next.closed.then(() => {
+          if (this.#managed === next) this.#managed = undefined;
+        });
+      }
+      await old?.close();
+      return next;
+    });
+    this.#managedQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Open a `subscriptions/listen` (MCP 2026-07-28): resolves with the {@link Subscription}
+   * once the server acknowledged it; its notifications (`notifications/tools/list_changed`,
+   * `notifications/resources/updated` …, stamped with the subscription id) go to the `on`
+   * listeners and `options.onNotification`. The request stays pending until `close()`, a
+   * graceful end by the server, or the connection's end. Rejects with an
+   * {@link UnsupportedInEraError} on a legacy connection, the server's error, or a
+   * {@link RequestTimeoutError} when no acknowledgment comes in time.
+   */
+  listen(filter: ListenFilter, options: ListenOptions = {}): Promise<Subscription> {
+    if (this.#envelope === undefined) {
+      return Promise.reject(
+        new UnsupportedInEraError(
+          'subscriptions/listen',
+          'legacy',
+          "a 2025 session sends its notifications unasked; use subscribe() for resources, or connect with protocol: 'auto'",
+        ),
+      );
+    }
+    // One listen at a time waits for its acknowledgment: that is how it is matched to its id.
+    const run = this.#listenQueue.then(() => this.#openListen(filter, options));
+    this.#listenQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #openListen(filter: ListenFilter, options: ListenOptions): Promise<Subscription> {
+    const controller = new AbortController();
+    let acknowledge!: (value: { id: string | number; filter: ListenFilter }) => void;
+    const acked = new Promise<{ id: string | number; filter: ListenFilter }>((resolve) => {
+      acknowledge = resolve;
+    });
+    this.#opening = (id, honoured) => {
+      this.#subscriptions.set(id, { onNotification: options.onNotification });
+      acknowledge({ id, filter: honoured });
+    };
+    const params: Record<string, unknown> = { notifications: filter };
+    if (options.meta) params._meta = options.meta;
+    const reply = this.request<unknown>('subscriptions/listen', params, {
+      timeoutMs: 0,
+      signal: controller.signal,
+    });
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs ?? 60_000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let ack: { id: string | number; filter: ListenFilter };
+    try {
+      const racers: Promise<typeof ack>[] = [
+        acked,
+        reply.then(() => {
+          throw new Error('subscriptions/listen ended before it was acknowledged');
+        }),
+      ];
+      if (timeoutMs > 0) {
+        racers.push(
+          new Promise((_, reject) => {
+            timer = setTimeout(
+              () => reject(new RequestTimeoutError('subscriptions/listen', timeoutMs)),
+              timeoutMs,
+            );
+          }),
+        );
+      }
+      ack = await Promise.race(racers);
+    } catch (err) {
+      controller.abort(err);
+      void reply.catch(() => undefined);
+      throw err;
+    } finally {
+      this.#opening = undefined;
+      clearTimeout(timer);
+    }
+    const id = ack.id;
+    const closed = reply.then(
+      () => undefined,
+      () => undefined,
+    );
+    void closed.then(() => this.#subscriptions.delete(id));
+    return {
+      id,
+      acknowledged: ack.filter,
+      closed,
+      close: () => {
+        controller.abort(new Error('subscription closed'));
+        return closed;
+      },
+    };
   }
 
   /** Every prompt, following `nextCursor` to the end. */
@@ -658,6 +912,18 @@ export class McpClient {
   }
 
   #emit(name: string, params: Record<string, unknown> | undefined): void {
+    const meta = params?._meta;
+    const id = isObject(meta) ? meta[META.subscriptionId] : undefined;
+    if (id !== undefined && (typeof id === 'string' || typeof id === 'number')) {
+      if (name === 'notifications/subscriptions/acknowledged' && !this.#subscriptions.has(id)) {
+        const honoured = isObject(params?.notifications) ? params.notifications : {};
+        this.#opening?.(id, honoured as ListenFilter);
+      } else {
+        const entry = this.#subscriptions.get(id);
+        const own = entry?.onNotification;
+        if (own) this.#safely(() => own(name, params));
+      }
+    }
     for (const listener of this.#listeners.get(name) ?? []) this.#safely(() => listener(params));
     for (const listener of this.#listeners.get('*') ?? []) {
       this.#safely(() =>
@@ -734,13 +1000,6 @@ export class McpClient {
     return dispatcher;
   }
 }
-
-const noListen = (feature: string) =>
-  new UnsupportedInEraError(
-    feature,
-    'modern',
-    "the 2026-07-28 era subscribes through subscriptions/listen, which this client does not implement yet; connect with protocol: 'legacy'",
-  );
 
 /**
  * How a failed `server/discover` probe decides the era (spec `basic/versioning` §Backward

@@ -54,25 +54,40 @@ const INPUT_BRAND = Symbol.for('mcpkit.InputRequiredError');
 const ERA_BRAND = Symbol.for('mcpkit.UnsupportedInEraError');
 
 /**
- * A modern (MCP 2026-07-28) server answered with `resultType: 'input_required'`: it needs
- * answers from the client (elicitation, sampling, roots) before it can finish, and expects the
- * request to be sent again with them (multi round-trip requests). McpClient does not run that
- * exchange yet, so the call fails with this error; `result` holds what the server asked.
+ * A modern (MCP 2026-07-28) server answered with `resultType: 'input_required'` (multi
+ * round-trip requests) and McpClient did not finish the exchange for the caller: it runs in
+ * `inputRequired: 'manual'` mode, it has no handler for one of the requests, or the server
+ * asked more than `maxInputRounds` times. `result` holds what the server asked; in manual mode
+ * {@link InputRequiredError.retry} sends the request again with the caller's answers.
  */
 export class InputRequiredError extends Error {
   /** Marks an InputRequiredError from any copy of this package. */
   readonly [INPUT_BRAND] = true;
+  readonly #retry: ((responses: Record<string, unknown>) => Promise<unknown>) | undefined;
 
   constructor(
     /** The method of the request the server wants input for. */
     readonly method: string,
     /** The server's `InputRequiredResult` as it came (`inputRequests`, `requestState`). */
     readonly result: Readonly<Record<string, unknown>>,
+    /** Why the client stopped (no handler, too many rounds); default: manual mode. */
+    detail = 'the caller answers it (inputRequired: manual)',
+    retry?: (responses: Record<string, unknown>) => Promise<unknown>,
   ) {
-    super(
-      `'${method}' needs input from the client (resultType 'input_required'); multi round-trip requests are not implemented by this client yet`,
-    );
+    super(`'${method}' needs input from the client (resultType 'input_required'): ${detail}`);
     this.name = 'InputRequiredError';
+    this.#retry = retry;
+  }
+
+  /**
+   * Send the request again (a new JSON-RPC id) with `inputResponses` (one answer per key of
+   * `result.inputRequests`) and the server's `requestState` as it came. Resolves with the
+   * complete result, or rejects with another InputRequiredError for the next round. Rejects
+   * with a TypeError when the error did not come from a request that can be retried.
+   */
+  retry<R = unknown>(responses: Record<string, unknown>): Promise<R> {
+    if (!this.#retry) return Promise.reject(new TypeError('this request cannot be retried'));
+    return this.#retry(responses) as Promise<R>;
   }
 
   /** Whether `value` is an InputRequiredError, from this copy of the package or another. */
@@ -83,8 +98,8 @@ export class InputRequiredError extends Error {
 
 /**
  * What was asked for does not exist in the era the connection speaks: `resources/subscribe`
- * on a modern (MCP 2026-07-28) connection, which replaced it with `subscriptions/listen` — not
- * implemented by this client yet. Connect with `protocol: 'legacy'` to use it.
+ * on a modern (MCP 2026-07-28) connection, which replaced it with `subscriptions/listen`, or
+ * `subscriptions/listen` on a legacy one.
  */
 export class UnsupportedInEraError extends Error {
   /** Marks an UnsupportedInEraError from any copy of this package. */

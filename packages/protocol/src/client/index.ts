@@ -2,10 +2,12 @@
 export {
   type CallOptions,
   type ClientHandlers,
+  type ListenOptions,
   McpClient,
   type McpClientOptions,
   type NotificationListener,
   type ServerRequestContext,
+  type Subscription,
 } from './client.js';
 export {
   InputRequiredError,

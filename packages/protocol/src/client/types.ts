@@ -186,3 +186,18 @@ export interface LogMessage {
   /** Anything JSON: a string or an object. */
   data: unknown;
 }
+
+/**
+ * What a `subscriptions/listen` asks to hear about (MCP 2026-07-28,
+ * `basic/patterns/subscriptions`), and what the server acknowledged it honours.
+ */
+export interface ListenFilter {
+  /** `notifications/tools/list_changed`. */
+  toolsListChanged?: boolean;
+  /** `notifications/prompts/list_changed`. */
+  promptsListChanged?: boolean;
+  /** `notifications/resources/list_changed`. */
+  resourcesListChanged?: boolean;
+  /** `notifications/resources/updated` for these URIs. */
+  resourceSubscriptions?: string[];
+}
