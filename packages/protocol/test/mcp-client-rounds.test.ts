@@ -20,6 +20,7 @@ import {
   StdioClientTransport,
   UnsupportedInEraError,
 } from '../src/index.js';
+import { serveHttp } from '../src/testing/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
 
@@ -378,8 +379,67 @@ describe('subscriptions/listen', () => {
     expect(wire.some((m) => m.method === 'resources/subscribe')).toBe(false);
   });
 
+  it('listChanged: connect opens the managed listen for the lists; subscribe joins it', async () => {
+    const server = createEverythingServer();
+    const { transport, wire } = recording(inMemory(server));
+    const client = await open(transport, { protocol: '2026-07-28', listChanged: true });
+    expect(server.subscriptionCount).toBe(1);
+    const changes: string[] = [];
+    client.on('*', (method) => changes.push(method));
+    server.addTool(defineTool({ name: 'late', description: 'L', handler: () => 'l' }));
+    await settle();
+    expect(changes).toEqual(['notifications/tools/list_changed']);
+    await client.subscribe('test://watched-resource');
+    expect(server.subscriptionCount).toBe(1);
+    expect(wire.filter((m) => m.method === 'subscriptions/listen').at(-1)?.params).toMatchObject({
+      notifications: {
+        toolsListChanged: true,
+        promptsListChanged: true,
+        resourcesListChanged: true,
+        resourceSubscriptions: ['test://watched-resource'],
+      },
+    });
+    await client.unsubscribe('test://watched-resource');
+    expect(server.subscriptionCount).toBe(1);
+  });
+
   it('a legacy connection has no listen', async () => {
     const client = await open(inMemory(), {});
     await expect(client.listen({ toolsListChanged: true })).rejects.toThrow(UnsupportedInEraError);
+  });
+});
+
+describe('over Streamable HTTP (modern)', () => {
+  it('runs the rounds, and listens until the POST is aborted', async () => {
+    const server = createEverythingServer();
+    const http = await serveHttp(server);
+    try {
+      const client = await http.connect({ protocol: '2026-07-28', handlers });
+      expect(client.era).toBe('modern');
+      expect(text(await client.callTool('test_input_required_result_multi_round'))).toBe(
+        'Ada likes green',
+      );
+      const subscription = await client.listen({
+        toolsListChanged: true,
+        resourceSubscriptions: ['test://watched-resource'],
+      });
+      expect(subscription.acknowledged.resourceSubscriptions).toEqual(['test://watched-resource']);
+      expect(server.subscriptionCount).toBe(1);
+      const updated = new Promise((resolve) =>
+        client.on('notifications/resources/updated', resolve),
+      );
+      server.resourceUpdated('test://watched-resource');
+      await expect(updated).resolves.toMatchObject({ uri: 'test://watched-resource' });
+      await subscription.close();
+      for (let i = 0; i < 50 && server.subscriptionCount > 0; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(server.subscriptionCount).toBe(0);
+      const again = await client.listen({ promptsListChanged: true });
+      server.closeSubscriptions();
+      await expect(again.closed).resolves.toBeUndefined();
+    } finally {
+      await http.close();
+    }
   });
 });

@@ -94,8 +94,8 @@ export interface McpClientOptions {
    *   initialize on the same connection.
    *
    * The default stays `'legacy'`: a modern connection hears `notifications/…/list_changed`
-   * only through a `subscriptions/listen` the caller opens ({@link McpClient.listen}), while
-   * callers that keep a server's lists fresh (the gateway's backend links) expect them
+   * only through a `subscriptions/listen` ({@link McpClient.listen}, or `listChanged: true`),
+   * while callers that keep a server's lists fresh (the gateway's backend links) expect them
    * unasked, as a 2025 session sends them. `subscribe`/`unsubscribe` work in both eras.
    */
   protocol?: 'legacy' | 'auto' | ModernProtocolVersion;
@@ -109,6 +109,12 @@ export interface McpClientOptions {
   inputRequired?: 'auto' | 'manual';
   /** Modern era: how many times one request is sent again for input before it rejects. Default 10. */
   maxInputRounds?: number;
+  /**
+   * Modern era: hear `notifications/tools/list_changed` (and prompts, resources) unasked, as a
+   * 2025 session does: `connect` opens the client's managed `subscriptions/listen` (the one
+   * `subscribe` uses) for every list the server declares. Default false.
+   */
+  listChanged?: boolean;
   /** `protocol: 'auto'`: how long the `server/discover` probe may take before falling back. Default 5000. */
   probeTimeoutMs?: number;
   /** Answers to the server's own requests; each one declares its capability. */
@@ -310,9 +316,10 @@ export class McpClient {
       initTimeoutMs ?? clientOptions.initializeTimeoutMs ?? clientOptions.timeoutMs ?? 60_000;
     try {
       const mode = clientOptions.protocol ?? 'legacy';
-      return mode === 'legacy'
-        ? await this.#initialize(connection, transport, timeoutMs)
-        : await this.#negotiate(connection, transport, mode, timeoutMs);
+      if (mode === 'legacy') return await this.#initialize(connection, transport, timeoutMs);
+      const init = await this.#negotiate(connection, transport, mode, timeoutMs);
+      if (this.#era === 'modern' && clientOptions.listChanged) await this.#reopenManaged();
+      return init;
     } catch (err) {
       this.#era = undefined;
       this.#envelope = undefined;
@@ -712,8 +719,8 @@ export class McpClient {
   #reopenManaged(): Promise<Subscription | undefined> {
     const run = this.#managedQueue.then(async () => {
       const old = this.#managed;
-      const uris = [...this.#watched];
-      const next = uris.length > 0 ? await this.listen({ resourceSubscriptions: uris }) : undefined;
+      const filter = this.#managedFilter();
+      const next = Object.keys(filter).length > 0 ? await this.listen(filter) : undefined;
       this.#managed = next;
       if (next) {
         void next.closed.then(() => {
@@ -725,6 +732,19 @@ export class McpClient {
     });
     this.#managedQueue = run.catch(() => undefined);
     return run;
+  }
+
+  /** What the managed listen asks for: the lists (`listChanged`) and the subscribed URIs. */
+  #managedFilter(): ListenFilter {
+    const filter: ListenFilter = {};
+    if (this.#options.listChanged) {
+      const caps = this.#init?.capabilities ?? {};
+      if (caps.tools) filter.toolsListChanged = true;
+      if (caps.prompts) filter.promptsListChanged = true;
+      if (caps.resources) filter.resourcesListChanged = true;
+    }
+    if (this.#watched.size > 0) filter.resourceSubscriptions = [...this.#watched];
+    return filter;
   }
 
   /**
