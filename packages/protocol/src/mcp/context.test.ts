@@ -6,6 +6,7 @@ import type { RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
 import { connectRaw } from '../testing/raw.js';
 import { type McpCallExtra, McpContext } from './context.js';
+import { META } from './era.js';
 import { McpServer } from './server.js';
 import { McpSession, type OutboundChannel } from './session.js';
 import { defineTool } from './tool.js';
@@ -273,6 +274,119 @@ describe('sample() and elicit()', () => {
     expect(reply).toMatchObject({ id: 2, result: { isError: false } });
     expect(peer.requests.map((r) => r.method)).toEqual(['sampling/createMessage']);
     expect(seen).toEqual([answer]);
+  });
+
+  it('never send URL-mode elicitation without elicitation.url, nor tool sampling without sampling.tools', async () => {
+    // MCP 2025-11-25: `elicitation: {}` means form mode only; tools in sampling need sampling.tools.
+    const { ctx, channel } = makeContext({ capabilities: { elicitation: {}, sampling: {} } });
+    const url = ctx.elicit({
+      mode: 'url',
+      message: 'Sign in',
+      url: 'https://x',
+      elicitationId: 'e',
+    });
+    await expect(url).rejects.toSatisfy((err: unknown) => RpcError.is(err));
+    await expect(url).rejects.toMatchObject({
+      code: -32601,
+      message: 'Client does not support elicitation.url',
+      data: { capability: 'elicitation.url', requiredCapabilities: { elicitation: { url: {} } } },
+    });
+    await expect(ctx.sample({ messages: [], maxTokens: 1, tools: [] })).rejects.toMatchObject({
+      message: 'Client does not support sampling.tools',
+      data: { requiredCapabilities: { sampling: { tools: {} } } },
+    });
+    await expect(
+      ctx.sample({ messages: [], maxTokens: 1, toolChoice: { mode: 'auto' } }),
+    ).rejects.toMatchObject({ data: { capability: 'sampling.tools' } });
+    expect(channel?.requests).toEqual([]);
+    // Form mode and plain sampling still go out.
+    await ctx.elicit({ mode: 'form', message: 'Name?', requestedSchema: {} });
+    await ctx.sample({ messages: [], maxTokens: 1 });
+    expect(channel?.requests.map((r) => r.method)).toEqual([
+      'elicitation/create',
+      'sampling/createMessage',
+    ]);
+  });
+
+  it('send URL-mode elicitation and tool sampling when the client declared them', async () => {
+    const { ctx, channel } = makeContext({
+      capabilities: { elicitation: { url: {} }, sampling: { tools: {} } },
+    });
+    await ctx.elicit({ mode: 'url', message: 'Sign in', url: 'https://x', elicitationId: 'e' });
+    await ctx.sample({ messages: [], maxTokens: 1, tools: [], toolChoice: { mode: 'auto' } });
+    expect(channel?.requests.map((r) => r.method)).toEqual([
+      'elicitation/create',
+      'sampling/createMessage',
+    ]);
+  });
+
+  it('turn a missing elicitation.url into a JSON-RPC error of the tools/call', async () => {
+    const server = new McpServer({ name: 's', version: '1' }).addTool(
+      defineTool({
+        name: 'login',
+        description: 'Asks the user to sign in',
+        handler: async (_args, ctx) => {
+          await ctx.elicit({
+            mode: 'url',
+            message: 'Sign in',
+            url: 'https://x',
+            elicitationId: 'e',
+          });
+          return 'ok';
+        },
+      }),
+    );
+    const peer = connectRaw(server, { onRequest: () => ({ action: 'accept' }) });
+    await peer.initialize({ capabilities: { elicitation: {} } });
+    const reply = await peer.request('tools/call', { name: 'login', arguments: {} });
+    expect(reply).toMatchObject({
+      id: 2,
+      error: { code: -32601, message: 'Client does not support elicitation.url' },
+    });
+    expect(peer.requests).toEqual([]);
+  });
+
+  it('apply the same rules to what a 2026-07-28 input_required may ask (-32021)', async () => {
+    const server = new McpServer({ name: 's', version: '1' }).addTool(
+      defineTool({
+        name: 'both',
+        description: 'Asks by URL and samples with tools',
+        inputSchema: z.object({ what: z.enum(['url', 'tools']) }),
+        handler: async ({ what }, ctx) => {
+          if (what === 'url') {
+            await ctx.elicit({ mode: 'url', message: 'Go', url: 'https://x', elicitationId: 'e' });
+          } else await ctx.sample({ messages: [], maxTokens: 1, tools: [] });
+          return 'ok';
+        },
+      }),
+    );
+    const peer = connectRaw(server);
+    const call = (what: string, clientCapabilities: Record<string, unknown>) =>
+      peer.request('tools/call', {
+        name: 'both',
+        arguments: { what },
+        _meta: {
+          [META.protocolVersion]: '2026-07-28',
+          [META.clientCapabilities]: clientCapabilities,
+          [META.clientInfo]: { name: 't', version: '1' },
+        },
+      });
+    await expect(call('url', { elicitation: {} })).resolves.toMatchObject({
+      error: {
+        code: -32021,
+        message: 'Missing required client capability: elicitation.url',
+        data: { requiredCapabilities: { elicitation: { url: {} } } },
+      },
+    });
+    await expect(call('tools', { sampling: {} })).resolves.toMatchObject({
+      error: { code: -32021, data: { requiredCapabilities: { sampling: { tools: {} } } } },
+    });
+    await expect(call('url', { elicitation: { url: {} } })).resolves.toMatchObject({
+      result: { resultType: 'input_required' },
+    });
+    await expect(call('tools', { sampling: { tools: {} } })).resolves.toMatchObject({
+      result: { resultType: 'input_required' },
+    });
   });
 
   it('reject with an RpcError when there is no channel at all', async () => {

@@ -15,6 +15,53 @@ export function logLevelAdmits(min: LoggingLevel | undefined, level: LoggingLeve
   return min === undefined || MCP_LOGGING_LEVELS.indexOf(level) >= MCP_LOGGING_LEVELS.indexOf(min);
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The client capability a server-to-client request needs and the client did not declare, as
+ * `requiredCapabilities` names it (`{ elicitation: { url: {} } }`), or undefined when it may be
+ * sent. MCP 2025-11-25 (`client/elicitation`, `client/sampling`): URL-mode elicitation needs
+ * `elicitation.url` (an empty `elicitation: {}` means form mode only), and sampling with `tools`
+ * or `toolChoice` needs `sampling.tools`. Both eras apply it: the 2025 request to the client and
+ * the 2026-07-28 `input_required` ask.
+ */
+export function missingClientCapability(
+  method: string,
+  params: Record<string, unknown> | undefined,
+  capabilities: Record<string, unknown>,
+): Record<string, Record<string, unknown>> | undefined {
+  const kind =
+    method === 'elicitation/create'
+      ? 'elicitation'
+      : method === 'sampling/createMessage'
+        ? 'sampling'
+        : method === 'roots/list'
+          ? 'roots'
+          : undefined;
+  if (kind === undefined) return undefined;
+  const declared = capabilities[kind];
+  if (!isObject(declared)) return { [kind]: {} };
+  if (kind === 'elicitation' && params?.mode === 'url' && !isObject(declared.url)) {
+    return { elicitation: { url: {} } };
+  }
+  if (
+    kind === 'sampling' &&
+    (params?.tools !== undefined || params?.toolChoice !== undefined) &&
+    !isObject(declared.tools)
+  ) {
+    return { sampling: { tools: {} } };
+  }
+  return undefined;
+}
+
+/** `{ elicitation: { url: {} } }` → `elicitation.url`. */
+function capabilityPath(required: Record<string, unknown>): string {
+  const [key, value] = Object.entries(required)[0] ?? ['', undefined];
+  return isObject(value) && Object.keys(value).length > 0 ? `${key}.${capabilityPath(value)}` : key;
+}
+
 /**
  * Options of a request to the client (`ctx.sample`, `ctx.elicit`, `ctx.listRoots`). On a
  * 2026-07-28 request there is no request to the client: the ask is answered by `input_required`
@@ -167,6 +214,20 @@ export class McpContext {
         new RpcError(ErrorCode.MethodNotFound, `Client does not support ${capability}`, {
           capability,
           method,
+        }),
+      );
+    }
+    // The capability is there, but not the part this request needs (URL-mode elicitation,
+    // tool-enabled sampling): the tool call fails with a JSON-RPC error naming it rather than
+    // sending the client a request it said it cannot handle.
+    const missing = missingClientCapability(method, params, this.session.clientCapabilities);
+    if (missing) {
+      const path = capabilityPath(missing);
+      return Promise.reject(
+        new RpcError(ErrorCode.MethodNotFound, `Client does not support ${path}`, {
+          capability: path,
+          method,
+          requiredCapabilities: missing,
         }),
       );
     }

@@ -14,6 +14,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ErrorCode, McpErrorCode, RpcError } from '../jsonrpc/errors.js';
+import { missingClientCapability } from './context.js';
 
 /** The methods that may answer `input_required` (spec `basic/patterns/mrtr`). */
 export const INPUT_METHODS: ReadonlySet<string> = new Set([
@@ -217,12 +218,15 @@ export class InputRound {
         new RpcError(ErrorCode.InternalError, `input requests are not allowed for ${this.#method}`),
       );
     }
-    if (!isObject(this.#capabilities[kind])) {
+    const missing = missingClientCapability(request.method, request.params, this.#capabilities);
+    if (missing) {
+      const [name, sub] = Object.entries(missing)[0] ?? [kind, {}];
+      const part = Object.keys(sub)[0];
       return Promise.reject(
         new RpcError(
           McpErrorCode.MissingRequiredClientCapability,
-          `Missing required client capability: ${kind}`,
-          { requiredCapabilities: { [kind]: {} } },
+          `Missing required client capability: ${part === undefined ? name : `${name}.${part}`}`,
+          { requiredCapabilities: missing },
         ),
       );
     }
