@@ -224,10 +224,28 @@ describe('Streamable HTTP: initialize and sessions', () => {
     await openSession(endpoint);
     const missing = await post(endpoint, request(2, 'ping'));
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toMatchObject({ error: { code: -32600 } });
+    // The body was read, so the refusal echoes the request's id.
+    expect(await missing.json()).toMatchObject({ id: 2, error: { code: -32600 } });
     const unknown = await post(endpoint, request(3, 'ping'), { session: 'no-such-session' });
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toMatchObject({ error: { message: 'Session not found' } });
+    expect(await unknown.json()).toMatchObject({ id: 3, error: { message: 'Session not found' } });
+    // A batch has no single id to echo; a notification none at all.
+    const batch = await post(endpoint, [request(4, 'ping'), request(5, 'ping')]);
+    expect(await batch.json()).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  it('echoes an integer id beyond 2^53 exactly, in a reply and in a refusal', async () => {
+    const { endpoint } = await start();
+    const session = await openSession(endpoint);
+    const big = '9007199254740993';
+    const ok = await post(endpoint, `{"jsonrpc":"2.0","id":${big},"method":"ping"}`, { session });
+    expect(await ok.text()).toBe(`{"jsonrpc":"2.0","id":${big},"result":{}}`);
+    const refused = await post(endpoint, `{"jsonrpc":"2.0","id":${big},"method":"ping"}`, {
+      session,
+      headers: { 'mcp-protocol-version': '1999-01-01' },
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(new RegExp(`^\\{"jsonrpc":"2.0","id":${big},"error"`));
   });
 
   it('serves a request in a session', async () => {
@@ -248,6 +266,7 @@ describe('Streamable HTTP: initialize and sessions', () => {
     });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({
+      id: 2,
       error: { message: expect.stringContaining('1999-01-01') },
     });
     for (const version of ['2025-03-26', '2025-06-18', '2025-11-25']) {

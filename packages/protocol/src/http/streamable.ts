@@ -4,7 +4,7 @@ import { decodeFrame, encodeResponse, type Frame, type Incoming } from '../jsonr
 import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import { ErrorCode } from '../jsonrpc/errors.js';
 import { isPromiseLike } from '../jsonrpc/method.js';
-import type { JsonRpcParams } from '../jsonrpc/types.js';
+import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
 import { modernClaim } from '../mcp/era.js';
 import { type AuthInfo, McpSession, type OutboundChannel } from '../mcp/session.js';
 import type { ServerPort, ServerTransport } from '../mcp/transport.js';
@@ -195,6 +195,9 @@ export class StreamableHttpHandler implements ServerTransport {
       return;
     }
     const messages = messagesOf(frame);
+    // Refusals from here on come after the body was read: a single request's id is echoed.
+    const replyId: JsonRpcId =
+      frame.kind === 'single' && frame.message.kind === 'request' ? frame.message.id : null;
     const isInit = messages.some((m) => m.kind === 'request' && m.method === 'initialize');
     if (isInit && messages.length > 1) {
       sendError(res, 400, {
@@ -215,21 +218,28 @@ export class StreamableHttpHandler implements ServerTransport {
           503,
           { code: -32000, message: 'Too many sessions' },
           { 'Retry-After': '60' },
+          replyId,
         );
         return;
       }
       session = this.#newSession(auth);
       created = true;
     } else {
-      session = this.#lookup(req, res, auth);
+      session = this.#lookup(req, res, auth, replyId);
       if (!session) return;
     }
     const version = req.headers['mcp-protocol-version'];
     if (!isInit && typeof version === 'string' && !isSupportedVersion(version)) {
-      sendError(res, 400, {
-        code: ErrorCode.InvalidRequest,
-        message: `Bad Request: unsupported MCP-Protocol-Version '${version}'`,
-      });
+      sendError(
+        res,
+        400,
+        {
+          code: ErrorCode.InvalidRequest,
+          message: `Bad Request: unsupported MCP-Protocol-Version '${version}'`,
+        },
+        {},
+        replyId,
+      );
       return;
     }
     session.mcp.lastSeen = Date.now();
@@ -400,19 +410,26 @@ export class StreamableHttpHandler implements ServerTransport {
     req: IncomingMessage,
     res: ServerResponse,
     auth: AuthInfo | undefined,
+    requestId: JsonRpcId = null,
   ): HttpSession | undefined {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string' || id.length === 0) {
-      sendError(res, 400, {
-        code: ErrorCode.InvalidRequest,
-        message: 'Bad Request: Mcp-Session-Id header is required',
-      });
+      sendError(
+        res,
+        400,
+        {
+          code: ErrorCode.InvalidRequest,
+          message: 'Bad Request: Mcp-Session-Id header is required',
+        },
+        {},
+        requestId,
+      );
       return undefined;
     }
     const session = this.#sessions.get(id);
     // A session is bound to the caller that opened it; to anyone else it does not exist.
     if (!session || session.subject !== auth?.subject) {
-      sendError(res, 404, { code: -32001, message: 'Session not found' });
+      sendError(res, 404, { code: -32001, message: 'Session not found' }, {}, requestId);
       return undefined;
     }
     return session;

@@ -233,7 +233,6 @@ describe('classify: id handling', () => {
   it.each([
     ['0', 0],
     ['-1', -1],
-    ['1.5', 1.5],
     ['a large integer', 9007199254740991],
     ['the empty string', ''],
     ['a string', 'req-1'],
@@ -295,7 +294,63 @@ describe('classify: id handling', () => {
     expect(frame.kind).toBe('batch');
     if (frame.kind !== 'batch') return;
     const ids = frame.messages.map((m) => (m.kind === 'request' ? m.id : 'not-a-request'));
-    expect(ids).toEqual([0, -1, '', 1.5, null]);
+    expect(ids).toEqual([0, -1, '', 'not-a-request', null]);
+  });
+
+  it('echoes integer ids beyond 2^53 exactly as received', () => {
+    for (const raw of ['9007199254740993', '-9007199254740993', '123456789012345678901234567890']) {
+      const message = single(`{"jsonrpc":"2.0","id":${raw},"method":"m"}`);
+      expect(message).toMatchObject({ kind: 'request', id: BigInt(raw) });
+      if (message.kind !== 'request') return;
+      expect(encodeResponse({ jsonrpc: '2.0', id: message.id, result: {} })).toBe(
+        `{"jsonrpc":"2.0","id":${raw},"result":{}}`,
+      );
+      expect(
+        encodeResponse({ jsonrpc: '2.0', id: message.id, error: { code: 1, message: 'x' } }),
+      ).toBe(`{"jsonrpc":"2.0","id":${raw},"error":{"code":1,"message":"x"}}`);
+    }
+    // A safe integer stays a number; 2^53 itself is exact in a double but beyond the safe range.
+    expect(single('{"jsonrpc":"2.0","id":9007199254740991,"method":"m"}')).toMatchObject({
+      id: 9007199254740991,
+    });
+    expect(single('{"id" : 9007199254740992 , "jsonrpc":"2.0","method":"m"}')).toMatchObject({
+      id: 9007199254740992n,
+    });
+  });
+
+  it('takes each big id of a batch from its own element, not from params or strings', () => {
+    const frame = decodeFrame(
+      '[{"jsonrpc":"2.0","method":"a","params":{"id":1},"id":9007199254740993},' +
+        '7,{"jsonrpc":"2.0","id":1,"method":"b"},' +
+        '{"jsonrpc":"2.0","method":"c","params":["\\"id\\":5,"],"\\u0069d":9007199254740995}]',
+    );
+    if (frame.kind !== 'batch') throw new Error(frame.kind);
+    const ids = frame.messages.map((m) => (m.kind === 'request' ? m.id : m.kind));
+    expect(ids).toEqual([9007199254740993n, 'invalid', 1, 9007199254740995n]);
+  });
+
+  it('answers a big id that is invalid otherwise with the exact id', () => {
+    const message = single('{"jsonrpc":"1.0","id":9007199254740993,"method":"m"}');
+    if (message.kind !== 'invalid') throw new Error(message.kind);
+    expect(encodeResponse(message.reply)).toMatch(/^\{"jsonrpc":"2.0","id":9007199254740993,/);
+  });
+
+  it('answers a fractional id with -32600 echoing it, and keeps accepting null', () => {
+    const message = single('{"jsonrpc":"2.0","id":1.5,"method":"m"}');
+    expect(message).toMatchObject({
+      kind: 'invalid',
+      reply: { id: 1.5, error: { code: -32600, data: { detail: 'id must be an integer' } } },
+    });
+    expect(single('{"jsonrpc":"2.0","id":null,"method":"m"}')).toMatchObject({
+      kind: 'request',
+      id: null,
+    });
+  });
+
+  it('answers -32603 with the exact big id when a result cannot be serialized', () => {
+    expect(encodeResponse({ jsonrpc: '2.0', id: 9007199254740993n, result: { n: 1n } })).toBe(
+      '{"jsonrpc":"2.0","id":9007199254740993,"error":{"code":-32603,"message":"Internal error","data":{"detail":"the result could not be serialized as JSON"}}}',
+    );
   });
 });
 

@@ -55,8 +55,19 @@ function isErrorObject(value: unknown): value is JsonRpcErrorObject {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
-/** Classify one decoded JSON value as a request, notification, response or invalid request. */
-export function classify(value: unknown): Incoming {
+const INTEGER_TOKEN = /^-?(?:0|[1-9][0-9]*)$/;
+
+/**
+ * Classify one decoded JSON value as a request, notification, response or invalid request.
+ * `rawId` is the id's number token as it appeared in the text (see {@link decodeFrame}): an
+ * integer beyond 2^53 becomes a `bigint`, echoed digit for digit.
+ *
+ * Ids: a string, an integer or null. Null stays legal as JSON-RPC 2.0 §4 allows it (that
+ * specification is the compatibility target of `createJsonRpcServer`, and 2025-era clients
+ * are served as before). A fraction (`1.5`, which JSON-RPC 2.0 says SHOULD NOT be sent and no MCP
+ * client sends) is answered -32600 "id must be an integer", echoing the id.
+ */
+export function classify(value: unknown, rawId?: string): Incoming {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalid(null, 'a JSON-RPC message must be an object');
   }
@@ -64,7 +75,11 @@ export function classify(value: unknown): Incoming {
   const hasId = hasOwn.call(msg, 'id');
   // The id is echoed whenever it can be: a request that is wrong in another way still gets
   // its answer correlated (JSON-RPC 2.0 §5: null only if the id could not be detected).
-  const id: JsonRpcId = hasId && isId(msg.id) ? msg.id : null;
+  let id: JsonRpcId = hasId && isId(msg.id) ? msg.id : null;
+  if (typeof id === 'number' && !Number.isSafeInteger(id)) {
+    if (rawId !== undefined && INTEGER_TOKEN.test(rawId)) id = BigInt(rawId);
+    else if (!Number.isInteger(id)) return invalid(id, 'id must be an integer');
+  }
 
   if (msg.jsonrpc !== '2.0') return invalid(id, 'jsonrpc must be exactly "2.0"');
   if (hasId && !isId(msg.id)) return invalid(null, 'id must be a string, a number or null');
@@ -111,7 +126,81 @@ function isBlank(text: string): boolean {
   return true;
 }
 
-/** Decode one frame of text into a single message, a batch, or an invalid frame. */
+function isWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+/**
+ * The number tokens of the messages' `id` members in valid JSON `text`, by message (0 for a
+ * single message, the element's index in a batch). Called only when an id lost precision in
+ * `JSON.parse`, so the common frame pays one type check per message and nothing else.
+ */
+export function rawIds(text: string): Map<number, string> {
+  const ids = new Map<number, string>();
+  const n = text.length;
+  let depth = 0;
+  let messageDepth = 1;
+  let element = 0;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const start = i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i += 2;
+        else if (d === 0x22) break;
+        else i++;
+      }
+      const key = text.slice(start, ++i);
+      if (depth !== messageDepth) continue;
+      let j = i;
+      while (j < n && isWhitespace(text.charCodeAt(j))) j++;
+      if (text.charCodeAt(j) !== 0x3a) continue;
+      if (key !== '"id"' && !(key.includes('\\') && JSON.parse(key) === 'id')) continue;
+      j++;
+      while (j < n && isWhitespace(text.charCodeAt(j))) j++;
+      let end = j;
+      for (; end < n; end++) {
+        const d = text.charCodeAt(end);
+        // - + . 0-9 e E
+        if (
+          !(
+            d === 0x2d ||
+            d === 0x2b ||
+            d === 0x2e ||
+            (d >= 0x30 && d <= 0x39) ||
+            d === 0x65 ||
+            d === 0x45
+          )
+        )
+          break;
+      }
+      if (end > j) ids.set(element, text.slice(j, end));
+      i = end;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) {
+      if (depth === 0 && c === 0x5b) messageDepth = 2;
+      depth++;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && depth === 1 && messageDepth === 2) element++;
+    i++;
+  }
+  return ids;
+}
+
+/** Whether a decoded message's id is a number JSON.parse could not hold exactly. */
+function lostPrecision(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id);
+}
+
+/**
+ * Decode one frame of text into a single message, a batch, or an invalid frame. Integer ids
+ * beyond 2^53 are taken from the text itself (as `bigint`), since `JSON.parse` rounds them.
+ */
 export function decodeFrame(text: string): Frame {
   let source = text;
   if (source.charCodeAt(0) === 0xfeff) source = source.slice(1);
@@ -137,10 +226,18 @@ export function decodeFrame(text: string): Frame {
       };
     }
     const messages = new Array<Incoming>(value.length);
-    for (let i = 0; i < value.length; i++) messages[i] = classify(value[i]);
+    let raw: Map<number, string> | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const element: unknown = value[i];
+      if (lostPrecision(element)) raw ??= rawIds(source);
+      messages[i] = classify(element, raw?.get(i));
+    }
     return { kind: 'batch', messages };
   }
-  return { kind: 'single', message: classify(value) };
+  return {
+    kind: 'single',
+    message: classify(value, lostPrecision(value) ? rawIds(source).get(0) : undefined),
+  };
 }
 
 /**
@@ -151,21 +248,20 @@ export function encodeResponse(response: JsonRpcResponse): string {
   try {
     // Assembled by hand: the envelope is fixed, and skipping a generic stringify of it is a
     // measurable share of a cheap call's cost.
-    const id = typeof response.id === 'number' ? String(response.id) : JSON.stringify(response.id);
+    const id = encodeId(response.id);
     if ('error' in response)
       return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(response.error)}}`;
     const result = JSON.stringify(response.result);
     // undefined (and functions/symbols) have no JSON form; `result` must still be present.
     return `{"jsonrpc":"2.0","id":${id},"result":${result === undefined ? 'null' : result}}`;
   } catch {
-    return JSON.stringify(
-      errorResponse(response.id, {
-        code: ErrorCode.InternalError,
-        message: 'Internal error',
-        data: { detail: 'the result could not be serialized as JSON' },
-      }),
-    );
+    return `{"jsonrpc":"2.0","id":${encodeId(response.id)},"error":{"code":${ErrorCode.InternalError},"message":"Internal error","data":{"detail":"the result could not be serialized as JSON"}}}`;
   }
+}
+
+/** An id as JSON text; a `bigint` (an integer id beyond 2^53) is written digit for digit. */
+function encodeId(id: JsonRpcId): string {
+  return typeof id === 'number' || typeof id === 'bigint' ? String(id) : JSON.stringify(id);
 }
 
 /** The JSON array of a batch's responses, each encoded as {@link encodeResponse} does. */

@@ -1,7 +1,11 @@
 /** JSON-RPC 2.0 message shapes (https://www.jsonrpc.org/specification). */
 
-/** A request id: string, number or null. Null is legal JSON-RPC 2.0, though discouraged. */
-export type JsonRpcId = string | number | null;
+/**
+ * A request id: string, number or null. Null is legal JSON-RPC 2.0, though discouraged. An
+ * integer id beyond `Number.MAX_SAFE_INTEGER` is decoded as a `bigint`, so that the reply echoes
+ * it exactly as received.
+ */
+export type JsonRpcId = string | number | bigint | null;
 
 /** Structured params: by position (array) or by name (object). */
 export type JsonRpcParams = readonly unknown[] | Readonly<Record<string, unknown>>;
