@@ -9,8 +9,15 @@ export interface HttpTarget {
   /** `node <server file>`; the server prints its port on the first stdout line. */
   command: string[];
   path: string;
-  /** A substring the body of a correct reply contains. */
-  expect: string;
+  /**
+   * Substrings the body of a correct reply contains: checked on one request by hand before the
+   * load, then on every reply under load (a reply without them counts in `mismatches`).
+   */
+  expect: readonly string[];
+  /** The request body; TOOL_CALL_BODY unless given. */
+  body?: string;
+  /** Headers sent beside content-type and accept (the 2026-07-28 ones, say). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export interface HttpResult {
@@ -23,6 +30,8 @@ export interface HttpResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** 2xx replies under load whose body lacked one of `expect` (a JSON-RPC error, say). */
+  mismatches: number;
 }
 
 export const TOOL_CALL_BODY = JSON.stringify({
@@ -31,7 +40,32 @@ export const TOOL_CALL_BODY = JSON.stringify({
   method: 'tools/call',
   params: { name: 'add', arguments: { a: 2, b: 3 } },
 });
-export const TOOL_CALL_EXPECT = '"text":"5"';
+export const TOOL_CALL_EXPECT: readonly string[] = ['"text":"5"'];
+
+/**
+ * The same call as a MCP 2026-07-28 request: the per-request `_meta` envelope (protocol version
+ * and client capabilities; no initialize, no session) and the headers a conforming client sends.
+ */
+export const MODERN_TOOL_CALL_BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: {
+    name: 'add',
+    arguments: { a: 2, b: 3 },
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
+});
+export const MODERN_HEADERS: Readonly<Record<string, string>> = {
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'add',
+};
+/** A modern reply: the tool's text and the 2026-07-28 `resultType` a 2025-era reply lacks. */
+export const MODERN_TOOL_CALL_EXPECT: readonly string[] = ['"text":"5"', '"resultType":"complete"'];
 const HEADERS = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
@@ -53,11 +87,23 @@ export async function httpRun(
   try {
     const port = await portOf(child, target.command.at(-1) ?? bin);
     const url = `http://${HOST}:${port}${target.path}`;
-    await checkOnce(url, target.expect);
-    const load = { url, connections: options.connections, method: 'POST' as const };
-    await cannon({ ...load, duration: options.warmupSec });
+    const sent = {
+      headers: { ...HEADERS, ...target.headers },
+      body: target.body ?? TOOL_CALL_BODY,
+    };
+    await checkOnce(url, sent, target.expect);
+    const expect = target.expect;
+    const load = {
+      url,
+      connections: options.connections,
+      method: 'POST' as const,
+      ...sent,
+      verifyBody: (body: unknown) =>
+        typeof body === 'string' && expect.every((e) => body.includes(e)),
+    };
+    await autocannon({ ...load, duration: options.warmupSec });
     const before = cpuMicros(child.pid);
-    const result = await cannon({ ...load, duration: options.durationSec });
+    const result = await autocannon({ ...load, duration: options.durationSec });
     const after = cpuMicros(child.pid);
     return {
       requestsPerSec: result.requests.average,
@@ -66,6 +112,7 @@ export async function httpRun(
       non2xx: result.non2xx,
       errors: result.errors,
       timeouts: result.timeouts,
+      mismatches: result.mismatches,
       cpuMicrosPerRequest:
         before === undefined || after === undefined || result.requests.total === 0
           ? undefined
@@ -79,15 +126,6 @@ export async function httpRun(
     await exited;
     clearTimeout(timer);
   }
-}
-
-function cannon(opts: {
-  url: string;
-  connections: number;
-  duration: number;
-  method: 'POST';
-}): Promise<autocannon.Result> {
-  return autocannon({ ...opts, headers: HEADERS, body: TOOL_CALL_BODY });
 }
 
 /**
@@ -133,18 +171,22 @@ function portOf(child: Child, who: string): Promise<number> {
   });
 }
 
-/** One request on a connection of its own: status 200 and a body containing `expect`. */
-function checkOnce(url: string, expect: string): Promise<void> {
+/** One request on a connection of its own: status 200 and a body containing each of `expect`. */
+function checkOnce(
+  url: string,
+  sent: { headers: Record<string, string>; body: string },
+  expect: readonly string[],
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: 'POST', headers: HEADERS, agent: false, timeout: 5_000 },
+      { method: 'POST', headers: sent.headers, agent: false, timeout: 5_000 },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           const body = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode === 200 && body.includes(expect)) resolve();
+          if (res.statusCode === 200 && expect.every((e) => body.includes(e))) resolve();
           else reject(new Error(`${url}: HTTP ${res.statusCode} ${body.slice(0, 300)}`));
         });
         res.on('error', reject);
@@ -152,6 +194,6 @@ function checkOnce(url: string, expect: string): Promise<void> {
     );
     req.on('timeout', () => req.destroy(new Error(`${url}: no answer within 5 s`)));
     req.on('error', reject);
-    req.end(TOOL_CALL_BODY);
+    req.end(sent.body);
   });
 }
