@@ -10,6 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Incoming } from '../jsonrpc/codec.js';
 import { ErrorCode, McpErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { META, parseEnvelope } from '../mcp/era.js';
+import type { HeaderParam } from '../mcp/tool.js';
 import { isModernVersion } from '../mcp/versions.js';
 
 const SENTINEL_PREFIX = '=?base64?';
@@ -170,4 +171,55 @@ export function legacyRefusal(
     `Invalid _meta: ${META.protocolVersion} is missing (the MCP-Protocol-Version header names ${version})`,
     { envelope: { key: META.protocolVersion, problem: 'is missing' } },
   );
+}
+
+/** The argument at `path` (a chain of `properties` keys), or undefined. */
+function valueAt(args: Record<string, unknown>, path: readonly string[]): unknown {
+  let value: unknown = args;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    value = Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+  }
+  return value;
+}
+
+/** Whether a header's decoded text stands for the body's value of a parameter of `type`. */
+function sameValue(type: HeaderParam['type'], header: string, body: unknown): boolean {
+  if (type === 'integer' && typeof body === 'number') {
+    // Compared numerically (spec §Server Validation): `42.0` is `42`.
+    const n = header.trim() === '' ? Number.NaN : Number(header);
+    return n === body;
+  }
+  if (type === 'boolean' && typeof body === 'boolean') return header === String(body);
+  return typeof body === 'string' ? header === body : header === String(body);
+}
+
+/**
+ * Why a modern `tools/call` must be refused before its tool runs (-32020), or undefined: each
+ * `Mcp-Param-<name>` the tool declares (`x-mcp-header`, spec streamable-http §Custom Headers
+ * from Tool Parameters) must be present when its argument is (and not null), decode (the
+ * base64 sentinel) and equal it; a header for an argument the body does not carry is a mismatch
+ * too — an intermediary routing on it and the tool would disagree.
+ */
+export function paramHeaderRefusal(
+  headers: IncomingHttpHeaders,
+  params: readonly HeaderParam[],
+  args: Record<string, unknown>,
+): RpcError | undefined {
+  for (const param of params) {
+    const header = `Mcp-Param-${param.name}`;
+    const raw = single(headers[header.toLowerCase()]);
+    const body = valueAt(args, param.path);
+    const absent = body === undefined || body === null;
+    if (raw === undefined) {
+      if (absent) continue;
+      return mismatch(header, undefined, body, 'missing');
+    }
+    const value = decodeHeaderValue(raw);
+    if (value === undefined) return mismatch(header, raw, body, 'invalid');
+    if (absent || !sameValue(param.type, value, body)) {
+      return mismatch(header, value, body, 'mismatch');
+    }
+  }
+  return undefined;
 }

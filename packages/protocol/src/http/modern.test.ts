@@ -649,3 +649,114 @@ describe('SDK v2 client (@modelcontextprotocol/client 2.4.0) over Streamable HTT
     }
   });
 });
+
+describe.each(['streamable', 'plain'] as const)(
+  'Mcp-Param-* headers from x-mcp-header (%s path)',
+  (kind) => {
+    async function startRegion() {
+      const runs: Json[] = [];
+      const server = new McpServer({ name: 'headers', version: '1.0.0' }).addTool(
+        defineTool({
+          name: 'execute_sql',
+          description: 'Runs a query in a region',
+          inputJsonSchema: {
+            type: 'object',
+            properties: {
+              region: { type: 'string', 'x-mcp-header': 'Region' },
+              shard: { type: 'integer', 'x-mcp-header': 'Shard' },
+              opts: {
+                type: 'object',
+                properties: { dry: { type: 'boolean', 'x-mcp-header': 'Dry-Run' } },
+              },
+              query: { type: 'string' },
+            },
+            required: ['query'],
+          },
+          handler: (args) => {
+            runs.push(args);
+            return 'ran';
+          },
+        }),
+      );
+      const s = await serveHttp(server, { plainPaths: ['/messages/'] });
+      served.push(s);
+      return { runs, url: kind === 'streamable' ? s.mcpUrl : `${s.url}/messages/` };
+    }
+    const sql = (args: Json) => call(1, 'execute_sql', args);
+    const headers = (extra: Record<string, string>) => ({
+      ...standardHeaders('tools/call', 'execute_sql'),
+      ...extra,
+    });
+
+    it('runs the tool when every declared header matches the body (decoded, integers numerically)', async () => {
+      const { runs, url } = await startRegion();
+      const args = { region: 'Zürich ', shard: 42, opts: { dry: true }, query: 'SELECT 1' };
+      const ok = await post(
+        url,
+        sql(args),
+        headers({
+          'mcp-param-region': encodeHeaderValue('Zürich '),
+          'Mcp-Param-Shard': '42.0',
+          'mcp-param-dry-run': 'true',
+        }),
+      );
+      expect(ok.status).toBe(200);
+      expect(ok.body?.result).toMatchObject({ content: [{ type: 'text', text: 'ran' }] });
+      // An argument the call leaves out (or sends as null) needs no header.
+      const bare = await post(url, sql({ query: 'q', region: null }), headers({}));
+      expect(bare.status).toBe(200);
+      expect(runs).toHaveLength(2);
+    });
+
+    it.each([
+      ['missing', { query: 'q', region: 'us-west1' }, {}, 'Mcp-Param-Region', 'missing'],
+      [
+        'mismatching',
+        { query: 'q', region: 'us-west1' },
+        { 'mcp-param-region': 'eu-west1' },
+        'Mcp-Param-Region',
+        'mismatch',
+      ],
+      [
+        'a different integer',
+        { query: 'q', shard: 42 },
+        { 'mcp-param-shard': '43' },
+        'Mcp-Param-Shard',
+        'mismatch',
+      ],
+      [
+        'a nested boolean missing',
+        { query: 'q', opts: { dry: false } },
+        {},
+        'Mcp-Param-Dry-Run',
+        'missing',
+      ],
+      [
+        'an undecodable sentinel',
+        { query: 'q', region: 'x' },
+        { 'mcp-param-region': '=?base64?***?=' },
+        'Mcp-Param-Region',
+        'invalid',
+      ],
+      [
+        'a header for an argument the body lacks',
+        { query: 'q' },
+        { 'mcp-param-region': 'us-west1' },
+        'Mcp-Param-Region',
+        'mismatch',
+      ],
+    ])(
+      'refuses a %s header with 400 -32020 before the tool runs',
+      async (_label, args, extra, header, problem) => {
+        const { runs, url } = await startRegion();
+        const res = await post(url, sql(args), headers(extra as Record<string, string>));
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({
+          id: 1,
+          error: { code: -32020, data: { header, problem } },
+        });
+        expect(runs).toEqual([]);
+      },
+    );
+  },
+);

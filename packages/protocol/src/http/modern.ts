@@ -14,7 +14,7 @@ import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
 import { modernClaim } from '../mcp/era.js';
 import { type AuthInfo, McpSession, type OutboundChannel } from '../mcp/session.js';
 import type { ServerPort } from '../mcp/transport.js';
-import { modernRefusal } from './headers.js';
+import { modernRefusal, paramHeaderRefusal } from './headers.js';
 import { sendEmpty, sendError, sendJson } from './respond.js';
 import { SseStream } from './sse.js';
 
@@ -73,7 +73,8 @@ function errorCodeOf(text: string): number | undefined {
 function statusOf(text: string, reached: boolean): number {
   const code = errorCodeOf(text);
   if (code === undefined) return 200;
-  if (code === McpErrorCode.MissingRequiredClientCapability) return 400;
+  if (code === McpErrorCode.MissingRequiredClientCapability || code === McpErrorCode.HeaderMismatch)
+    return 400;
   if (reached) return 200;
   return code === ErrorCode.MethodNotFound ? 404 : 400;
 }
@@ -131,7 +132,13 @@ export async function serveModern(
   };
   // The router builds the request's scope from its envelope; this session only carries the
   // request's cancellations to it (no channel, never registered with the server).
-  const reply = port.dispatch(frame, { session: new McpSession(undefined, calls), auth, channel });
+  const reply = port.dispatch(frame, {
+    session: new McpSession(undefined, calls),
+    auth,
+    channel,
+    checkToolCall: (tool, args) =>
+      tool.headerParams ? paramHeaderRefusal(req.headers, tool.headerParams, args) : undefined,
+  });
   const text = isPromiseLike(reply) ? await reply : reply;
   done = true;
   if (sse?.started) {

@@ -3,6 +3,7 @@ import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
 import { type AuthInfo, INPUT, type McpSession, type OutboundChannel } from './session.js';
+import type { Tool } from './tool.js';
 import {
   type CreateMessageResult,
   type ElicitResult,
@@ -84,6 +85,12 @@ export interface McpCallExtra {
    * falls back to the session's channel.
    */
   channel?: OutboundChannel | undefined;
+  /**
+   * Checks a transport makes of a `tools/call` once its tool is known and before it runs (MCP
+   * 2026-07-28 over HTTP: the `Mcp-Param-*` headers the tool declares); an RpcError it returns
+   * is the call's answer.
+   */
+  checkToolCall?: ((tool: Tool, args: Record<string, unknown>) => RpcError | undefined) | undefined;
 }
 
 /** What tool, resource and prompt handlers get besides their arguments. */

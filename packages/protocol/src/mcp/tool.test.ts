@@ -295,3 +295,76 @@ describe('safeParseFast', () => {
     expect(await pending).toMatchObject({ success: false });
   });
 });
+
+describe('defineTool: x-mcp-header declarations', () => {
+  const withSchema = (inputJsonSchema: Record<string, unknown>) =>
+    defineTool({ name: 'h', description: 'd', inputJsonSchema, handler: () => 'ok' });
+
+  it('records each statically reachable primitive, zod .meta() included', () => {
+    const tool = withSchema({
+      type: 'object',
+      properties: {
+        region: { type: 'string', 'x-mcp-header': 'Region' },
+        n: { type: ['integer', 'null'], 'x-mcp-header': 'N' },
+        nested: {
+          type: 'object',
+          properties: { on: { type: 'boolean', 'x-mcp-header': 'On' } },
+        },
+        // Data that merely looks like an annotation is not one.
+        mode: { type: 'string', enum: [{ 'x-mcp-header': 'X' }], default: 'a' },
+      },
+    });
+    expect(tool.headerParams).toEqual([
+      { name: 'Region', path: ['region'], type: 'string' },
+      { name: 'N', path: ['n'], type: 'integer' },
+      { name: 'On', path: ['nested', 'on'], type: 'boolean' },
+    ]);
+    const fromZod = defineTool({
+      name: 'z',
+      description: 'd',
+      inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }),
+      handler: () => 'ok',
+    });
+    expect(fromZod.headerParams).toEqual([{ name: 'Region', path: ['region'], type: 'string' }]);
+    expect(withSchema({ type: 'object', properties: {} }).headerParams).toBeUndefined();
+  });
+
+  it.each([
+    ['a number', { a: { type: 'number', 'x-mcp-header': 'A' } }, /string, integer or boolean/],
+    ['an object', { a: { type: 'object', 'x-mcp-header': 'A' } }, /string, integer or boolean/],
+    ['an empty name', { a: { type: 'string', 'x-mcp-header': '' } }, /HTTP token/],
+    ['a name with a space', { a: { type: 'string', 'x-mcp-header': 'My Region' } }, /HTTP token/],
+    ['a name with CR LF', { a: { type: 'string', 'x-mcp-header': 'A\r\nB' } }, /HTTP token/],
+    [
+      'a duplicate name (case-insensitively)',
+      {
+        a: { type: 'string', 'x-mcp-header': 'Region' },
+        b: { type: 'string', 'x-mcp-header': 'region' },
+      },
+      /repeats the header name 'region'/,
+    ],
+    [
+      'a parameter under items',
+      { a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } },
+      /not on a property reachable/,
+    ],
+    [
+      'a parameter under anyOf',
+      { a: { anyOf: [{ type: 'string', 'x-mcp-header': 'A' }] } },
+      /not on a property reachable/,
+    ],
+  ])('throws for %s', (_label, properties, message) => {
+    expect(() => withSchema({ type: 'object', properties })).toThrow(message);
+  });
+
+  it('throws for an annotation on the root or behind $defs', () => {
+    expect(() => withSchema({ type: 'string', 'x-mcp-header': 'Root' })).toThrow(TypeError);
+    expect(() =>
+      withSchema({
+        type: 'object',
+        properties: { a: { $ref: '#/$defs/A' } },
+        $defs: { A: { type: 'string', 'x-mcp-header': 'A' } },
+      }),
+    ).toThrow(/'h': x-mcp-header at '\(root\)'/);
+  });
+});

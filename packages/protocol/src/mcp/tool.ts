@@ -76,6 +76,87 @@ export interface Tool {
    * a backend's result: content types, `_meta` and all).
    */
   readonly raw?: boolean;
+  /**
+   * The arguments its `inputSchema` mirrors into `Mcp-Param-*` headers (`x-mcp-header`, MCP
+   * 2026-07-28 Streamable HTTP): a modern HTTP request must carry each one present in its
+   * arguments, equal to the body's value.
+   */
+  readonly headerParams?: readonly HeaderParam[];
+}
+
+/** One argument a tool mirrors into a header: `Mcp-Param-<name>` carries the value at `path`. */
+export interface HeaderParam {
+  /** The `x-mcp-header` value: the header is `Mcp-Param-<name>` (compared case-insensitively). */
+  readonly name: string;
+  /** The chain of `properties` keys from the schema root to the argument. */
+  readonly path: readonly string[];
+  /** Its JSON Schema type: how the header's text is compared with the body's value. */
+  readonly type: 'string' | 'integer' | 'boolean';
+}
+
+/** An HTTP field-name token (RFC 9110 §5.1: `1*tchar`). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
+/** Keywords whose values are data, not schemas: an `x-mcp-header` key in them is not one. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
+
+/**
+ * The `x-mcp-header` declarations of a tool's input JSON Schema (spec streamable-http §Custom
+ * Headers from Tool Parameters), or a TypeError naming the tool: a name that is empty, not an
+ * HTTP token, or not case-insensitively unique; a parameter that is not a string, integer or
+ * boolean; an annotation not statically reachable from the root through `properties` alone.
+ */
+export function headerParamsOf(tool: string, schema: unknown): HeaderParam[] {
+  const params: HeaderParam[] = [];
+  const seen = new Set<string>();
+  const fail = (path: readonly string[], why: string): never => {
+    throw new TypeError(`tool '${tool}': x-mcp-header at '${path.join('.') || '(root)'}' ${why}`);
+  };
+  const walk = (node: unknown, path: string[], reachable: boolean): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, path, false);
+      return;
+    }
+    if (!isPlainObject(node)) return;
+    if (Object.hasOwn(node, 'x-mcp-header')) {
+      const name = node['x-mcp-header'];
+      if (!reachable || path.length === 0) {
+        fail(path, 'is not on a property reachable from the root through properties alone');
+      }
+      if (typeof name !== 'string' || !TOKEN.test(name)) {
+        fail(path, `must be a non-empty HTTP token, not ${JSON.stringify(name)}`);
+      }
+      const type = primitiveType(node.type);
+      if (type === undefined) {
+        fail(
+          path,
+          `needs a string, integer or boolean parameter, not ${JSON.stringify(node.type)}`,
+        );
+      }
+      const key = (name as string).toLowerCase();
+      if (seen.has(key)) fail(path, `repeats the header name '${name as string}'`);
+      seen.add(key);
+      params.push({ name: name as string, path: [...path], type: type as HeaderParam['type'] });
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'x-mcp-header' || DATA_KEYWORDS.has(key)) continue;
+      if (key === 'properties' && isPlainObject(value)) {
+        for (const [prop, child] of Object.entries(value)) {
+          walk(child, [...path, prop], reachable);
+        }
+      } else walk(value, path, false);
+    }
+  };
+  walk(schema, [], true);
+  return params;
+}
+
+/** `"string"`, or `["string", "null"]`: the one primitive type a header may mirror. */
+function primitiveType(type: unknown): string | undefined {
+  const types = Array.isArray(type) ? type.filter((t) => t !== 'null') : [type];
+  return types.length === 1 && HEADER_TYPES.has(types[0] as string)
+    ? (types[0] as string)
+    : undefined;
 }
 
 /** What a tool name may be (MCP 2025-11-25): 1–128 of `A–Z a–z 0–9 _ - .`. */
@@ -84,7 +165,8 @@ const EMPTY_INPUT: JsonSchema = { type: 'object', properties: {}, required: [] }
 
 /**
  * Define a tool: one shape for every tool of every app. Throws a `TypeError` for an invalid name,
- * a missing description, or a schema that cannot be listed as JSON Schema.
+ * a missing description, a schema that cannot be listed as JSON Schema, or an invalid
+ * `x-mcp-header` declaration (see {@link Tool.headerParams}).
  *
  * @example
  * ```ts
@@ -122,7 +204,8 @@ export function defineTool<
   if (spec.annotations) entry.annotations = spec.annotations;
   if (spec.icons) entry.icons = spec.icons;
   if (spec._meta) entry._meta = spec._meta;
-  return {
+  const headerParams = headerParamsOf(spec.name, entry.inputSchema);
+  const tool: Tool = {
     name: spec.name,
     inputSchema: spec.inputSchema,
     outputSchema: spec.outputSchema,
@@ -130,6 +213,7 @@ export function defineTool<
     listEntry: Object.freeze(entry),
     handler: spec.handler as Tool['handler'],
   };
+  return headerParams.length > 0 ? { ...tool, headerParams } : tool;
 }
 
 /** The JSON Schema `tools/list` shows, or a TypeError naming the tool and the way out. */

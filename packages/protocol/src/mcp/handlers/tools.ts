@@ -32,6 +32,8 @@ export function toolMethods(server: ServerInternals) {
       if (!tool) throw server.unknownToolError(params.name);
       const missing = server.missingScope(tool, ctx.extra);
       if (missing) throw server.scopeError(tool.name, missing);
+      const refused = ctx.extra.checkToolCall?.(tool, params.arguments ?? {});
+      if (refused) throw refused;
       ctx.extra.session[CANCELLATION].started(ctx.id);
       const mcp = new McpContext(ctx, params._meta);
       const result = await callTool(server, tool, params.arguments ?? {}, mcp);
