@@ -64,6 +64,7 @@ export { type AuthInfo, McpSession, type OutboundChannel } from './mcp/session.j
 export { type AskOptions, type McpCallExtra, McpContext } from './mcp/context.js';
 export {
   defineTool,
+  type HeaderParam,
   isCallToolResult,
   type ObjectSchema,
   TOOL_NAME,
