@@ -553,7 +553,6 @@ describe('results', () => {
     ['0', 0],
     ['-1', -1],
     ['""', ''],
-    ['1.5', 1.5],
     ['null', null],
     ['"1"', '1'],
   ])('echoes request id %s exactly', async (_label, id) => {
@@ -564,6 +563,12 @@ describe('results', () => {
     const failed = await call(server, req(id, 'missing'));
     expect(failed?.id).toBe(id);
     expect(failed?.error?.code).toBe(-32601);
+  });
+
+  it('answers a fractional id (JSON-RPC 2.0: SHOULD NOT) with -32600, echoing it', async () => {
+    const server = createJsonRpcServer(subtract);
+    const refused = await call(server, req(1.5, 'subtract', [2, 1]));
+    expect(refused).toMatchObject({ id: 1.5, error: { code: -32600 } });
   });
 });
 
