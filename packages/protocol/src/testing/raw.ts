@@ -23,8 +23,11 @@ export interface RawErrorObject {
 export interface RawReply<R = Record<string, unknown>> {
   /** Always `'2.0'`. */
   jsonrpc: '2.0';
-  /** The id of the request it answers; null when the server could not read one. */
-  id: JsonRpcId | null;
+  /**
+   * The id of the request it answers; null when the server could not read one. Parsed with
+   * `JSON.parse`, so never a `bigint`.
+   */
+  id: string | number | null;
   /** What a successful call returned. */
   result?: R;
   /** Why the call failed. */
