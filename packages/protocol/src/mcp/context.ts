@@ -180,12 +180,12 @@ export class McpContext {
     return this.#request('sampling', 'sampling/createMessage', params, options);
   }
 
-  /** Ask the user for input (`elicitation/create`); on a 2026-07-28 request, as {@link sample}. */
+  /** Ask the user for input (`elicitation/create`); on a 2026-07-28 request, as {@link McpContext.sample}. */
   elicit(params: Record<string, unknown>, options?: AskOptions): Promise<ElicitResult> {
     return this.#request('elicitation', 'elicitation/create', params, options);
   }
 
-  /** The client's roots (`roots/list`); on a 2026-07-28 request, as {@link sample}. */
+  /** The client's roots (`roots/list`); on a 2026-07-28 request, as {@link McpContext.sample}. */
   listRoots(options?: AskOptions): Promise<{ roots: { uri: string; name?: string }[] }> {
     return this.#request('roots', 'roots/list', {}, options);
   }
