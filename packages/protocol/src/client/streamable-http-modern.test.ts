@@ -5,54 +5,15 @@
  * no GET stream, no DELETE, cancellation by aborting the POST; and the `'auto'` probe's verdicts
  * on what an HTTP server answers.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { RpcError } from '../jsonrpc/errors.js';
 import { META } from '../mcp/era.js';
 import { McpClient } from './client.js';
 import { TransportError, UnsupportedVersionError } from './errors.js';
 import { encodeHeaderValue, modernRequestHeaders } from './headers.js';
+import { type Handler, script } from './scripted-server.test.helper.js';
 import { StreamableHttpClientTransport } from './streamable-http.js';
-
-interface Seen {
-  method: string;
-  headers: IncomingMessage['headers'];
-  body: { id?: number; method?: string; params?: Record<string, unknown> } | undefined;
-}
-
-type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen) => void;
-
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
-
-/** A server whose answers are scripted per test; every request it saw is recorded. */
-async function script(handle: Handler): Promise<{ url: string; seen: Seen[] }> {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => {
-      raw += c.toString('utf8');
-    });
-    req.on('end', () => {
-      const entry: Seen = {
-        method: req.method ?? '',
-        headers: req.headers,
-        body: raw ? JSON.parse(raw) : undefined,
-      };
-      seen.push(entry);
-      handle(req, res, entry);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, seen };
-}
 
 const json = (res: ServerResponse, status: number, body: unknown, headers = {}) => {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });

@@ -1,56 +1,9 @@
-/**
- * The Streamable HTTP client transport against a hand-driven node:http server: the wire shapes
- * a real server may produce (CRLF line endings, streams that drop mid-call, errors with and
- * without a JSON-RPC body, sessions that vanish) and what the client must do with each.
- */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RpcError } from '../jsonrpc/errors.js';
 import { McpClient } from './client.js';
 import { TransportError } from './errors.js';
+import { type Handler, type Seen, script, stopScripted } from './scripted-server.test.helper.js';
 import { StreamableHttpClientTransport } from './streamable-http.js';
-
-interface Seen {
-  method: string;
-  headers: IncomingMessage['headers'];
-  body: { id?: number; method?: string; params?: Record<string, unknown> } | undefined;
-  at: number;
-}
-
-type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen) => void;
-
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
-
-/** A server whose answers are scripted per test; every request it saw is recorded. */
-async function script(handle: Handler): Promise<{ url: string; seen: Seen[] }> {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => {
-      raw += c.toString('utf8');
-    });
-    req.on('end', () => {
-      const entry: Seen = {
-        method: req.method ?? '',
-        headers: req.headers,
-        body: raw ? JSON.parse(raw) : undefined,
-        at: Date.now(),
-      };
-      seen.push(entry);
-      handle(req, res, entry);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, seen };
-}
 
 const INIT = {
   protocolVersion: '2025-11-25',
@@ -229,10 +182,7 @@ describe('StreamableHttpClientTransport', () => {
   it('fails a request with a TransportError when the server is unreachable', async () => {
     const { url } = await script(lifecycle((_req, res) => res.writeHead(405).end()));
     const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
-    for (const server of servers.splice(0)) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    await stopScripted();
     await expect(client.ping()).rejects.toSatisfy((e: unknown) => TransportError.is(e));
     await client.close();
   });

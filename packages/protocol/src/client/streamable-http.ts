@@ -237,27 +237,13 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if (message.method === 'initialize') {
       this.#sessionId = res.headers.get('mcp-session-id') ?? undefined;
     }
-    if (!res.ok) {
-      await this.#httpError(res, message);
-      return;
-    }
-    const type = res.headers.get('content-type') ?? '';
-    if (res.status === 202 || !message.isRequest) {
+    if (res.ok && (res.status === 202 || !message.isRequest)) {
       await res.body?.cancel();
       return;
     }
-    if (type.startsWith('application/json')) {
-      this.#deliver(await this.#text(res));
-      return;
-    }
-    if (!type.startsWith('text/event-stream')) {
-      await res.body?.cancel();
-      throw new TransportError(
-        `server answered ${res.status} with '${type || 'no content type'}'`,
-        res.status,
-      );
-    }
-    let end = await this.#readSse(res, message.id);
+    const first = await this.#receive(res, message);
+    if (first === undefined) return;
+    let end = first;
     // The stream ended before our answer: resume it where it stopped, as the server advised.
     let attempt = 0;
     while (!end.answered && !this.#ended) {
@@ -286,6 +272,30 @@ export class StreamableHttpClientTransport implements ClientTransport {
   }
 
   /**
+   * Read a request's reply: an HTTP error or a JSON body is handed over at once (undefined); an
+   * SSE stream is read to its end, which is returned for the caller to resume or not.
+   */
+  async #receive(res: Response, message: Outgoing): Promise<StreamEnd | undefined> {
+    if (!res.ok) {
+      await this.#httpError(res, message);
+      return undefined;
+    }
+    const type = res.headers.get('content-type') ?? '';
+    if (type.startsWith('application/json')) {
+      this.#deliver(await this.#text(res));
+      return undefined;
+    }
+    if (!type.startsWith('text/event-stream')) {
+      await res.body?.cancel();
+      throw new TransportError(
+        `server answered ${res.status} with '${type || 'no content type'}'`,
+        res.status,
+      );
+    }
+    return this.#readSse(res, message.id);
+  }
+
+  /**
    * One modern request: its own POST with the per-request headers, answered by JSON or by an
    * SSE stream that is never resumed; aborting `cancel` cancels it.
    */
@@ -300,23 +310,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
       body: frame,
       signal: AbortSignal.any([this.#abort.signal, cancel]),
     });
-    if (!res.ok) {
-      await this.#httpError(res, message);
-      return;
-    }
-    const type = res.headers.get('content-type') ?? '';
-    if (type.startsWith('application/json')) {
-      this.#deliver(await this.#text(res));
-      return;
-    }
-    if (!type.startsWith('text/event-stream')) {
-      await res.body?.cancel();
-      throw new TransportError(
-        `server answered ${res.status} with '${type || 'no content type'}'`,
-        res.status,
-      );
-    }
-    const end = await this.#readSse(res, message.id);
+    const end = await this.#receive(res, message);
+    if (end === undefined) return;
     if (!end.answered && !this.#ended && !cancel.aborted) {
       throw new TransportError('the server closed the stream without answering');
     }
