@@ -259,6 +259,14 @@ export function encodeResponse(response: JsonRpcResponse): string {
   }
 }
 
+/**
+ * A success response whose result is already JSON text (a transport that assembled it itself);
+ * `resultJson` must be valid JSON.
+ */
+export function encodeResultJson(id: JsonRpcId, resultJson: string): string {
+  return `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${resultJson}}`;
+}
+
 /** An id as JSON text; a `bigint` (an integer id beyond 2^53) is written digit for digit. */
 function encodeId(id: JsonRpcId): string {
   return typeof id === 'number' || typeof id === 'bigint' ? String(id) : JSON.stringify(id);

@@ -1,4 +1,10 @@
-import { encodeResponse, errorResponse, type Frame, type Incoming } from '../jsonrpc/codec.js';
+import {
+  encodeResponse,
+  encodeResultJson,
+  errorResponse,
+  type Frame,
+  type Incoming,
+} from '../jsonrpc/codec.js';
 import type { Dispatcher, DispatchOptions } from '../jsonrpc/dispatcher.js';
 import { ErrorCode, type RpcError } from '../jsonrpc/errors.js';
 import { isPromiseLike, type MaybePromise } from '../jsonrpc/method.js';
@@ -16,6 +22,9 @@ export interface FrameHandler<E> {
 /** Adds what every modern result carries (`resultType`, server info, cache hints). */
 export type ResultDecorator = (method: string, result: Record<string, unknown>) => unknown;
 
+/** The same fields as JSON members, for results that have none of them (see `#encode`). */
+export type ResultSuffix = (method: string) => string;
+
 type Request = Extract<Incoming, { kind: 'request' }>;
 
 /**
@@ -31,11 +40,14 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
   readonly #decorate: ResultDecorator;
   readonly #states: RequestStateCodec;
   readonly #serverMeta: Record<string, unknown>;
+  readonly #suffix: ResultSuffix;
+  readonly #suffixes = new Map<string, string>();
 
   /**
    * @param decorate adds what every complete modern result carries
    * @param states signs and checks the `requestState` of multi round-trip input
    * @param serverMeta the `_meta` every modern result carries (the server's info)
+   * @param suffix what `decorate` adds, as JSON members (computed once per method)
    */
   constructor(
     legacy: Dispatcher<McpCallExtra>,
@@ -43,12 +55,14 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
     decorate: ResultDecorator,
     states: RequestStateCodec,
     serverMeta: Record<string, unknown>,
+    suffix: ResultSuffix,
   ) {
     this.#legacy = legacy;
     this.#modern = modern;
     this.#decorate = decorate;
     this.#states = states;
     this.#serverMeta = serverMeta;
+    this.#suffix = suffix;
   }
 
   handleDecoded(
@@ -146,6 +160,27 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
   #encode(method: string, response: JsonRpcResponse | undefined): string | undefined {
     if (response === undefined) return undefined;
     if ('result' in response && typeof response.result === 'object' && response.result !== null) {
+      const result = response.result as Record<string, unknown>;
+      // The usual case — a result with none of the added fields — is serialized once and the
+      // fields appended as text, without copying the result object (the modern hot path).
+      if (
+        !Array.isArray(result) &&
+        !Object.hasOwn(result, '_meta') &&
+        !Object.hasOwn(result, 'resultType') &&
+        !Object.hasOwn(result, 'ttlMs') &&
+        !Object.hasOwn(result, 'cacheScope')
+      ) {
+        const json = safeStringify(result);
+        if (json !== undefined && json.charCodeAt(0) === 123 /* { */) {
+          let suffix = this.#suffixes.get(method);
+          if (suffix === undefined) {
+            suffix = this.#suffix(method);
+            this.#suffixes.set(method, suffix);
+          }
+          const members = json.length === 2 ? suffix : `${json.slice(1, -1)},${suffix}`;
+          return encodeResultJson(response.id, `{${members}}`);
+        }
+      }
       return encodeResponse({
         jsonrpc: '2.0',
         id: response.id,
@@ -153,6 +188,15 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
       });
     }
     return encodeResponse(response);
+  }
+}
+
+/** JSON text of a value, or undefined when it has none or cannot be serialized. */
+function safeStringify(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
   }
 }
 

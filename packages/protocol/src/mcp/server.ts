@@ -15,6 +15,7 @@ import {
   decorateModernResult,
   discoverMethods,
   LEGACY_ONLY,
+  modernResultSuffix,
 } from './handlers/discover.js';
 import { lifecycleMethods } from './handlers/lifecycle.js';
 import { promptMethods } from './handlers/prompts.js';
@@ -247,6 +248,7 @@ export class McpServer {
       (method, result) => decorateModernResult(method, result, serverInfo, hints),
       new RequestStateCodec(options.requestState?.key, options.requestState?.ttlMs),
       serverInfo,
+      (method) => modernResultSuffix(method, serverInfo, hints),
     );
     const dispatcher = this.#router;
     this.#port = {

@@ -90,3 +90,20 @@ export function decorateModernResult(
   }
   return out;
 }
+
+/**
+ * The fields {@link decorateModernResult} adds, as JSON members to append to a result object that
+ * has none of them — the same output without copying the result (the hot path of modern calls).
+ */
+export function modernResultSuffix(
+  name: string,
+  serverInfo: Record<string, unknown>,
+  hints: Partial<Record<CacheableMethod, CacheHint>> = {},
+): string {
+  let suffix = '"resultType":"complete"';
+  if (CACHEABLE.has(name)) {
+    const hint = hints[name as CacheableMethod] ?? NO_CACHE;
+    suffix += `,"ttlMs":${JSON.stringify(hint.ttlMs)},"cacheScope":${JSON.stringify(hint.cacheScope)}`;
+  }
+  return `${suffix},"_meta":${JSON.stringify(serverInfo)}`;
+}
