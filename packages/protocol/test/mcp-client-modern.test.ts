@@ -20,32 +20,13 @@ import {
   StdioClientTransport,
   UnsupportedVersionError,
 } from '../src/index.js';
+import { recording, type WireMessage } from './support/wire.js';
 
 const FIXTURE = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
 const SDK_V1_SERVER = fileURLToPath(
   new URL('../../../e2e/fixtures/sdk-v1-server.mjs', import.meta.url),
 );
 const CLIENT_INFO = { name: 'mcpkit-modern-e2e', version: '1.0.0' };
-
-interface WireMessage {
-  id?: number | string;
-  method?: string;
-  params?: { _meta?: Record<string, unknown>; [key: string]: unknown };
-}
-
-/** `inner` with every frame the client sends kept, parsed, in order. */
-function recording(inner: ClientTransport): { transport: ClientTransport; wire: WireMessage[] } {
-  const wire: WireMessage[] = [];
-  const transport: ClientTransport = {
-    start: (sink) => inner.start(sink),
-    send: (frame) => {
-      wire.push(JSON.parse(frame) as WireMessage);
-      inner.send(frame);
-    },
-    close: () => inner.close(),
-  };
-  return { transport, wire };
-}
 
 const requests = (wire: WireMessage[]) => wire.filter((m) => m.id !== undefined && m.method);
 const methods = (wire: WireMessage[]) => wire.map((m) => m.method);

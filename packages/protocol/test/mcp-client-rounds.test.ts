@@ -21,27 +21,9 @@ import {
   UnsupportedInEraError,
 } from '../src/index.js';
 import { serveHttp } from '../src/testing/index.js';
+import { recording } from './support/wire.js';
 
 const FIXTURE = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
-
-interface WireMessage {
-  id?: number | string;
-  method?: string;
-  params?: { _meta?: Record<string, unknown>; [key: string]: unknown };
-}
-
-function recording(inner: ClientTransport): { transport: ClientTransport; wire: WireMessage[] } {
-  const wire: WireMessage[] = [];
-  const transport: ClientTransport = {
-    start: (sink) => inner.start(sink),
-    send: (frame) => {
-      wire.push(JSON.parse(frame) as WireMessage);
-      inner.send(frame);
-    },
-    close: () => inner.close(),
-  };
-  return { transport, wire };
-}
 
 function inMemory(server: McpServer = createEverythingServer()): ClientTransport {
   const [clientSide, serverSide] = createLinkedTransports();

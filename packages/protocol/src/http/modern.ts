@@ -14,7 +14,7 @@ import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
 import { modernClaim } from '../mcp/era.js';
 import { type AuthInfo, McpSession, type OutboundChannel } from '../mcp/session.js';
 import type { ServerPort } from '../mcp/transport.js';
-import { modernRefusal, paramHeaderRefusal } from './headers.js';
+import { legacyRefusal, modernRefusal, paramHeaderRefusal } from './headers.js';
 import { sendEmpty, sendError, sendJson } from './respond.js';
 import { SseStream } from './sse.js';
 
@@ -22,12 +22,12 @@ import { SseStream } from './sse.js';
 export type ModernCandidate = Extract<Incoming, { kind: 'request' | 'notification' }>;
 
 /** Whether a batch element claims the modern era (which batches cannot carry). */
-export const claimsModern = (message: Incoming): boolean =>
+const claimsModern = (message: Incoming): boolean =>
   (message.kind === 'request' || message.kind === 'notification') &&
   modernClaim(message.params) !== undefined;
 
 /** -32600 for a batch holding a modern request: 2026-07-28 sends one message per POST. */
-export function refuseModernBatch(res: ServerResponse): void {
+function refuseModernBatch(res: ServerResponse): void {
   sendError(res, 400, {
     code: ErrorCode.InvalidRequest,
     message: 'Invalid Request: 2026-07-28 requests cannot be batched',
@@ -86,6 +86,40 @@ const notificationFrame = (method: string, params?: JsonRpcParams) =>
 
 const noRequests = (): Promise<never> =>
   Promise.reject(new Error('2026-07-28 requests get no server-to-client requests'));
+
+/**
+ * What both POST handlers do first, before any session: serve a body that claims the modern era
+ * (a single message — `serveModern`), refuse a batch that holds one, and refuse a 2025-era
+ * request whose headers claim the modern era (`legacyRefusal`). Resolves true when it answered;
+ * false leaves the body to the 2025-era path.
+ */
+export async function answerByEra(
+  port: ServerPort,
+  req: IncomingMessage,
+  res: ServerResponse,
+  frame: Frame,
+  auth: AuthInfo | undefined,
+  stream: boolean,
+): Promise<boolean> {
+  if (frame.kind === 'batch') {
+    if (!frame.messages.some(claimsModern)) return false;
+    refuseModernBatch(res);
+    return true;
+  }
+  if (frame.kind !== 'single') return false;
+  const message = frame.message;
+  if (message.kind !== 'request' && message.kind !== 'notification') return false;
+  const meta = modernClaim(message.params);
+  if (meta !== undefined) {
+    await serveModern(port, req, res, frame, message, meta, auth, stream);
+    return true;
+  }
+  if (message.kind !== 'request') return false;
+  const refused = legacyRefusal(req.headers, message);
+  if (!refused) return false;
+  sendError(res, 400, refused.toJSON(), {}, message.id);
+  return true;
+}
 
 /**
  * Serve one message whose `_meta` claims the modern era (`meta`, from `modernClaim`): refused

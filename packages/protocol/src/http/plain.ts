@@ -1,13 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeFrame } from '../jsonrpc/codec.js';
 import { isPromiseLike } from '../jsonrpc/method.js';
-import { modernClaim } from '../mcp/era.js';
 import { type AuthInfo, McpSession } from '../mcp/session.js';
 import type { ServerPort, ServerTransport } from '../mcp/transport.js';
 import { LATEST_PROTOCOL_VERSION } from '../mcp/versions.js';
-import { legacyRefusal } from './headers.js';
-import { claimsModern, refuseModernBatch, serveModern } from './modern.js';
-import { sendEmpty, sendError, sendJson } from './respond.js';
+import { answerByEra } from './modern.js';
+import { sendEmpty, sendJson } from './respond.js';
 
 /**
  * Plain JSON-RPC over HTTP, as the servers the apps stand in for serve it (`POST /` of MCP System
@@ -37,26 +35,8 @@ export class PlainHttpHandler implements ServerTransport {
     const port = this.#port;
     if (!port) throw new Error('PlainHttpHandler is not connected: call server.connect(handler)');
     const frame = decodeFrame(body);
-    if (frame.kind === 'single') {
-      const message = frame.message;
-      if (message.kind === 'request' || message.kind === 'notification') {
-        const meta = modernClaim(message.params);
-        if (meta !== undefined) {
-          await serveModern(port, req, res, frame, message, meta, auth, false);
-          return;
-        }
-        if (message.kind === 'request') {
-          const refused = legacyRefusal(req.headers, message);
-          if (refused) {
-            sendError(res, 400, refused.toJSON(), {}, message.id);
-            return;
-          }
-        }
-      }
-    } else if (frame.kind === 'batch' && frame.messages.some(claimsModern)) {
-      refuseModernBatch(res);
-      return;
-    }
+    // The era is the body's to say (MCP 2026-07-28): a modern request is served statelessly.
+    if (await answerByEra(port, req, res, frame, auth, false)) return;
     const session = new McpSession();
     session.protocolVersion = LATEST_PROTOCOL_VERSION;
     const reply = port.dispatch(frame, { session, auth });

@@ -5,12 +5,10 @@ import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import { ErrorCode } from '../jsonrpc/errors.js';
 import { isPromiseLike } from '../jsonrpc/method.js';
 import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
-import { modernClaim } from '../mcp/era.js';
 import { type AuthInfo, McpSession, type OutboundChannel } from '../mcp/session.js';
 import type { ServerPort, ServerTransport } from '../mcp/transport.js';
 import { isSupportedVersion } from '../mcp/versions.js';
-import { legacyRefusal } from './headers.js';
-import { claimsModern, refuseModernBatch, serveModern } from './modern.js';
+import { answerByEra } from './modern.js';
 import { sendEmpty, sendError, sendJson } from './respond.js';
 import { parseEventId, StreamLog } from './resumable.js';
 import { SseStream } from './sse.js';
@@ -159,39 +157,13 @@ export class StreamableHttpHandler implements ServerTransport {
       sendJson(res, 400, encodeResponse(frame.reply));
       return;
     }
-    if (frame.kind === 'single') {
-      const message = frame.message;
-      if (message.kind === 'invalid') {
-        sendJson(res, 400, encodeResponse(message.reply));
-        return;
-      }
-      // The era is the body's to say, before any session is looked up: a request whose `_meta`
-      // claims 2026-07-28 is served statelessly, whatever Mcp-Session-Id it carries.
-      if (message.kind === 'request' || message.kind === 'notification') {
-        const meta = modernClaim(message.params);
-        if (meta !== undefined) {
-          await serveModern(
-            this.#server,
-            req,
-            res,
-            frame,
-            message,
-            meta,
-            auth,
-            accepts(req, 'text/event-stream'),
-          );
-          return;
-        }
-        if (message.kind === 'request') {
-          const refused = legacyRefusal(req.headers, message);
-          if (refused) {
-            sendError(res, 400, refused.toJSON(), {}, message.id);
-            return;
-          }
-        }
-      }
-    } else if (frame.messages.some(claimsModern)) {
-      refuseModernBatch(res);
+    if (frame.kind === 'single' && frame.message.kind === 'invalid') {
+      sendJson(res, 400, encodeResponse(frame.message.reply));
+      return;
+    }
+    // The era is the body's to say, before any session is looked up: a request whose `_meta`
+    // claims 2026-07-28 is served statelessly, whatever Mcp-Session-Id it carries.
+    if (await answerByEra(this.#server, req, res, frame, auth, accepts(req, 'text/event-stream'))) {
       return;
     }
     const messages = messagesOf(frame);
