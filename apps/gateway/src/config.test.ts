@@ -40,6 +40,7 @@ describe('parseConfig defaults', () => {
       debug: false,
       backend_timeout: 30,
       tool_names: 'double-underscore',
+      bridge: { park_ttl_ms: 300_000, max_parked: 100 },
       events: { retention_days: 30, max_events: 1_000_000 },
     });
     expect(config.mcpServers).toEqual({});
@@ -102,10 +103,33 @@ describe('parseConfig defaults', () => {
       env: {},
       inheritEnv: false,
       enabled: true,
+      protocol: 'auto',
     });
     expect(backend?.restart).toBeUndefined();
     expect(backend?.timeoutMs).toBeUndefined();
     expect(backend?.namespace).toBeUndefined();
+  });
+
+  it('takes the era to speak per backend and names the field otherwise', () => {
+    for (const protocol of ['auto', '2026-07-28', 'legacy'] as const) {
+      expect(parseConfig(one({ command: 'x', protocol }), {}).mcpServers.one?.protocol).toBe(
+        protocol,
+      );
+    }
+    expect(() => parseConfig(one({ url: 'http://127.0.0.1:1/mcp', protocol: '2025' }), {})).toThrow(
+      'mcpServers.one.protocol: Invalid option: expected one of "auto"|"2026-07-28"|"legacy"',
+    );
+  });
+
+  it('bounds the input bridge and names the field otherwise', () => {
+    const config = parseConfig(
+      { gateway: { bridge: { park_ttl_ms: 1000, max_parked: 2 } }, mcpServers: {} },
+      {},
+    );
+    expect(config.gateway.bridge).toEqual({ park_ttl_ms: 1000, max_parked: 2 });
+    expect(() =>
+      parseConfig({ gateway: { bridge: { max_parked: 0 } }, mcpServers: {} }, {}),
+    ).toThrow('gateway.bridge.max_parked: Too small');
   });
 
   it('takes inheritEnv as a boolean and names the field otherwise', () => {
@@ -148,7 +172,13 @@ describe('parseConfig: the mcpServers shape of Claude Desktop configs', () => {
     expect(Object.keys(config.mcpServers)).toEqual(['filesystem', 'github', 'brave-search']);
     for (const [name, original] of Object.entries(claudeDesktop.mcpServers)) {
       const parsed = config.mcpServers[name];
-      expect(parsed).toEqual({ env: {}, inheritEnv: false, enabled: true, ...original });
+      expect(parsed).toEqual({
+        env: {},
+        inheritEnv: false,
+        enabled: true,
+        protocol: 'auto',
+        ...original,
+      });
       expect(parsed && isStdio(parsed)).toBe(true);
     }
   });
@@ -196,12 +226,14 @@ describe('parseConfig: stdio and http backends', () => {
       url: 'https://mcp.example.com/mcp',
       headers: { Authorization: 'Bearer t' },
       enabled: true,
+      protocol: 'auto',
     });
     expect(plain).toEqual({
       type: 'http',
       url: 'http://127.0.0.1:3000/mcp',
       headers: {},
       enabled: true,
+      protocol: 'auto',
     });
     expect(streamable).toMatchObject({ type: 'streamable-http', url: 'http://localhost:8080/' });
   });
@@ -461,6 +493,7 @@ describe('loadConfig', () => {
       inheritEnv: false,
       env: {},
       enabled: true,
+      protocol: 'auto',
     });
     expect(config.gateway.name).toBe('mcpkit-gateway');
   });

@@ -29,6 +29,12 @@ const common = {
   timeoutMs: z.number().int().positive().max(3_600_000).optional(),
   restart: restartSchema.optional(),
   tools: filterSchema.optional(),
+  /**
+   * Which MCP era to speak to the backend: `auto` asks `server/discover` first and falls back to
+   * `initialize` (a 2025 server answers the probe -32601); `2026-07-28` is modern only; `legacy`
+   * only initializes (for a server that mishandles the probe).
+   */
+  protocol: z.enum(['auto', '2026-07-28', 'legacy']).default('auto'),
 };
 
 const stdioBackend = z
@@ -86,6 +92,18 @@ export const configSchema = z
         backend_timeout: z.number().positive().max(3600).default(30),
         /** Backend tool names: `ns__tool` (safe for every client) or mcp-n8n's `ns:tool`. */
         tool_names: z.enum(['double-underscore', 'colon']).default('double-underscore'),
+        /**
+         * A 2026-07-28 client calling a 2025-era backend that asks for input mid-call: the
+         * backend call waits ("parked") for the client's retry at most `park_ttl_ms`, at most
+         * `max_parked` at once; then it is cancelled.
+         */
+        bridge: z
+          .object({
+            park_ttl_ms: z.number().int().positive().max(3_600_000).default(300_000),
+            max_parked: z.number().int().positive().max(100_000).default(100),
+          })
+          .strict()
+          .default({ park_ttl_ms: 300_000, max_parked: 100 }),
         events: z
           .object({
             path: z.string().optional(),
@@ -102,6 +120,7 @@ export const configSchema = z
         debug: false,
         backend_timeout: 30,
         tool_names: 'double-underscore',
+        bridge: { park_ttl_ms: 300_000, max_parked: 100 },
         events: { retention_days: 30, max_events: 1_000_000 },
       }),
     mcpServers: z.record(

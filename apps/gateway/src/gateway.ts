@@ -12,6 +12,7 @@ import {
   withoutReservedMeta,
 } from '@mcpkit/protocol';
 import { Backend, type BackendHooks } from './backends/backend.js';
+import { callThrough, clientSink, InputBridge, type InputSink, type Park } from './bridge.js';
 import type { GatewayConfig } from './config.js';
 import type { EventLog } from './events.js';
 import { advertisedName, disambiguate } from './names.js';
@@ -56,9 +57,12 @@ export class Gateway {
   readonly #prompts = new Map<string, Route>();
   readonly #resources = new Map<string, Route>();
   readonly #templates = new Map<string, Route>();
-  readonly #progress = new Map<string, McpContext>();
+  /** Progress of forwarded calls by the backend's token: the context of the client's round. */
+  readonly #progressTokens = new Map<string, McpContext[]>();
+  readonly #progress = new Map<Park, McpContext[]>();
   /** Calls in flight per backend: where a backend's sampling or elicitation request belongs. */
-  readonly #inflight = new Map<Backend, Set<McpContext>>();
+  readonly #inflight = new Map<Backend, Set<InputSink>>();
+  readonly #bridge: InputBridge;
   readonly #subscribed = new Set<string>();
   readonly #logger: EngineLogger | undefined;
   #progressCounter = 0;
@@ -68,6 +72,10 @@ export class Gateway {
     this.config = config;
     this.events = options.events;
     this.#logger = options.logger;
+    this.#bridge = new InputBridge({
+      ttlMs: config.gateway.bridge.park_ttl_ms,
+      maxParked: config.gateway.bridge.max_parked,
+    });
     this.server = new McpServer({
       name: config.gateway.name,
       version: VERSION,
@@ -126,6 +134,11 @@ export class Gateway {
       source: this.config.gateway.name,
     });
     this.events.close();
+  }
+
+  /** Calls of modern clients parked until their retry brings the input a backend asked for. */
+  get parkedCalls(): number {
+    return this.#bridge.parked;
   }
 
   /** Every advertised tool with its backend (for search and status). */
@@ -285,15 +298,29 @@ export class Gateway {
     args: Record<string, unknown>,
     ctx: McpContext,
   ): Promise<CallToolResult> {
+    const modern = ctx.session.era === 'modern';
+    if (modern) {
+      // A retry of a call parked for input: the same backend call goes on, with the answers.
+      const parked = this.#bridge.resume(ctx);
+      if (parked) {
+        this.#progress.get(parked)?.splice(0, 1, ctx);
+        return (await this.#bridge.round(parked, ctx)) as CallToolResult;
+      }
+    }
     const { backend, original } = route;
     const trace = randomUUID();
     const started = performance.now();
+    const park = modern ? this.#bridge.open() : undefined;
+    const sink = park ?? clientSink(ctx);
     const clientToken = ctx.meta?.progressToken;
     let token: string | undefined;
+    // The context progress goes to: a parked call's is the one of the client's latest round.
+    const progressTo = [ctx];
     if (typeof clientToken === 'string' || typeof clientToken === 'number') {
       // Backend tokens are ours, unique per call: two clients may both use token 1.
       token = `gw-${++this.#progressCounter}`;
-      this.#progress.set(token, ctx);
+      this.#progressTokens.set(token, progressTo);
+      if (park) this.#progress.set(park, progressTo);
     }
     const params: Record<string, unknown> = { name: original, arguments: args };
     // The client's own envelope (2026-07-28 `_meta` keys) is not the backend's business: the
@@ -301,25 +328,39 @@ export class Gateway {
     const meta = ctx.meta ? withoutReservedMeta(ctx.meta) : undefined;
     if (meta) delete meta.progressToken;
     if (token || meta) params._meta = { ...meta, ...(token ? { progressToken: token } : {}) };
-    let calls = this.#inflight.get(backend);
-    if (!calls) {
-      calls = new Set();
-      this.#inflight.set(backend, calls);
+    let sinks = this.#inflight.get(backend);
+    if (!sinks) {
+      sinks = new Set();
+      this.#inflight.set(backend, sinks);
     }
-    calls.add(ctx);
-    try {
-      const result = await backend.call<CallToolResult>('tools/call', params as JsonRpcParams, {
-        signal: ctx.signal,
-      });
-      this.#recordCall(trace, backend, name, started, 'success');
-      return result;
-    } catch (err) {
-      this.#recordCall(trace, backend, name, started, 'failure', err);
-      throw clientError(backend, err);
-    } finally {
-      calls.delete(ctx);
-      if (token) this.#progress.delete(token);
-    }
+    sinks.add(sink);
+    const call = callThrough<CallToolResult>(
+      backend,
+      'tools/call',
+      params as JsonRpcParams,
+      sink,
+      park ? park.controller.signal : ctx.signal,
+    ).then(
+      (result) => {
+        this.#recordCall(trace, backend, name, started, 'success');
+        return result;
+      },
+      (err: unknown) => {
+        this.#recordCall(trace, backend, name, started, 'failure', err);
+        throw clientError(backend, err);
+      },
+    );
+    const settled = call.finally(() => {
+      sinks.delete(sink);
+      if (token) this.#progressTokens.delete(token);
+      if (park) this.#progress.delete(park);
+    });
+    if (!park) return settled;
+    settled.then(
+      (value) => park.settle({ ok: true, value }),
+      (error: unknown) => park.settle({ ok: false, error }),
+    );
+    return (await this.#bridge.round(park, ctx)) as CallToolResult;
   }
 
   #recordCall(
@@ -347,9 +388,8 @@ export class Gateway {
     if (!route || this.#subscribed.has(uri) || !route.backend.discovered?.capabilities.resources)
       return;
     this.#subscribed.add(uri);
-    await route.backend
-      .call('resources/subscribe', { uri: route.original })
-      .catch(() => this.#subscribed.delete(uri));
+    // Either era: resources/subscribe on a 2025 link, the link's subscriptions/listen on a modern one.
+    await route.backend.subscribe(route.original).catch(() => this.#subscribed.delete(uri));
   }
 
   /**
@@ -363,8 +403,8 @@ export class Gateway {
     params: Record<string, unknown> | undefined,
   ): Promise<unknown> {
     const calls = this.#inflight.get(backend);
-    const ctx = calls?.size === 1 ? [...calls][0] : undefined;
-    if (!ctx) {
+    const sink = calls?.size === 1 ? [...calls][0] : undefined;
+    if (!sink) {
       throw new RpcError(
         ErrorCode.InternalError,
         `The gateway cannot tell which client '${method}' is for`,
@@ -373,9 +413,7 @@ export class Gateway {
         },
       );
     }
-    return method === 'sampling/createMessage'
-      ? ctx.sample(params ?? {})
-      : ctx.elicit(params ?? {});
+    return sink.ask(method, params ?? {});
   }
 
   #onNotification(
@@ -384,7 +422,7 @@ export class Gateway {
     params: Record<string, unknown> | undefined,
   ): void {
     if (method === 'notifications/progress') {
-      const ctx = this.#progress.get(String(params?.progressToken));
+      const ctx = this.#progressTokens.get(String(params?.progressToken))?.[0];
       if (ctx && typeof params?.progress === 'number') {
         ctx.progress(
           params.progress,

@@ -1,5 +1,7 @@
 import {
   ConnectionClosedError,
+  type GetPromptResult,
+  isReservedMetaKey,
   type McpContext,
   McpErrorCode,
   type Prompt,
@@ -10,6 +12,7 @@ import {
   RpcError,
   TransportError,
   UriTemplate,
+  withoutReservedMeta,
 } from '@mcpkit/protocol';
 import type { Backend } from './backends/backend.js';
 
@@ -26,6 +29,37 @@ export type RouteEntry = Route & { entry: Record<string, unknown> };
  * each forwards with the backend's own name, and turns the backend's failures into errors a
  * client can act on.
  */
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A backend's result as the gateway's own. What a 2026-07-28 backend adds for its hop —
+ * `resultType`, cache hints, reserved `_meta` keys such as its server info — is not the
+ * client's: a 2025 client must not see them, a modern one gets the gateway's (MCP 2026-07-28,
+ * `basic/versioning`: the envelope is per connection). Every other `_meta` key passes; a result
+ * without any of them is returned as it came (no copy on the hot path).
+ */
+export function ownResult<R>(result: R): R {
+  if (!isObject(result)) return result;
+  const meta = result._meta;
+  const reserved = isObject(meta) && Object.keys(meta).some(isReservedMetaKey);
+  if (!reserved && !('resultType' in result) && !('ttlMs' in result) && !('cacheScope' in result)) {
+    return result;
+  }
+  const {
+    resultType: _type,
+    ttlMs: _ttl,
+    cacheScope: _scope,
+    ...rest
+  }: Record<string, unknown> = result;
+  if (reserved) {
+    const kept = withoutReservedMeta(meta);
+    if (Object.keys(kept).length > 0) rest._meta = kept;
+    else delete rest._meta;
+  }
+  return rest as R;
+}
 
 /** A backend's failure as the client sees it: the backend's own JSON-RPC errors pass through. */
 export function clientError(backend: Backend, err: unknown): RpcError {
@@ -83,10 +117,12 @@ export function proxyPrompt(name: string, route: RouteEntry): Prompt {
     listEntry: { ...route.entry, name },
     get: async (args, ctx) => {
       try {
-        return await route.backend.call(
-          'prompts/get',
-          { name: route.original, arguments: args },
-          { signal: ctx.signal },
+        return ownResult(
+          await route.backend.call<GetPromptResult>(
+            'prompts/get',
+            { name: route.original, arguments: args },
+            { signal: ctx.signal },
+          ),
         );
       } catch (err) {
         throw clientError(route.backend, err);
@@ -102,10 +138,12 @@ export function proxyResource(uri: string, route: RouteEntry): Resource {
     listEntry: { ...route.entry, uri },
     read: async (ctx) => {
       try {
-        const result = await route.backend.call<ReadResourceResult>(
-          'resources/read',
-          { uri: route.original },
-          { signal: ctx.signal },
+        const result = ownResult(
+          await route.backend.call<ReadResourceResult>(
+            'resources/read',
+            { uri: route.original },
+            { signal: ctx.signal },
+          ),
         );
         // Contents carry the URI the client asked for.
         return {
@@ -136,10 +174,12 @@ export function proxyTemplate(uriTemplate: string, route: RouteEntry): ResourceT
     mimeType: undefined,
     read: async (uri, _vars, ctx) => {
       try {
-        return await route.backend.call<ReadResourceResult>(
-          'resources/read',
-          { uri },
-          { signal: ctx.signal },
+        return ownResult(
+          await route.backend.call<ReadResourceResult>(
+            'resources/read',
+            { uri },
+            { signal: ctx.signal },
+          ),
         );
       } catch (err) {
         throw clientError(route.backend, err);

@@ -11,7 +11,7 @@ import { connectRaw, serveHttp, waitFor } from '@mcpkit/protocol/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
-import { Gateway } from '../src/gateway.js';
+import { Gateway, VERSION } from '../src/gateway.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -19,9 +19,12 @@ afterEach(async () => {
 });
 
 /** The gateway over `backendUrl`, served on HTTP, and an McpClient connected to it. */
-async function gatewayFor(backendUrl: string): Promise<{ client: McpClient; gateway: Gateway }> {
+async function gatewayFor(
+  backendUrl: string,
+  protocol: 'legacy' | 'auto' = 'legacy',
+): Promise<{ client: McpClient; gateway: Gateway }> {
   const gateway = new Gateway(
-    parseConfig({ mcpServers: { wire: { url: backendUrl, timeoutMs: 5000 } } }),
+    parseConfig({ mcpServers: { wire: { url: backendUrl, timeoutMs: 5000, protocol } } }),
     { events: EventLog.open(':memory:') },
   );
   await gateway.start();
@@ -186,37 +189,53 @@ describe('the gateway in front of an HTTP backend', () => {
   });
 });
 
-describe('a 2026-07-28 client in front of a 2025 backend', () => {
-  it("forwards _meta without the client's envelope: the backend gets trace context, not the reserved keys", async () => {
-    const backendServer = new McpServer({ name: 'echo-meta', version: '1' }).addTool(
-      defineTool({
-        name: 'meta',
-        description: "Echoes the request's _meta",
-        handler: (_args, ctx) => JSON.stringify(ctx.meta ?? null),
-      }),
-    );
-    const backendHttp = await serveHttp(backendServer);
-    cleanups.push(() => backendHttp.close());
-    const { gateway } = await gatewayFor(backendHttp.mcpUrl);
-    const peer = connectRaw(gateway.server);
-    cleanups.push(() => peer.close());
-    const result = await peer.result<{ content: { text: string }[]; resultType?: string }>(
-      'tools/call',
+describe('a 2026-07-28 client in front of a backend of either era', () => {
+  it.each([
+    ['legacy', {}],
+    [
+      'auto',
       {
-        name: 'wire__meta',
-        _meta: {
-          [META.protocolVersion]: '2026-07-28',
-          [META.clientCapabilities]: {},
-          [META.clientInfo]: { name: 'modern-client', version: '1' },
-          traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
-        },
+        [META.protocolVersion]: '2026-07-28',
+        [META.clientCapabilities]: { sampling: {}, elicitation: {} },
+        [META.clientInfo]: { name: 'mcpkit-gateway', version: VERSION },
+        [META.logLevel]: 'debug',
       },
-    );
-    // The client got a modern answer from the gateway …
-    expect(result.resultType).toBe('complete');
-    // … and the backend, a 2025 session of the gateway's link, saw only the trace context.
-    expect(JSON.parse(result.content[0]?.text ?? 'null')).toEqual({
-      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
-    });
-  });
+    ],
+  ] as const)(
+    "link %s: forwards _meta without the client's envelope: the backend gets trace context and the gateway's own envelope",
+    async (protocol, envelope) => {
+      const backendServer = new McpServer({ name: 'echo-meta', version: '1' }).addTool(
+        defineTool({
+          name: 'meta',
+          description: "Echoes the request's _meta",
+          handler: (_args, ctx) => JSON.stringify(ctx.meta ?? null),
+        }),
+      );
+      const backendHttp = await serveHttp(backendServer);
+      cleanups.push(() => backendHttp.close());
+      const { gateway } = await gatewayFor(backendHttp.mcpUrl, protocol);
+      const peer = connectRaw(gateway.server);
+      cleanups.push(() => peer.close());
+      const result = await peer.result<{ content: { text: string }[]; resultType?: string }>(
+        'tools/call',
+        {
+          name: 'wire__meta',
+          _meta: {
+            [META.protocolVersion]: '2026-07-28',
+            [META.clientCapabilities]: {},
+            [META.clientInfo]: { name: 'modern-client', version: '1' },
+            traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+          },
+        },
+      );
+      // The client got a modern answer from the gateway …
+      expect(result.resultType).toBe('complete');
+      // … and the backend saw the trace context, and on a modern link the gateway's envelope —
+      // never the client's (its clientInfo, its capabilities).
+      expect(JSON.parse(result.content[0]?.text ?? 'null')).toEqual({
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        ...envelope,
+      });
+    },
+  );
 });

@@ -1,13 +1,13 @@
 /**
- * A 2026-07-28 client in front of the gateway, 2025-era backends behind it: discovery, calls,
- * the subscription that replaces list_changed, and a backend that samples mid-call — which a
- * modern client can only answer through input_required rounds (the backend call is replayed on
- * the retry and this time gets its answer).
+ * A 2026-07-28 client in front of the gateway, backends of both eras behind it: discovery, calls,
+ * the subscription that replaces list_changed, and backends that sample mid-call — which a
+ * modern client can only answer through input_required rounds: the backend call waits, parked,
+ * for the retry that brings the answer (bounded in time and number).
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { META } from '@mcpkit/protocol';
-import { connectRaw, type RawPeer } from '@mcpkit/protocol/testing';
+import { connectRaw, type RawPeer, waitFor } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
@@ -31,6 +31,14 @@ const modern = (params: Record<string, unknown>, capabilities: Record<string, un
   },
 });
 
+type InputRequired = {
+  resultType: string;
+  inputRequests: Record<string, { method: string; params: { messages: unknown[] } }>;
+  requestState: string;
+};
+const caps = { sampling: {} };
+const pong = { role: 'assistant', model: 'm', content: { type: 'text', text: 'pong' } };
+
 let gateway: Gateway;
 let peer: RawPeer;
 
@@ -39,6 +47,16 @@ beforeAll(async () => {
     parseConfig({
       mcpServers: {
         every: { command: process.execPath, args: [EVERYTHING, '--log-level', 'warn'] },
+        old: {
+          command: process.execPath,
+          args: [EVERYTHING, '--log-level', 'warn'],
+          protocol: 'legacy',
+        },
+        new: {
+          command: process.execPath,
+          args: [EVERYTHING, '--log-level', 'warn'],
+          protocol: '2026-07-28',
+        },
       },
     }),
     { events: EventLog.open(':memory:') },
@@ -67,31 +85,122 @@ describe('a 2026-07-28 client in front of the gateway', () => {
     expect(sum).toMatchObject({ structuredContent: { sum: 7 }, resultType: 'complete' });
   });
 
-  it('answers a backend that samples mid-call through input_required, then completes on the retry', async () => {
-    const caps = { sampling: {} };
-    const params = { name: 'every__test_sampling', arguments: { prompt: 'ping' } };
-    const first = await peer.result<{
-      resultType: string;
-      inputRequests: Record<string, { method: string; params: { messages: unknown[] } }>;
-      requestState: string;
-    }>('tools/call', modern(params, caps));
-    expect(first.resultType).toBe('input_required');
-    expect(first.inputRequests['sampling-1']?.method).toBe('sampling/createMessage');
-    expect(JSON.stringify(first.inputRequests['sampling-1']?.params.messages)).toContain('ping');
-    const done = await peer.result('tools/call', {
+  it.each(['old', 'new'])(
+    'answers a %s-era backend that samples mid-call through input_required; the backend call waits for the retry and is made once',
+    async (backend) => {
+      const params = { name: `${backend}__test_sampling`, arguments: { prompt: 'ping' } };
+      const callsBefore = gateway.backends.get(backend)?.calls ?? 0;
+      const first = await peer.result<InputRequired>('tools/call', modern(params, caps));
+      expect(first.resultType).toBe('input_required');
+      const keys = Object.keys(first.inputRequests);
+      expect(keys).toHaveLength(1);
+      const key = keys[0] as string;
+      expect(first.inputRequests[key]?.method).toBe('sampling/createMessage');
+      expect(JSON.stringify(first.inputRequests[key]?.params.messages)).toContain('ping');
+      expect(gateway.parkedCalls).toBe(1);
+      const done = await peer.result('tools/call', {
+        ...modern(params, caps),
+        inputResponses: { [key]: pong },
+        requestState: first.requestState,
+      });
+      expect(done).toMatchObject({
+        resultType: 'complete',
+        content: [{ type: 'text', text: 'LLM response: pong' }],
+      });
+      expect(gateway.parkedCalls).toBe(0);
+      // Parked, not replayed: one call reached the backend for both rounds.
+      expect(gateway.backends.get(backend)?.calls).toBe(callsBefore + 1);
+    },
+  );
+
+  it('refuses a retry whose parked call is gone, and a requestState used twice', async () => {
+    const params = { name: 'old__test_sampling', arguments: { prompt: 'twice' } };
+    const first = await peer.result<InputRequired>('tools/call', modern(params, caps));
+    const key = Object.keys(first.inputRequests)[0] as string;
+    const retry = {
       ...modern(params, caps),
-      inputResponses: {
-        'sampling-1': {
-          role: 'assistant',
-          model: 'm',
-          content: { type: 'text', text: 'pong' },
+      inputResponses: { [key]: pong },
+      requestState: first.requestState,
+    };
+    await expect(peer.result('tools/call', retry)).resolves.toMatchObject({
+      resultType: 'complete',
+    });
+    const again = await peer.request('tools/call', retry);
+    expect(again.error).toMatchObject({ code: -32602 });
+  });
+
+  it('a client that asks without the capability: the backend hears why, nothing is parked', async () => {
+    const params = { name: 'new__test_sampling', arguments: { prompt: 'no caps' } };
+    const reply = await peer.request('tools/call', modern(params, {}));
+    expect(reply.error).toMatchObject({ code: -32021 });
+    expect(gateway.parkedCalls).toBe(0);
+  });
+});
+
+describe('the input bridge is bounded', () => {
+  let bounded: Gateway;
+  let client: RawPeer;
+  beforeAll(async () => {
+    bounded = new Gateway(
+      parseConfig({
+        gateway: { bridge: { park_ttl_ms: 300, max_parked: 1 } },
+        mcpServers: {
+          old: {
+            command: process.execPath,
+            args: [EVERYTHING, '--log-level', 'warn'],
+            protocol: 'legacy',
+          },
+          new: {
+            command: process.execPath,
+            args: [EVERYTHING, '--log-level', 'warn'],
+            protocol: '2026-07-28',
+          },
         },
-      },
+      }),
+      { events: EventLog.open(':memory:') },
+    );
+    await bounded.start();
+    client = connectRaw(bounded.server);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await bounded?.stop();
+  });
+
+  it('parks at most max_parked calls and cancels one whose retry does not come within park_ttl_ms', async () => {
+    const first = await client.result<InputRequired>(
+      'tools/call',
+      modern({ name: 'old__test_sampling', arguments: { prompt: 'one' } }, caps),
+    );
+    expect(first.resultType).toBe('input_required');
+    expect(bounded.parkedCalls).toBe(1);
+    // A second would exceed max_parked: the backend's ask fails, and so does its call.
+    const second = await client.request(
+      'tools/call',
+      modern({ name: 'new__test_sampling', arguments: { prompt: 'two' } }, caps),
+    );
+    expect(second.error?.message).toContain('bridge.max_parked');
+    expect(bounded.parkedCalls).toBe(1);
+    await waitFor('the parked call expired', () => bounded.parkedCalls === 0 || undefined);
+    // … and the backend call was given up (cancelled), not left to run.
+    await waitFor('the expired call recorded as failed', () =>
+      bounded.events
+        .query({ event_type: 'gateway.tool_call', status: 'failure' })
+        .some(
+          (e) =>
+            e.tool === 'old__test_sampling' &&
+            JSON.stringify(e.data).includes('No retry within 300 ms'),
+        )
+        ? true
+        : undefined,
+    );
+    const key = Object.keys(first.inputRequests)[0] as string;
+    const late = await client.request('tools/call', {
+      ...modern({ name: 'old__test_sampling', arguments: { prompt: 'one' } }, caps),
+      inputResponses: { [key]: pong },
       requestState: first.requestState,
     });
-    expect(done).toMatchObject({
-      resultType: 'complete',
-      content: [{ type: 'text', text: 'LLM response: pong' }],
-    });
+    expect(late.error).toMatchObject({ code: -32602 });
+    expect(late.error?.message).toContain('no longer waiting');
   });
 });

@@ -1,6 +1,7 @@
 /**
  * A backend's requests to the client (sampling, elicitation) during a call, through the gateway,
- * answered by the official SDK client.
+ * answered by the official SDK client — over a 2025 link (the backend sends the gateway a
+ * request) and a 2026-07-28 one (the backend answers `input_required`).
  */
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,14 +24,22 @@ const EVERYTHING = join(
 
 afterAll(removeTempDirs);
 
-function connect(capabilities: Record<string, unknown>, sampleDelayMs = 0) {
+function connect(
+  protocol: 'legacy' | 'auto',
+  capabilities: Record<string, unknown>,
+  sampleDelayMs = 0,
+) {
   const dir = tempDir('gw-requests-');
   const config = join(dir, 'gateway.json');
   writeFileSync(
     config,
     JSON.stringify({
       mcpServers: {
-        everything: { command: process.execPath, args: [EVERYTHING, '--log-level', 'warn'] },
+        everything: {
+          command: process.execPath,
+          args: [EVERYTHING, '--log-level', 'warn'],
+          protocol,
+        },
       },
     }),
   );
@@ -60,56 +69,82 @@ function connect(capabilities: Record<string, unknown>, sampleDelayMs = 0) {
   return { client, transport };
 }
 
-describe('sampling and elicitation through the gateway', () => {
-  const { client, transport } = connect({ sampling: {}, elicitation: {} }, 100);
-  beforeAll(async () => {
-    await client.connect(transport);
-  });
-  afterAll(async () => {
-    await client.close();
-  });
-
-  it("routes a backend's sampling request to the client whose call is in flight", async () => {
-    const result = await client.callTool({
-      name: 'everything__test_sampling',
-      arguments: { prompt: 'hello' },
+describe.each(['legacy', 'auto'] as const)(
+  'sampling and elicitation through the gateway (backend link: %s)',
+  (protocol) => {
+    const { client, transport } = connect(protocol, { sampling: {}, elicitation: {} }, 100);
+    beforeAll(async () => {
+      await client.connect(transport);
     });
-    expect(result.content).toEqual([{ type: 'text', text: 'LLM response: echo: hello' }]);
-  });
-
-  it('routes elicitation the same way', async () => {
-    const result = await client.callTool({
-      name: 'everything__test_elicitation',
-      arguments: { message: 'who?' },
+    afterAll(async () => {
+      await client.close();
     });
-    expect(JSON.stringify(result.content)).toContain('ada@example.com');
-  });
 
-  it('refuses rather than guesses when several calls are in flight on that backend', async () => {
-    const results = await Promise.allSettled([
-      client.callTool({ name: 'everything__test_sampling', arguments: { prompt: 'a' } }),
-      client.callTool({ name: 'everything__test_sampling', arguments: { prompt: 'b' } }),
-    ]);
-    const refused = results.filter((r) => r.status === 'rejected');
-    expect(refused.length).toBeGreaterThanOrEqual(1);
-    for (const r of refused) {
-      expect(String((r as PromiseRejectedResult).reason)).toContain('cannot tell which client');
-    }
-  });
-});
+    it("routes a backend's sampling request to the client whose call is in flight", async () => {
+      const result = await client.callTool({
+        name: 'everything__test_sampling',
+        arguments: { prompt: 'hello' },
+      });
+      expect(result.content).toEqual([{ type: 'text', text: 'LLM response: echo: hello' }]);
+    });
 
-describe('a client without the capability', () => {
-  const { client, transport } = connect({});
-  beforeAll(async () => {
-    await client.connect(transport);
-  });
-  afterAll(async () => {
-    await client.close();
-  });
+    it('routes elicitation the same way', async () => {
+      const result = await client.callTool({
+        name: 'everything__test_elicitation',
+        arguments: { message: 'who?' },
+      });
+      expect(JSON.stringify(result.content)).toContain('ada@example.com');
+    });
 
-  it('gets the backend tool’s error, not a hang', async () => {
-    await expect(
-      client.callTool({ name: 'everything__test_sampling', arguments: { prompt: 'x' } }),
-    ).rejects.toThrow(/does not support sampling/);
-  });
-});
+    // Each link era has its own rule for concurrent asks; neither test is registered for the other.
+    const legacyOnly = protocol === 'legacy' ? it : () => {};
+    const modernOnly = protocol === 'auto' ? it : () => {};
+    legacyOnly(
+      'refuses rather than guesses when several calls are in flight on that backend',
+      async () => {
+        const results = await Promise.allSettled([
+          client.callTool({ name: 'everything__test_sampling', arguments: { prompt: 'a' } }),
+          client.callTool({ name: 'everything__test_sampling', arguments: { prompt: 'b' } }),
+        ]);
+        const refused = results.filter((r) => r.status === 'rejected');
+        expect(refused.length).toBeGreaterThanOrEqual(1);
+        for (const r of refused) {
+          expect(String((r as PromiseRejectedResult).reason)).toContain('cannot tell which client');
+        }
+      },
+    );
+
+    modernOnly(
+      "routes each call's ask to its own client when several are in flight (a modern link says whose it is)",
+      async () => {
+        const results = await Promise.all([
+          client.callTool({ name: 'everything__test_sampling', arguments: { prompt: 'a' } }),
+          client.callTool({ name: 'everything__test_sampling', arguments: { prompt: 'b' } }),
+        ]);
+        expect(results.map((r) => r.content)).toEqual([
+          [{ type: 'text', text: 'LLM response: echo: a' }],
+          [{ type: 'text', text: 'LLM response: echo: b' }],
+        ]);
+      },
+    );
+  },
+);
+
+describe.each(['legacy', 'auto'] as const)(
+  'a client without the capability (backend link: %s)',
+  (protocol) => {
+    const { client, transport } = connect(protocol, {});
+    beforeAll(async () => {
+      await client.connect(transport);
+    });
+    afterAll(async () => {
+      await client.close();
+    });
+
+    it('gets the backend tool’s error, not a hang', async () => {
+      await expect(
+        client.callTool({ name: 'everything__test_sampling', arguments: { prompt: 'x' } }),
+      ).rejects.toThrow(/does not support sampling/);
+    });
+  },
+);

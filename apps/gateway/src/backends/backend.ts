@@ -147,6 +147,10 @@ export class Backend {
     });
     try {
       const init = await opened.connect(this.timeoutMs);
+      // A 2025 session sends every log message until told otherwise; a modern request only
+      // those its envelope's level admits, none without one. The gateway wants them all and
+      // filters per client (McpServer.sendLogMessage).
+      if (link.client.era === 'modern') await link.client.setLoggingLevel('debug');
       this.discovered = await this.#discover(link.client, init.capabilities, {
         ...init.serverInfo,
       });
@@ -290,6 +294,23 @@ export class Backend {
       this.#latencies.push(performance.now() - started);
       if (this.#latencies.length > LATENCY_SAMPLES) this.#latencies.shift();
     }
+  }
+
+  /** Watch a resource of the backend (`resources/subscribe`, or a modern link's listen). */
+  async subscribe(uri: string): Promise<void> {
+    const link = this.#link;
+    if (!link || this.state !== 'running') {
+      throw new RpcError(-32000, `Backend '${this.name}' is ${this.state}`, { backend: this.name });
+    }
+    await link.client.subscribe(uri, { timeoutMs: this.timeoutMs });
+  }
+
+  /** The MCP era its link speaks (`modern` = 2026-07-28) and the version, once running. */
+  get era(): { era: 'legacy' | 'modern'; version: string } | undefined {
+    const client = this.#link?.client;
+    const era = client?.era;
+    const version = client?.protocolVersion;
+    return era && version ? { era, version } : undefined;
   }
 
   /** Send the backend a notification; dropped when it is not running. */

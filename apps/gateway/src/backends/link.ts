@@ -90,6 +90,13 @@ export function openLink(
 ): { link: BackendLink; connect: (timeoutMs: number) => Promise<InitializeResult> } {
   const client = new McpClient({
     clientInfo: { name: 'mcpkit-gateway', version: VERSION },
+    protocol: config.protocol,
+    // A modern backend's list changes come through a subscriptions/listen the client keeps open,
+    // as a 2025 session sends them unasked: the gateway refreshes its registry on either.
+    listChanged: true,
+    // A modern backend that needs input answers `input_required`: the gateway asks the client
+    // whose call it is (see bridge.ts), never a guess by the backend's in-flight calls.
+    inputRequired: 'manual',
     // Per-call deadlines come from the backend's timeoutMs (see Backend#call).
     timeoutMs: 0,
     // What the gateway can do for a backend: sampling and elicitation are asked of the client

@@ -20,6 +20,9 @@ export const gatewayStatus = (gateway: Gateway) =>
         backends[name] = {
           status: b.state,
           namespace: b.namespace,
+          // The era its link speaks: `modern` (2026-07-28, per-request metadata) or `legacy`
+          // (an initialize session), as negotiated under its `protocol` setting.
+          protocol: { setting: b.config.protocol, ...(b.era ?? { era: null, version: null }) },
           tool_count: count(tools, b),
           resource_count: count(resources, b),
           prompt_count: count(prompts, b),
@@ -44,6 +47,8 @@ export const gatewayStatus = (gateway: Gateway) =>
             backend_timeout: g.backend_timeout,
           },
           uptime_s: Math.round((Date.now() - gateway.startedAt) / 1000),
+          // Calls of 2026-07-28 clients waiting for their retry with input (see bridge.ts).
+          parked_calls: gateway.parkedCalls,
           collisions: gateway.collisions,
         },
         backends,

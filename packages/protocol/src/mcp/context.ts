@@ -93,6 +93,8 @@ export interface McpCallExtra {
   checkToolCall?: ((tool: Tool, args: Record<string, unknown>) => RpcError | undefined) | undefined;
 }
 
+const NO_ANSWERS: Readonly<Record<string, unknown>> = Object.freeze({});
+
 /** What tool, resource and prompt handlers get besides their arguments. */
 export class McpContext {
   readonly #ctx: RequestContext<McpCallExtra>;
@@ -125,6 +127,17 @@ export class McpContext {
   /** The request's `_meta`, if it sent one. */
   get meta(): Record<string, unknown> | undefined {
     return this.#meta;
+  }
+
+  /**
+   * The answers this 2026-07-28 request carries, by input key — those its `requestState` holds
+   * and those its `inputResponses` give for the keys last asked, checked against the state
+   * (bound to method, params and caller). Empty on a 2025-era call or a first round. For code
+   * that keeps its own work across rounds (a gateway that parks a backend call under a key it
+   * chose) rather than replaying the handler; `ctx.elicit` with the same key reads the same.
+   */
+  get inputResponses(): Readonly<Record<string, unknown>> {
+    return this.session[INPUT]?.answers ?? NO_ANSWERS;
   }
 
   get #channel(): OutboundChannel | undefined {

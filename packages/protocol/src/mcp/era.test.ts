@@ -48,6 +48,15 @@ function server(): McpServer {
         handler: async (_args, ctx) => (await ctx.sample({ messages: [], maxTokens: 1 })).model,
       }),
       defineTool({
+        name: 'seen',
+        description: 'Says which answers it was given, then samples',
+        handler: async (_args, ctx) => {
+          const seen = { ...ctx.inputResponses };
+          await ctx.sample({ messages: [], maxTokens: 1 });
+          return JSON.stringify(seen);
+        },
+      }),
+      defineTool({
         name: 'both',
         description: 'Asks the user and the model at once',
         handler: async (_args, ctx) => {
@@ -289,6 +298,28 @@ describe('modern requests (2026-07-28) without initialize', () => {
       content: [{ type: 'text', text: 'm-1' }],
       resultType: 'complete',
     });
+  });
+
+  it('shows a handler the verified answers only (ctx.inputResponses): none at first, never an unasked key', async () => {
+    peer = connectRaw(server());
+    const sampling = { [META.clientCapabilities]: { sampling: {} } };
+    const first = await peer.result<{ requestState: string }>(
+      'tools/call',
+      modern({ name: 'seen' }, sampling),
+    );
+    const answer = { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm-1' };
+    const second = await peer.result<{ content: { text: string }[] }>(
+      'tools/call',
+      modern(
+        {
+          name: 'seen',
+          inputResponses: { 'sampling-1': answer, 'never-asked': { action: 'accept' } },
+          requestState: first.requestState,
+        },
+        sampling,
+      ),
+    );
+    expect(JSON.parse(second.content[0]?.text ?? '')).toEqual({ 'sampling-1': answer });
   });
 
   it('asks in rounds, carrying earlier answers in the signed state; a missing answer is asked again', async () => {

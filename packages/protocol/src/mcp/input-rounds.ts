@@ -203,6 +203,11 @@ export class InputRound {
     return new InputRound(method, capabilities, answers);
   }
 
+  /** The answers this request carries, by key (from its state and its `inputResponses`). */
+  get answers(): Readonly<Record<string, unknown>> {
+    return this.#answers;
+  }
+
   /**
    * What the handler asked for (its answer, or an open ask and a rejection), under `explicitKey`
    * or the next key of its kind.

@@ -1,0 +1,290 @@
+import {
+  ErrorCode,
+  InputRequiredError,
+  type JsonRpcParams,
+  type McpContext,
+  McpErrorCode,
+  RpcError,
+} from '@mcpkit/protocol';
+import type { Backend } from './backends/backend.js';
+import { ownResult } from './proxies.js';
+
+/*
+ * Input across the gateway, between the MCP eras. A backend that needs the user or the model
+ * mid-call asks in its era's way — a 2025 backend sends `elicitation/create` or
+ * `sampling/createMessage` to the gateway, a 2026-07-28 backend answers `input_required` — and
+ * the client is asked in *its* era's way: a 2025 client gets a real request, a 2026-07-28 client
+ * an `input_required` answer it retries with `inputResponses` (spec `basic/patterns/mrtr`).
+ *
+ * For a modern client the backend call is not replayed on each retry: it waits, parked under an
+ * id that travels in the keys of the gateway's `inputRequests` — the gateway's signed
+ * `requestState` carries the answers, so a retry can only resume the caller's own parked call.
+ */
+
+/** Where a backend's ask for input goes: the client whose call it is. */
+export interface InputSink {
+  ask(method: string, params: Record<string, unknown>): Promise<unknown>;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Backends are not given the clients' roots (see README): an empty list, not an error. */
+const NO_ROOTS = { roots: [] };
+
+/** Rounds of input one forwarded call may ask before the gateway gives up on it (as McpClient). */
+const MAX_ROUNDS = 10;
+
+/** A 2025 client's call: each ask is a real request to that client. */
+export function clientSink(ctx: McpContext): InputSink {
+  return {
+    ask: (method, params) => {
+      if (method === 'sampling/createMessage') return ctx.sample(params);
+      if (method === 'elicitation/create') return ctx.elicit(params);
+      return Promise.resolve(NO_ROOTS);
+    },
+  };
+}
+
+/**
+ * Forward a request to a backend and answer every `input_required` round of a modern backend
+ * through `sink` (a 2025 backend's asks reach the sink as requests, see Gateway).
+ */
+export async function callThrough<R>(
+  backend: Backend,
+  method: string,
+  params: JsonRpcParams,
+  sink: InputSink,
+  signal: AbortSignal | undefined,
+): Promise<R> {
+  let attempt: Promise<R> = backend.call<R>(method, params, signal ? { signal } : {});
+  for (let round = 0; ; round++) {
+    try {
+      return ownResult(await attempt);
+    } catch (err) {
+      if (!InputRequiredError.is(err) || round >= MAX_ROUNDS) throw err;
+      const requests = isObject(err.result.inputRequests) ? err.result.inputRequests : {};
+      const answers = await Promise.all(
+        Object.entries(requests).map(async ([key, request]) => {
+          const ask = isObject(request) ? request : {};
+          const params = isObject(ask.params) ? ask.params : {};
+          return [key, await sink.ask(String(ask.method), params)] as const;
+        }),
+      );
+      signal?.throwIfAborted();
+      attempt = err.retry<R>(Object.fromEntries(answers));
+    }
+  }
+}
+
+interface OpenAsk {
+  method: string;
+  params: Record<string, unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  /** Sent to the client in an `input_required` answer. */
+  sent: boolean;
+}
+
+const KEY = /^gateway\.input\.(\d+)\.\d+$/;
+
+/**
+ * A modern client's call in flight through the gateway: the backend call runs under its own
+ * abort signal, and its asks wait here for the client's retry.
+ */
+export class Park implements InputSink {
+  readonly id: number;
+  readonly controller = new AbortController();
+  readonly #asks = new Map<string, OpenAsk>();
+  #seq = 0;
+  #outcome: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
+  #wake: (() => void) | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(id: number) {
+    this.id = id;
+  }
+
+  ask(method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (method === 'roots/list') return Promise.resolve(NO_ROOTS);
+    const key = `gateway.input.${this.id}.${++this.#seq}`;
+    return new Promise((resolve, reject) => {
+      this.#asks.set(key, { method, params, resolve, reject, sent: false });
+      this.#wake?.();
+    });
+  }
+
+  /** The backend call ended: its result or error is the answer of the client's current round. */
+  settle(outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
+    this.#outcome = outcome;
+    this.#wake?.();
+  }
+
+  /** Asks the client has not been sent yet. */
+  unsent(): [string, OpenAsk][] {
+    return [...this.#asks].filter(([, ask]) => !ask.sent);
+  }
+
+  /** Give the backend the client's answers to the asks it was sent. */
+  answer(responses: Readonly<Record<string, unknown>>): void {
+    for (const [key, ask] of this.#asks) {
+      if (ask.sent && Object.hasOwn(responses, key)) {
+        this.#asks.delete(key);
+        ask.resolve(responses[key]);
+      }
+    }
+  }
+
+  /** Fail every open ask (the call is given up). */
+  fail(error: unknown): void {
+    for (const ask of this.#asks.values()) ask.reject(error);
+    this.#asks.clear();
+  }
+
+  /** Resolves when the call has ended or asks something new; `signal` ends the wait early. */
+  next(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.#wake = undefined;
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      if (this.#outcome || this.unsent().length > 0 || signal.aborted) return resolve();
+      this.#wake = done;
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  get outcome() {
+    return this.#outcome;
+  }
+}
+
+/**
+ * The parked calls of modern clients: each waits at most `ttlMs` for its retry, at most
+ * `maxParked` at once; then it is cancelled (the backend gets `notifications/cancelled`).
+ */
+export class InputBridge {
+  readonly #parks = new Map<number, Park>();
+  readonly #ttlMs: number;
+  readonly #maxParked: number;
+  #ids = 0;
+
+  constructor(options: { ttlMs: number; maxParked: number }) {
+    this.#ttlMs = options.ttlMs;
+    this.#maxParked = options.maxParked;
+  }
+
+  /** Calls waiting for a client's retry now. */
+  get parked(): number {
+    return this.#parks.size;
+  }
+
+  /** A new call of a modern client. */
+  open(): Park {
+    return new Park(++this.#ids);
+  }
+
+  /**
+   * The parked call a modern retry resumes (found by the keys of the answers its verified
+   * `requestState` and `inputResponses` carry), given the answers; undefined on a first round.
+   * Throws -32602 when the call it names is no longer waiting.
+   */
+  resume(ctx: McpContext): Park | undefined {
+    const responses = ctx.inputResponses;
+    let id: number | undefined;
+    for (const key of Object.keys(responses)) {
+      const match = KEY.exec(key);
+      if (match) id = Number(match[1]);
+    }
+    if (id === undefined) return undefined;
+    const park = this.#parks.get(id);
+    if (!park) {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        'Invalid params: the call this input was for is no longer waiting (it ended or expired)',
+        { bridge: 'expired' },
+      );
+    }
+    this.#parks.delete(id);
+    clearTimeout(park.timer);
+    park.answer(responses);
+    return park;
+  }
+
+  /**
+   * Wait for the call's next step in this round: its result (or error), or asks to put to the
+   * client — then the call is parked and this round answers `input_required`.
+   */
+  async round(park: Park, ctx: McpContext): Promise<unknown> {
+    const onAbort = () => this.#cancel(park, ctx.signal.reason);
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (;;) {
+        await park.next(ctx.signal);
+        ctx.signal.throwIfAborted();
+        const outcome = park.outcome;
+        if (outcome) {
+          if (outcome.ok) return outcome.value;
+          throw outcome.error;
+        }
+        if (this.#parks.size >= this.#maxParked) {
+          park.fail(
+            new RpcError(
+              McpErrorCode.ServerError,
+              `Too many calls are waiting for input through the gateway (bridge.max_parked ${this.#maxParked})`,
+            ),
+          );
+          continue;
+        }
+        if (await this.#ask(park, ctx)) {
+          this.#park(park);
+          // Any error will do: the open asks make this round's answer `input_required`.
+          throw new RpcError(McpErrorCode.ServerError, 'input required');
+        }
+      }
+    } finally {
+      ctx.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Put the unsent asks to the client; false when none could be (each then failed). */
+  async #ask(park: Park, ctx: McpContext): Promise<boolean> {
+    let pending = false;
+    await Promise.all(
+      park.unsent().map(async ([key, ask]) => {
+        ask.sent = true;
+        const asked =
+          ask.method === 'sampling/createMessage'
+            ? ctx.sample(ask.params, { key })
+            : ctx.elicit(ask.params, { key });
+        try {
+          // Answered already (a key this request carries): hand it on at once.
+          ask.resolve(await asked);
+        } catch (err) {
+          // The client cannot answer it (a capability it lacks): the backend hears why.
+          if (RpcError.is(err)) ask.reject(err);
+          else pending = true;
+        }
+      }),
+    );
+    return pending;
+  }
+
+  #park(park: Park): void {
+    this.#parks.set(park.id, park);
+    park.timer = setTimeout(() => {
+      this.#parks.delete(park.id);
+      this.#cancel(
+        park,
+        new RpcError(McpErrorCode.ServerError, `No retry within ${this.#ttlMs} ms`),
+      );
+    }, this.#ttlMs);
+    park.timer.unref();
+  }
+
+  #cancel(park: Park, reason: unknown): void {
+    park.fail(reason);
+    park.controller.abort(reason);
+  }
+}
