@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type CacheableMethod,
+  type CacheHint,
   type CallToolResult,
   type EngineLogger,
   ErrorCode,
@@ -25,6 +27,48 @@ import { VERSION } from './version.js';
 export { VERSION };
 
 const OWN_TOOLS = new Set(['gateway_status', 'get_events', 'search']);
+
+/** The lists a modern client may cache, and the capability a backend contributes to each with. */
+const LISTS = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resources',
+} as const satisfies Partial<Record<CacheableMethod, string>>;
+
+/**
+ * The gateway's cache hints for its lists (MCP 2026-07-28 `ttlMs`/`cacheScope`): a list is as
+ * fresh as its most short-lived part and as private as its most private one, so the shortest
+ * time and the narrowest scope of the running backends that contribute to it win. A backend
+ * that gave no hint (every 2025 one) makes the list uncacheable.
+ */
+export function listHints(
+  backends: Iterable<Backend>,
+): Partial<Record<CacheableMethod, CacheHint>> {
+  const hints: Partial<Record<CacheableMethod, CacheHint>> = {};
+  const running = [...backends].filter((b) => b.state === 'running' && b.discovered);
+  for (const [method, capability] of Object.entries(LISTS) as [keyof typeof LISTS, string][]) {
+    let hint: CacheHint | undefined;
+    for (const backend of running) {
+      const d = backend.discovered as NonNullable<Backend['discovered']>;
+      if (d.capabilities[capability] === undefined) continue;
+      const own = d.hints[method];
+      if (!own) {
+        hint = undefined;
+        break;
+      }
+      hint = hint
+        ? {
+            ttlMs: Math.min(hint.ttlMs, own.ttlMs),
+            cacheScope:
+              hint.cacheScope === 'private' || own.cacheScope === 'private' ? 'private' : 'public',
+          }
+        : own;
+    }
+    if (hint) hints[method] = hint;
+  }
+  return hints;
+}
 
 /** What a {@link Gateway} needs besides its config. */
 export interface GatewayOptions {
@@ -229,6 +273,7 @@ export class Gateway {
     }
     this.#aliases.clear();
     for (const [k, v] of aliases) this.#aliases.set(k, v);
+    this.server.setCacheHints(listHints(this.backends.values()));
     this.#apply(
       this.#tools,
       tools,

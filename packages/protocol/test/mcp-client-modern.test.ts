@@ -432,6 +432,40 @@ describe('what a modern server may answer', () => {
     expect(methods(wire)).toEqual(['server/discover']);
   });
 
+  it('keeps the cache hint of each list: the shortest time and the most private scope over its pages, none when a page has none', async () => {
+    const pages: Record<string, Record<string, unknown>> = {
+      first: { tools: [{ name: 'a' }], nextCursor: 'p2', ttlMs: 60_000, cacheScope: 'public' },
+      p2: { tools: [{ name: 'b' }], nextCursor: 'p3', ttlMs: 5_000, cacheScope: 'public' },
+      p3: { tools: [{ name: 'c' }], ttlMs: 30_000, cacheScope: 'private' },
+      prompts: { prompts: [], ttlMs: 1_000, cacheScope: 'public' },
+      nohint: { prompts: [{ name: 'p' }], nextCursor: 'x', ttlMs: 1_000, cacheScope: 'public' },
+      x: { prompts: [] },
+    };
+    let prompts = 'prompts';
+    const { transport } = scripted((m) => {
+      if (m.method === 'server/discover') return { result: DISCOVERED };
+      if (m.method === 'prompts/list') {
+        const cursor = m.params?.cursor;
+        return { result: pages[typeof cursor === 'string' ? cursor : prompts] };
+      }
+      const cursor = m.params?.cursor;
+      return { result: pages[typeof cursor === 'string' ? cursor : 'first'] };
+    });
+    const client = await McpClient.connect(transport, { protocol: '2026-07-28' });
+    try {
+      expect(client.cacheHint('tools/list')).toBeUndefined();
+      expect((await client.listTools()).map((t) => t.name)).toEqual(['a', 'b', 'c']);
+      expect(client.cacheHint('tools/list')).toEqual({ ttlMs: 5_000, cacheScope: 'private' });
+      await client.listPrompts();
+      expect(client.cacheHint('prompts/list')).toEqual({ ttlMs: 1_000, cacheScope: 'public' });
+      prompts = 'nohint';
+      await client.listPrompts();
+      expect(client.cacheHint('prompts/list')).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+
   it('input_required no handler answers rejects with InputRequiredError; an unknown resultType is an error', async () => {
     const inputRequired = {
       resultType: 'input_required',

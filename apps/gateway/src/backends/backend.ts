@@ -1,4 +1,6 @@
 import {
+  type CacheableMethod,
+  type CacheHint,
   type CallOptions,
   type JsonRpcParams,
   type McpClient,
@@ -18,6 +20,8 @@ type Entry = Record<string, unknown> & { name?: string; uri?: string; uriTemplat
 
 export interface Discovered {
   capabilities: Record<string, unknown>;
+  /** The cache hints of its lists (a modern backend's `ttlMs`/`cacheScope`; none from a 2025 one). */
+  hints: Partial<Record<CacheableMethod, CacheHint>>;
   serverInfo: Record<string, unknown>;
   tools: Entry[];
   resources: Entry[];
@@ -44,6 +48,12 @@ export interface BackendHooks {
 }
 
 const LATENCY_SAMPLES = 512;
+const LISTS = [
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+] as const satisfies CacheableMethod[];
 
 /**
  * One configured backend and its supervisor: stopped → starting → running → backoff/failed.
@@ -193,7 +203,12 @@ export class Backend {
       has('resources') ? client.listResourceTemplates(options).catch(() => []) : [],
       has('prompts') ? client.listPrompts(options) : [],
     ]);
-    return { capabilities, serverInfo, tools, resources, templates, prompts } as Discovered;
+    const hints: Partial<Record<CacheableMethod, CacheHint>> = {};
+    for (const method of LISTS) {
+      const hint = client.cacheHint(method);
+      if (hint) hints[method] = hint;
+    }
+    return { capabilities, serverInfo, hints, tools, resources, templates, prompts } as Discovered;
   }
 
   #onNotification(

@@ -9,6 +9,7 @@ import { McpErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { method, type RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
 import { META, withoutReservedMeta } from '../mcp/era.js';
+import type { CacheableMethod, CacheHint } from '../mcp/handlers/discover.js';
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -137,6 +138,23 @@ export interface McpClientOptions {
   onInvalidFrame?: (text: string, reason: 'invalid' | 'too_large' | 'not_utf8') => void;
 }
 
+/** The narrower of two cache hints (the shorter time, the more private scope); null when the page has none. */
+function narrower(
+  hint: CacheHint | undefined,
+  result: Record<string, unknown> | undefined,
+): CacheHint | null {
+  const ttlMs = result?.ttlMs;
+  const scope = result?.cacheScope;
+  if (typeof ttlMs !== 'number' || !(ttlMs >= 0) || (scope !== 'public' && scope !== 'private')) {
+    return null;
+  }
+  if (!hint) return { ttlMs, cacheScope: scope };
+  return {
+    ttlMs: Math.min(hint.ttlMs, ttlMs),
+    cacheScope: hint.cacheScope === 'private' || scope === 'private' ? 'private' : 'public',
+  };
+}
+
 /** Per-call options: a deadline, an abort signal, and for tools a progress callback. */
 export interface CallOptions {
   /** Overrides the client's default deadline; 0 waits forever. */
@@ -250,6 +268,7 @@ export class McpClient {
   #listenQueue: Promise<unknown> = Promise.resolve();
   /** `subscribe` in the modern era: the URIs watched by one managed listen. */
   readonly #watched = new Set<string>();
+  readonly #hints = new Map<string, CacheHint>();
   #managed: Subscription | undefined;
   #managedQueue: Promise<unknown> = Promise.resolve();
 
@@ -917,6 +936,8 @@ export class McpClient {
   async #all<T>(name: string, key: string, options?: CallOptions): Promise<T[]> {
     const out: T[] = [];
     let cursor: string | undefined;
+    // undefined: no page yet; null: a page without a hint (then the list has none).
+    let hint: CacheHint | null | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = await this.#call<Record<string, unknown>>(
         name,
@@ -925,10 +946,23 @@ export class McpClient {
       );
       const items = result?.[key];
       if (Array.isArray(items)) out.push(...(items as T[]));
+      hint = hint === null ? null : narrower(hint, result);
       cursor = typeof result?.nextCursor === 'string' ? result.nextCursor : undefined;
-      if (cursor === undefined) return out;
+      if (cursor === undefined) break;
     }
+    if (hint) this.#hints.set(name, hint);
+    else this.#hints.delete(name);
     return out;
+  }
+
+  /**
+   * The cache hint (MCP 2026-07-28 `ttlMs`, `cacheScope`) of the last complete list of `method`
+   * (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`) — over all its
+   * pages, the shortest time and the most private scope; undefined when the server gave none
+   * (a 2025 server never does). A gateway derives its own hints from these.
+   */
+  cacheHint(method: CacheableMethod): CacheHint | undefined {
+    return this.#hints.get(method);
   }
 
   #emit(name: string, params: Record<string, unknown> | undefined): void {

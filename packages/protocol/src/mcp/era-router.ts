@@ -157,6 +157,11 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
     return isPromiseLike(reply) ? reply.then(finish) : finish(reply);
   }
 
+  /** The cache hints changed: what was appended to results so far is computed again. */
+  hintsChanged(): void {
+    this.#suffixes.clear();
+  }
+
   #encode(method: string, response: JsonRpcResponse | undefined): string | undefined {
     if (response === undefined) return undefined;
     if ('result' in response && typeof response.result === 'object' && response.result !== null) {

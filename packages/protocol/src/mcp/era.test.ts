@@ -193,6 +193,25 @@ describe('modern requests (2026-07-28) without initialize', () => {
     });
   });
 
+  it('takes new cache hints at run time (setCacheHints); a 2025 result never carries them', async () => {
+    const hinted = new McpServer({ name: 'h', version: '1' });
+    peer = connectRaw(hinted);
+    await expect(peer.result('tools/list', modern())).resolves.toMatchObject({ ttlMs: 0 });
+    hinted.setCacheHints({ 'tools/list': { ttlMs: 42_000, cacheScope: 'public' } });
+    await expect(peer.result('tools/list', modern())).resolves.toMatchObject({
+      ttlMs: 42_000,
+      cacheScope: 'public',
+    });
+    hinted.setCacheHints({});
+    await expect(peer.result('tools/list', modern())).resolves.toMatchObject({
+      ttlMs: 0,
+      cacheScope: 'private',
+    });
+    await peer.initialize();
+    hinted.setCacheHints({ 'tools/list': { ttlMs: 42_000, cacheScope: 'public' } });
+    expect(await peer.result('tools/list')).not.toHaveProperty('ttlMs');
+  });
+
   it('refuses a version it does not speak with -32022, naming the supported ones', async () => {
     peer = connectRaw(server());
     const error = await peer.error(

@@ -175,6 +175,8 @@ export class McpServer {
   readonly #router: EraRouter;
   readonly #hub: SubscriptionHub;
   readonly #port: ServerPort;
+  readonly #privateToolList: boolean;
+  #hints: Partial<Record<CacheableMethod, CacheHint>>;
 
   constructor(options: McpServerOptions) {
     const info: Implementation = { name: options.name, version: options.version };
@@ -238,17 +240,15 @@ export class McpServer {
       ...completionMethods(modern),
     );
     const serverInfo = { [META.serverInfo]: info };
-    const hints = { ...options.cache };
-    if (options.listPermittedToolsOnly && hints['tools/list']) {
-      hints['tools/list'] = { ...hints['tools/list'], cacheScope: 'private' };
-    }
+    this.#privateToolList = options.listPermittedToolsOnly === true;
+    this.#hints = this.#narrowHints(options.cache);
     this.#router = new EraRouter(
       this.#dispatcher,
       this.#modern,
-      (method, result) => decorateModernResult(method, result, serverInfo, hints),
+      (method, result) => decorateModernResult(method, result, serverInfo, this.#hints),
       new RequestStateCodec(options.requestState?.key, options.requestState?.ttlMs),
       serverInfo,
-      (method) => modernResultSuffix(method, serverInfo, hints),
+      (method) => modernResultSuffix(method, serverInfo, this.#hints),
     );
     const dispatcher = this.#router;
     this.#port = {
@@ -460,6 +460,27 @@ export class McpServer {
       caps.extensions = { ...this.#extensions };
     }
     return caps;
+  }
+
+  /**
+   * Replace the cache hints of 2026-07-28 results (see {@link McpServerOptions.cache}) — for a
+   * server whose lists change in ways only it knows, such as a gateway deriving its hints from
+   * its backends'. Results already sent keep theirs.
+   */
+  setCacheHints(hints: Partial<Record<CacheableMethod, CacheHint>>): void {
+    this.#hints = this.#narrowHints(hints);
+    this.#router.hintsChanged();
+  }
+
+  #narrowHints(
+    cache: Partial<Record<CacheableMethod, CacheHint>> | undefined,
+  ): Partial<Record<CacheableMethod, CacheHint>> {
+    const hints = { ...cache };
+    // Each caller sees its own tool list: never one cache entry for all of them.
+    if (this.#privateToolList && hints['tools/list']) {
+      hints['tools/list'] = { ...hints['tools/list'], cacheScope: 'private' };
+    }
+    return hints;
   }
 
   // --- Sessions -------------------------------------------------------------------------------

@@ -1,0 +1,92 @@
+/**
+ * Change notifications across the gateway, both eras on both sides: a backend's tool list change
+ * and a resource update reach a 2025 client (unasked list_changed, resources/subscribe) and a
+ * 2026-07-28 client (through its subscriptions/listen), from a backend on a 2025 link and one on
+ * a modern link.
+ */
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLinkedTransports, McpClient } from '@mcpkit/protocol';
+import { waitFor } from '@mcpkit/protocol/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config.js';
+import { EventLog } from '../src/events.js';
+import { Gateway } from '../src/gateway.js';
+
+const EVERYTHING = join(
+  resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'),
+  'packages',
+  'protocol',
+  'dist',
+  'fixtures',
+  'everything.js',
+);
+const backend = (protocol: 'legacy' | '2026-07-28') => ({
+  command: process.execPath,
+  args: [EVERYTHING, '--log-level', 'warn'],
+  protocol,
+});
+
+let gateway: Gateway;
+const clients: McpClient[] = [];
+
+beforeAll(async () => {
+  gateway = new Gateway(
+    parseConfig({ mcpServers: { old: backend('legacy'), new: backend('2026-07-28') } }),
+    { events: EventLog.open(':memory:') },
+  );
+  await gateway.start();
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  await gateway?.stop();
+});
+
+async function connect(protocol: 'legacy' | '2026-07-28'): Promise<McpClient> {
+  const [clientSide, serverSide] = createLinkedTransports();
+  gateway.server.connect(serverSide);
+  const client = new McpClient({ protocol, listChanged: true, timeoutMs: 10_000 });
+  await client.connect(clientSide);
+  clients.push(client);
+  return client;
+}
+
+describe.each(['legacy', '2026-07-28'] as const)('a %s client of the gateway', (era) => {
+  it.each(['old', 'new'])(
+    'hears of a tool list change of the %s backend and sees the new tool',
+    async (name) => {
+      const client = await connect(era);
+      let told = 0;
+      client.on('notifications/tools/list_changed', () => told++);
+      const dynamic = `${name}__test_dynamic_tool`;
+      const listed = async () => (await client.listTools()).some((t) => t.name === dynamic);
+      const before = await listed();
+      await client.callTool(`${name}__test_trigger_tool_change`);
+      await waitFor('list_changed', () => told > 0 || undefined);
+      await waitFor('the changed list', async () =>
+        (await listed()) !== before ? true : undefined,
+      );
+    },
+  );
+
+  it.each(['old', 'new'])(
+    'hears of an update of a resource of the %s backend it subscribed to',
+    async (name) => {
+      const client = await connect(era);
+      const resources = await client.listResources();
+      // Both backends have test://watched-resource: the second one's is rewritten by the gateway.
+      const uri = resources.find(
+        (r) =>
+          r.name === 'watched-resource' &&
+          gateway.routes().resources.get(r.uri)?.backend.name === name,
+      )?.uri;
+      expect(uri).toBeDefined();
+      const updated: unknown[] = [];
+      client.on('notifications/resources/updated', (params) => updated.push(params?.uri));
+      await client.subscribe(uri as string);
+      await client.callTool(`${name}__test_trigger_resource_update`);
+      await waitFor('resources/updated', () => updated.includes(uri) || undefined);
+    },
+  );
+});
