@@ -1,13 +1,13 @@
 /**
  * Change notifications across the gateway, both eras on both sides: a backend's tool list change
  * and a resource update reach a 2025 client (unasked list_changed, resources/subscribe) and a
- * 2026-07-28 client (through its subscriptions/listen), from a backend on a 2025 link and one on
- * a modern link.
+ * 2026-07-28 client (through its subscriptions/listen), from backends on 2025 and modern links,
+ * over stdio and Streamable HTTP (a 2025 HTTP backend's GET stream, a modern one's listen).
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createLinkedTransports, McpClient } from '@mcpkit/protocol';
-import { waitFor } from '@mcpkit/protocol/testing';
+import { createLinkedTransports, McpClient, type McpServer } from '@mcpkit/protocol';
+import { serveHttp, waitFor } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
@@ -29,10 +29,31 @@ const backend = (protocol: 'legacy' | '2026-07-28') => ({
 
 let gateway: Gateway;
 const clients: McpClient[] = [];
+const closers: (() => Promise<void>)[] = [];
+
+/** The same fixture on Streamable HTTP, in this process. */
+async function httpBackend(protocol: 'legacy' | '2026-07-28') {
+  const { createEverythingServer } = (await import(EVERYTHING)) as {
+    createEverythingServer: () => McpServer;
+  };
+  const server = createEverythingServer();
+  const http = await serveHttp(server);
+  closers.push(() => http.close());
+  servers.set(protocol, server);
+  return { url: http.mcpUrl, protocol };
+}
+const servers = new Map<string, McpServer>();
 
 beforeAll(async () => {
   gateway = new Gateway(
-    parseConfig({ mcpServers: { old: backend('legacy'), new: backend('2026-07-28') } }),
+    parseConfig({
+      mcpServers: {
+        old: backend('legacy'),
+        new: backend('2026-07-28'),
+        old_http: await httpBackend('legacy'),
+        new_http: await httpBackend('2026-07-28'),
+      },
+    }),
     { events: EventLog.open(':memory:') },
   );
   await gateway.start();
@@ -41,6 +62,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const client of clients) await client.close();
   await gateway?.stop();
+  for (const close of closers) await close();
 });
 
 async function connect(protocol: 'legacy' | '2026-07-28'): Promise<McpClient> {
@@ -53,7 +75,7 @@ async function connect(protocol: 'legacy' | '2026-07-28'): Promise<McpClient> {
 }
 
 describe.each(['legacy', '2026-07-28'] as const)('a %s client of the gateway', (era) => {
-  it.each(['old', 'new'])(
+  it.each(['old', 'new', 'old_http', 'new_http'])(
     'hears of a tool list change of the %s backend and sees the new tool',
     async (name) => {
       const client = await connect(era);
@@ -70,7 +92,7 @@ describe.each(['legacy', '2026-07-28'] as const)('a %s client of the gateway', (
     },
   );
 
-  it.each(['old', 'new'])(
+  it.each(['old', 'new', 'old_http', 'new_http'])(
     'hears of an update of a resource of the %s backend it subscribed to',
     async (name) => {
       const client = await connect(era);
@@ -89,4 +111,16 @@ describe.each(['legacy', '2026-07-28'] as const)('a %s client of the gateway', (
       await waitFor('resources/updated', () => updated.includes(uri) || undefined);
     },
   );
+});
+
+it("hears a modern HTTP backend again after the backend ended the gateway's listen", async () => {
+  const backendServer = servers.get('2026-07-28') as McpServer;
+  await waitFor('the link listening', () => backendServer.subscriptionCount > 0 || undefined);
+  backendServer.closeSubscriptions();
+  await waitFor('the link listening again', () => backendServer.subscriptionCount > 0 || undefined);
+  const client = await connect('legacy');
+  let told = 0;
+  client.on('notifications/tools/list_changed', () => told++);
+  await client.callTool('new_http__test_trigger_tool_change');
+  await waitFor('list_changed', () => told > 0 || undefined);
 });

@@ -20,6 +20,7 @@ import {
   StdioClientTransport,
   UnsupportedVersionError,
 } from '../src/index.js';
+import { waitFor } from '../src/testing/index.js';
 import { recording, type WireMessage } from './support/wire.js';
 
 const FIXTURE = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
@@ -244,6 +245,42 @@ describe("McpClient default ('legacy')", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('McpClient (modern): the listen it manages for listChanged and subscribe', () => {
+  it('is opened again after the server ended it, reporting its lists and resources changed once', async () => {
+    const server = createEverythingServer();
+    const [clientSide, serverSide] = createLinkedTransports();
+    server.connect(serverSide);
+    const client = await McpClient.connect(clientSide, {
+      protocol: '2026-07-28',
+      listChanged: true,
+    });
+    try {
+      let toolsChanged = 0;
+      const updated: unknown[] = [];
+      client.on('notifications/tools/list_changed', () => toolsChanged++);
+      client.on('notifications/resources/updated', (params) => updated.push(params?.uri));
+      await client.subscribe('test://watched-resource');
+      expect(server.subscriptionCount).toBe(1);
+      server.closeSubscriptions();
+      await waitFor('the listen opened again', () =>
+        toolsChanged === 1 && server.subscriptionCount === 1 ? true : undefined,
+      );
+      expect(updated).toEqual(['test://watched-resource']);
+      // … and it carries real notifications again.
+      await client.callTool('test_trigger_tool_change');
+      await waitFor('a real list_changed', () => toolsChanged === 2 || undefined);
+      await client.callTool('test_trigger_resource_update');
+      await waitFor('a real update', () => updated.length === 2 || undefined);
+    } finally {
+      await client.close();
+    }
+    await waitFor(
+      'the listen ended with the client',
+      () => server.subscriptionCount === 0 || undefined,
+    );
   });
 });
 

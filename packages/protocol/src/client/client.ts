@@ -269,6 +269,11 @@ export class McpClient {
   /** `subscribe` in the modern era: the URIs watched by one managed listen. */
   readonly #watched = new Set<string>();
   readonly #hints = new Map<string, CacheHint>();
+  /** Consecutive drops of the managed listen (its reopening backs off by them). */
+  #managedDrops = 0;
+  #managedTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The connection has closed: nothing is reopened any more. */
+  #ended = false;
   #managed: Subscription | undefined;
   #managedQueue: Promise<unknown> = Promise.resolve();
 
@@ -327,6 +332,10 @@ export class McpClient {
     });
     this.#connection = connection;
     this.#closed = connection.closed;
+    void connection.closed.then(() => {
+      this.#ended = true;
+      clearTimeout(this.#managedTimer);
+    });
     transport.onRequestError = (id, error) => {
       connection.failRequest(id, error);
     };
@@ -742,8 +751,11 @@ export class McpClient {
       const next = Object.keys(filter).length > 0 ? await this.listen(filter) : undefined;
       this.#managed = next;
       if (next) {
+        this.#managedDrops = 0;
         void next.closed.then(() => {
-          if (this.#managed === next) this.#managed = undefined;
+          if (this.#managed !== next) return; // replaced, or closed on purpose
+          this.#managed = undefined;
+          this.#managedDropped();
         });
       }
       await old?.close();
@@ -751,6 +763,39 @@ export class McpClient {
     });
     this.#managedQueue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * The managed listen ended while the connection lives on (a stream that dropped, a server that
+   * ended it before a restart): it is opened again after a backoff (0.5 s doubling to 30 s), and
+   * since notifications may have been missed in between, every list it watches and every
+   * subscribed resource is reported changed once (a synthetic notification, no `_meta`).
+   */
+  #managedDropped(): void {
+    if (this.#ended) return;
+    const delay = Math.min(30_000, 500 * 2 ** this.#managedDrops++);
+    this.#managedTimer = setTimeout(() => {
+      this.#managedTimer = undefined;
+      if (this.#ended || this.#managed) return;
+      this.#reopenManaged().then(
+        (subscription) => {
+          if (!subscription) return;
+          const honoured = subscription.acknowledged;
+          if (honoured.toolsListChanged) this.#emit('notifications/tools/list_changed', undefined);
+          if (honoured.promptsListChanged) {
+            this.#emit('notifications/prompts/list_changed', undefined);
+          }
+          if (honoured.resourcesListChanged) {
+            this.#emit('notifications/resources/list_changed', undefined);
+          }
+          for (const uri of honoured.resourceSubscriptions ?? []) {
+            this.#emit('notifications/resources/updated', { uri });
+          }
+        },
+        () => this.#managedDropped(),
+      );
+    }, delay);
+    this.#managedTimer.unref?.();
   }
 
   /** What the managed listen asks for: the lists (`listChanged`) and the subscribed URIs. */
