@@ -3,6 +3,7 @@ import { CliUsageError, runCli } from '@mcpkit/protocol';
 import { ConfigError, defaultConfig, loadConfig } from './config.js';
 import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
+import { ignoreHangup, watchConfig } from './reload.js';
 
 /** How long start-up waits for backends before serving; later ones join via list_changed. */
 const STARTUP_WAIT_MS = 15_000;
@@ -68,6 +69,11 @@ process.exitCode = await runCli({
         'backend',
       );
     }
+    // Hot reload: the config file is watched and SIGHUP reloads it. Without a config file there
+    // is nothing to reload, but SIGHUP must not end the service (its default action).
+    const unwatch = values.config
+      ? watchConfig(gateway, values.config as string, logger)
+      : ignoreHangup(logger);
     const token = values.token as string | undefined;
     return {
       server: gateway.server,
@@ -75,7 +81,10 @@ process.exitCode = await runCli({
         plainPaths: ['/messages/', '/messages'],
         ...(token ? { auth: { tokens: [{ token, subject: 'client' }] } } : {}),
       },
-      close: () => gateway.stop(),
+      close: () => {
+        unwatch();
+        return gateway.stop();
+      },
     };
   },
 });

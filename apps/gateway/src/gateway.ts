@@ -15,7 +15,7 @@ import {
 } from '@mcpkit/protocol';
 import { Backend, type BackendHooks } from './backends/backend.js';
 import { callThrough, clientSink, InputBridge, type InputSink, type Park } from './bridge.js';
-import type { GatewayConfig } from './config.js';
+import type { BackendConfig, GatewayConfig } from './config.js';
 import type { EventLog } from './events.js';
 import { advertisedName, disambiguate } from './names.js';
 import { clientError, proxyPrompt, proxyResource, proxyTemplate, type Route } from './proxies.js';
@@ -70,6 +70,15 @@ export function listHints(
   return hints;
 }
 
+/** What {@link Gateway.reload} did, by backend name. */
+export interface ReloadSummary {
+  added: string[];
+  removed: string[];
+  changed: string[];
+  /** Sections that changed but are read at start only. */
+  ignored: string[];
+}
+
 /** What a {@link Gateway} needs besides its config. */
 export interface GatewayOptions {
   /** Where lifecycle events and tool calls are recorded. */
@@ -85,7 +94,7 @@ export interface GatewayOptions {
  */
 export class Gateway {
   /** The validated config. */
-  readonly config: GatewayConfig;
+  config: GatewayConfig;
   /** The McpServer clients talk to: connect it to a transport (`runCli` does). */
   readonly server: McpServer;
   /** Every configured backend, by name. */
@@ -107,6 +116,7 @@ export class Gateway {
   /** Calls in flight per backend: where a backend's sampling or elicitation request belongs. */
   readonly #inflight = new Map<Backend, Set<InputSink>>();
   readonly #bridge: InputBridge;
+  readonly #hooks: BackendHooks;
   readonly #subscribed = new Set<string>();
   readonly #logger: EngineLogger | undefined;
   #progressCounter = 0;
@@ -136,7 +146,7 @@ export class Gateway {
       ...(options.logger ? { logger: options.logger } : {}),
     });
     this.server.addTool(gatewayStatus(this), getEvents(this), search(this));
-    const hooks: BackendHooks = {
+    this.#hooks = {
       changed: () => this.#queueSync(),
       notification: (backend, method, params) => this.#onNotification(backend, method, params),
       request: (backend, method, params) => this.#onBackendRequest(backend, method, params),
@@ -150,11 +160,60 @@ export class Gateway {
         });
       },
     };
-    const defaultTimeout = config.gateway.backend_timeout * 1000;
     for (const [name, backendConfig] of Object.entries(config.mcpServers)) {
       if (backendConfig.enabled === false) continue;
-      this.backends.set(name, new Backend(name, backendConfig, defaultTimeout, hooks));
+      this.backends.set(name, this.#backend(name, backendConfig));
     }
+  }
+
+  #backend(name: string, config: BackendConfig): Backend {
+    return new Backend(name, config, this.config.gateway.backend_timeout * 1000, this.#hooks);
+  }
+
+  /**
+   * Apply a new config's backends while serving (hot reload): added ones start, removed (or
+   * disabled) ones stop, changed ones restart; the others — and the calls in flight on them —
+   * are not touched. Clients hear `list_changed` as tools come and go. The `gateway` section is
+   * read at start only: a change there is reported in `ignored`, not applied.
+   */
+  async reload(next: GatewayConfig): Promise<ReloadSummary> {
+    const summary: ReloadSummary = { added: [], removed: [], changed: [], ignored: [] };
+    if (JSON.stringify(next.gateway) !== JSON.stringify(this.config.gateway)) {
+      summary.ignored.push('gateway');
+    }
+    const wanted = new Map(
+      Object.entries(next.mcpServers).filter(([, backend]) => backend.enabled !== false),
+    );
+    const stopping: Promise<void>[] = [];
+    const starting: Backend[] = [];
+    for (const [name, backend] of this.backends) {
+      const config = wanted.get(name);
+      if (config && JSON.stringify(config) === JSON.stringify(backend.config)) continue;
+      (config ? summary.changed : summary.removed).push(name);
+      this.backends.delete(name);
+      stopping.push(backend.stop());
+    }
+    for (const [name, config] of wanted) {
+      if (this.backends.has(name)) continue;
+      if (!summary.changed.includes(name)) summary.added.push(name);
+      const backend = this.#backend(name, config);
+      this.backends.set(name, backend);
+      starting.push(backend);
+    }
+    this.config = { gateway: this.config.gateway, mcpServers: next.mcpServers };
+    // Stopped first: a changed backend must let go of what it holds (a port, a lock) before
+    // its successor starts.
+    await Promise.all(stopping);
+    this.#sync();
+    this.events.record({
+      event_type: 'gateway.reloaded',
+      status: 'success',
+      source: this.config.gateway.name,
+      data: { ...summary },
+    });
+    await Promise.all(starting.map((b) => b.start()));
+    this.#sync();
+    return summary;
   }
 
   /** Start every backend in parallel; one that fails leaves the others serving. */

@@ -113,6 +113,29 @@ describe('a 2026-07-28 client in front of the gateway', () => {
     },
   );
 
+  it('shows the era each backend link speaks in gateway_status', async () => {
+    const status = await peer.result<{ content: { text: string }[] }>(
+      'tools/call',
+      modern({ name: 'gateway_status' }),
+    );
+    const backends = JSON.parse(status.content[0]?.text ?? '{}').backends;
+    expect(backends.every.protocol).toEqual({
+      setting: 'auto',
+      era: 'modern',
+      version: '2026-07-28',
+    });
+    expect(backends.old.protocol).toEqual({
+      setting: 'legacy',
+      era: 'legacy',
+      version: '2025-11-25',
+    });
+    expect(backends.new.protocol).toEqual({
+      setting: '2026-07-28',
+      era: 'modern',
+      version: '2026-07-28',
+    });
+  });
+
   it('refuses a retry whose parked call is gone, and a requestState used twice', async () => {
     const params = { name: 'old__test_sampling', arguments: { prompt: 'twice' } };
     const first = await peer.result<InputRequired>('tools/call', modern(params, caps));
