@@ -70,6 +70,15 @@ export function listHints(
   return hints;
 }
 
+/**
+ * Whether a rediscovered entry is the one registered: a backend's list after its list_changed
+ * is all new objects, and only the entries that really changed are swapped (each swap is a
+ * change the clients hear of).
+ */
+function sameEntry(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** What {@link Gateway.reload} did, by backend name. */
 export interface ReloadSummary {
   added: string[];
@@ -371,7 +380,7 @@ export class Gateway {
         !replacement ||
         replacement.backend !== route.backend ||
         replacement.original !== route.original ||
-        (route as R).entry !== replacement.entry
+        !sameEntry((route as R).entry, replacement.entry)
       ) {
         remove(key);
         current.delete(key);

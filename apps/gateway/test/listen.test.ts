@@ -84,11 +84,17 @@ describe.each(['legacy', '2026-07-28'] as const)('a %s client of the gateway', (
       const dynamic = `${name}__test_dynamic_tool`;
       const listed = async () => (await client.listTools()).some((t) => t.name === dynamic);
       const before = await listed();
+      const untouched = gateway.server.getTool(`${name}__add`);
       await client.callTool(`${name}__test_trigger_tool_change`);
       await waitFor('list_changed', () => told > 0 || undefined);
       await waitFor('the changed list', async () =>
         (await listed()) !== before ? true : undefined,
       );
+      // One backend change, one notification: not one per tool the gateway re-registered.
+      await new Promise((r) => setTimeout(r, 100));
+      expect(told).toBe(1);
+      // The tools that did not change stay registered as they were (no churn).
+      expect(gateway.server.getTool(`${name}__add`)).toBe(untouched);
     },
   );
 

@@ -487,6 +487,8 @@ describe('subscriptions/listen', () => {
     expect(app.subscriptionCount).toBe(1);
     app.addPrompt(definePrompt({ name: 'p', description: 'not asked for', get: () => 'x' }));
     app.addTool(defineTool({ name: 't', description: 'T', handler: () => 't' }));
+    // A list change is told once for what one turn of the event loop changed.
+    await Promise.resolve();
     app.resourceUpdated('mem://secret');
     app.resourceUpdated('mem://one');
     await peer.settle();

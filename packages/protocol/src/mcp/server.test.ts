@@ -644,6 +644,21 @@ describe('registry changes', () => {
     expect(tools.map((t) => t.name)).toEqual(['add']);
   });
 
+  it('tells each list once for the changes made in one go', async () => {
+    const server = new McpServer(base).addTool(add);
+    const client = connectRaw(server);
+    await client.initialize();
+    server.removeTool('add');
+    server.addTool(add, echo);
+    server.addPrompt(definePrompt({ name: 'p', get: () => 'x' }));
+    server.removePrompt('p');
+    await client.settle();
+    expect(client.notifications.map((n) => n.method)).toEqual([
+      'notifications/tools/list_changed',
+      'notifications/prompts/list_changed',
+    ]);
+  });
+
   it('sends nothing when removing a tool that does not exist', async () => {
     const server = new McpServer(base).addTool(add);
     const client = connectRaw(server);

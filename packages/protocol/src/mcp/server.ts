@@ -176,6 +176,7 @@ export class McpServer {
   readonly #hub: SubscriptionHub;
   readonly #port: ServerPort;
   readonly #privateToolList: boolean;
+  readonly #changedLists = new Set<ListKind>();
   #hints: Partial<Record<CacheableMethod, CacheHint>>;
 
   constructor(options: McpServerOptions) {
@@ -590,11 +591,24 @@ export class McpServer {
     return removed;
   }
 
+  /**
+   * Tell the clients a list changed — once per list for all the changes made in one go (a
+   * gateway swapping a backend's fifty tools sends one notification, not a hundred).
+   */
   #listChanged(kind: ListKind): void {
-    this.#hub.listChanged(kind);
-    for (const session of this.#sessions) {
-      if (session.initialized && session.channel)
-        this.#send(session, `notifications/${kind}/list_changed`);
+    if (this.#changedLists.size === 0) queueMicrotask(() => this.#flushListChanged());
+    this.#changedLists.add(kind);
+  }
+
+  #flushListChanged(): void {
+    const kinds = [...this.#changedLists];
+    this.#changedLists.clear();
+    for (const kind of kinds) {
+      this.#hub.listChanged(kind);
+      for (const session of this.#sessions) {
+        if (session.initialized && session.channel)
+          this.#send(session, `notifications/${kind}/list_changed`);
+      }
     }
   }
 
