@@ -547,6 +547,15 @@ describe('subscriptions/listen', () => {
     expect(app.subscriptionCount).toBe(0);
   });
 
+  it('refuses a listen without its notifications filter with -32602', async () => {
+    const app = server();
+    peer = connectRaw(app);
+    const error = await peer.error('subscriptions/listen', modern({}));
+    expect(error.code).toBe(-32602);
+    expect(JSON.stringify(error)).toContain('notifications');
+    expect(app.subscriptionCount).toBe(0);
+  });
+
   it('is a modern method only: a 2025 session asking for it gets -32601', async () => {
     peer = connectRaw(server());
     await peer.initialize();

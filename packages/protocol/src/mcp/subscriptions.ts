@@ -29,7 +29,9 @@ const Filter = z.object({
   resourcesListChanged: z.boolean().optional(),
   resourceSubscriptions: z.array(z.string().min(1)).max(1000).optional(),
 });
-const ListenParams = z.looseObject({ notifications: Filter.optional() });
+// `notifications` is required (schema 2026-07-28 `SubscriptionsListenRequestParams`): a listen that asks
+// for nothing is a mistake the client hears of, not a stream that never carries anything.
+const ListenParams = z.looseObject({ notifications: Filter });
 
 type ListKind = 'tools' | 'resources' | 'prompts';
 const FILTER_KEY: Record<
@@ -111,7 +113,7 @@ export class SubscriptionHub {
           });
         }
         const mcp = new McpContext(ctx, params._meta as Record<string, unknown> | undefined);
-        const asked = params.notifications ?? {};
+        const asked = params.notifications;
         // What this server honours: every list it has, and the URIs the app lets the caller
         // watch (a refused URI is left out of the acknowledgment, not an error for the rest).
         const honoured: ListenFilter = {};
