@@ -1,0 +1,79 @@
+/**
+ * A client's cancellation crosses the gateway into the backend call, for clients of both eras
+ * and backend links of both eras: the backend's handler sees its signal abort.
+ */
+import { defineTool, McpServer, META } from '@mcpkit/protocol';
+import { connectRaw, serveHttp, waitFor } from '@mcpkit/protocol/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config.js';
+import { EventLog } from '../src/events.js';
+import { Gateway } from '../src/gateway.js';
+
+const started: string[] = [];
+const cancelled: string[] = [];
+let gateway: Gateway;
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  const backend = new McpServer({ name: 'waits', version: '1' }).addTool(
+    defineTool({
+      name: 'wait',
+      description: 'Waits until cancelled (or 10 s)',
+      handler: (args, ctx) =>
+        new Promise<string>((resolve) => {
+          const tag = String(args.tag);
+          started.push(tag);
+          const timer = setTimeout(() => resolve('not cancelled'), 10_000);
+          ctx.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            cancelled.push(tag);
+            resolve('cancelled');
+          });
+        }),
+    }),
+  );
+  const http = await serveHttp(backend);
+  closers.push(() => http.close());
+  gateway = new Gateway(
+    parseConfig({
+      mcpServers: {
+        old: { url: http.mcpUrl, protocol: 'legacy' },
+        new: { url: http.mcpUrl, protocol: '2026-07-28' },
+      },
+    }),
+    { events: EventLog.open(':memory:') },
+  );
+  await gateway.start();
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  for (const close of closers) await close();
+});
+
+const envelope = {
+  [META.protocolVersion]: '2026-07-28',
+  [META.clientCapabilities]: {},
+  [META.clientInfo]: { name: 'modern-client', version: '1' },
+};
+
+describe.each(['legacy', 'modern'] as const)('a %s client cancels a call', (era) => {
+  it.each(['old', 'new'])('on the %s link: the backend call is cancelled', async (link) => {
+    const peer = connectRaw(gateway.server);
+    if (era === 'legacy') await peer.initialize();
+    const tag = `${era}-${link}`;
+    const meta = era === 'modern' ? { _meta: envelope } : {};
+    const id = `call-${tag}`;
+    void peer.send({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: `${link}__wait`, arguments: { tag }, ...meta },
+    });
+    await waitFor('the backend call started', () => started.includes(tag) || undefined);
+    await peer.notify('notifications/cancelled', { requestId: id, ...meta });
+    await waitFor('the backend call cancelled', () => cancelled.includes(tag) || undefined);
+    expect(cancelled.filter((t) => t === tag)).toHaveLength(1);
+    await peer.close();
+  });
+});
