@@ -77,3 +77,27 @@ describe.each(['legacy', 'modern'] as const)('a %s client cancels a call', (era)
     await peer.close();
   });
 });
+
+describe('a plain-POST client that goes away mid-call', () => {
+  it.each(['old', 'new'])('cancels the backend call on the %s link (/messages/)', async (link) => {
+    const served = await serveHttp(gateway.server, { plainPaths: ['/messages/'] });
+    closers.push(() => served.close());
+    const tag = `plain-${link}`;
+    const controller = new AbortController();
+    const pending = fetch(`${served.url}/messages/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: `${link}__wait`, arguments: { tag } },
+      }),
+      signal: controller.signal,
+    }).catch((err: unknown) => err);
+    await waitFor('the backend call started', () => started.includes(tag) || undefined);
+    controller.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    await waitFor('the backend call cancelled', () => cancelled.includes(tag) || undefined);
+  });
+});

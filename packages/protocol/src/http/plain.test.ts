@@ -201,6 +201,43 @@ describe('plain tools/call (stateless, no initialize)', () => {
     });
   });
 
+  it('cancels a call whose client goes away before the answer (its signal aborts)', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let aborted!: (reason: unknown) => void;
+    const reason = new Promise<unknown>((resolve) => {
+      aborted = resolve;
+    });
+    const mcp = new McpServer({ name: 'hangs', version: '1' }).addTool(
+      defineTool({
+        name: 'hang',
+        description: 'Runs until cancelled',
+        handler: (_args, ctx) =>
+          new Promise<string>((resolve) => {
+            started();
+            ctx.signal.addEventListener('abort', () => {
+              aborted(ctx.signal.reason);
+              resolve('cancelled');
+            });
+          }),
+      }),
+    );
+    const { url } = await start({}, mcp);
+    const controller = new AbortController();
+    const pending = fetch(`${url}/api/mcp`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify(call(1, 'hang')),
+      signal: controller.signal,
+    }).catch((err: unknown) => err);
+    await running;
+    controller.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    expect(String(await reason)).toContain('the client closed the request');
+  });
+
   it('answers an unknown tool with -32602', async () => {
     const { url } = await start();
     const res = await post(url, call(3, 'no_such_tool'));

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeFrame } from '../jsonrpc/codec.js';
 import { isPromiseLike } from '../jsonrpc/method.js';
-import { type AuthInfo, McpSession } from '../mcp/session.js';
+import { type AuthInfo, CANCELLATION, McpSession } from '../mcp/session.js';
 import type { ServerPort, ServerTransport } from '../mcp/transport.js';
 import { LATEST_PROTOCOL_VERSION } from '../mcp/versions.js';
 import { answerByEra } from './modern.js';
@@ -39,8 +39,15 @@ export class PlainHttpHandler implements ServerTransport {
     if (await answerByEra(port, req, res, frame, auth, false)) return;
     const session = new McpSession();
     session.protocolVersion = LATEST_PROTOCOL_VERSION;
+    let done = false;
+    // A client that goes away mid-call will read no answer: its calls are cancelled, so a
+    // handler (a gateway's backend call) stops working for nobody.
+    res.once('close', () => {
+      if (!done) session[CANCELLATION].abortAll(() => new Error('the client closed the request'));
+    });
     const reply = port.dispatch(frame, { session, auth });
     const text = isPromiseLike(reply) ? await reply : reply;
+    done = true;
     if (text === undefined) sendEmpty(res, 202);
     else sendJson(res, 200, text);
   }
