@@ -110,6 +110,15 @@ describe('parseConfig defaults', () => {
     expect(backend?.namespace).toBeUndefined();
   });
 
+  it('takes namespace false (names as they are) but not true', () => {
+    expect(parseConfig(one({ command: 'x', namespace: false }), {}).mcpServers.one?.namespace).toBe(
+      false,
+    );
+    expect(() => parseConfig(one({ command: 'x', namespace: true }), {})).toThrow(
+      'mcpServers.one.namespace',
+    );
+  });
+
   it('takes the era to speak per backend and names the field otherwise', () => {
     for (const protocol of ['auto', '2026-07-28', 'legacy'] as const) {
       expect(parseConfig(one({ command: 'x', protocol }), {}).mcpServers.one?.protocol).toBe(

@@ -24,7 +24,17 @@ const filterSchema = z
   .strict();
 
 const common = {
-  namespace: z.string().regex(NAMESPACE, 'letters, digits, _ or - (no __), at most 32').optional(),
+  /**
+   * The prefix of its tools and prompts (`<namespace>__tool`; default its name); `false`: its
+   * names as they are — for a gateway in front of one server (an era bridge, a supervisor), or
+   * backends whose names cannot collide (a collision still gets a stable suffix).
+   */
+  namespace: z
+    .union([
+      z.string().regex(NAMESPACE, 'letters, digits, _ or - (no __), at most 32'),
+      z.literal(false),
+    ])
+    .optional(),
   enabled: z.boolean().default(true),
   timeoutMs: z.number().int().positive().max(3_600_000).optional(),
   restart: restartSchema.optional(),

@@ -305,7 +305,7 @@ export class Gateway {
         });
         // The first backend to claim `ns:tool` keeps it, as it keeps `ns__tool`.
         const alias = `${backend.namespace}:${original}`;
-        if (!aliases.has(alias)) aliases.set(alias, key);
+        if (backend.namespace !== '' && !aliases.has(alias)) aliases.set(alias, key);
       }
       for (const entry of d.prompts) {
         if (typeof entry.name !== 'string') continue;
@@ -319,7 +319,7 @@ export class Gateway {
         if (typeof entry.uri !== 'string') continue;
         // A URI two backends share is rewritten for the second: gateway://<ns>/<uri>.
         const uri = resources.has(entry.uri)
-          ? `gateway://${backend.namespace}/${encodeURIComponent(entry.uri)}`
+          ? `gateway://${backend.namespace || backend.name}/${encodeURIComponent(entry.uri)}`
           : entry.uri;
         resources.set(uri, { backend, original: entry.uri, entry });
       }

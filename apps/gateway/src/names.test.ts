@@ -153,7 +153,20 @@ describe('advertisedName (double-underscore)', () => {
 
   it('handles empty names', () => {
     expect(dunder('ns', '')).toBe('ns__');
-    expect(dunder('', 'tool')).toBe('__tool');
+    // An empty namespace is no namespace (see below).
+    expect(dunder('', 'tool')).toBe('tool');
+  });
+});
+
+describe('advertisedName without a namespace (namespace: false)', () => {
+  it('is the name as it is, in both modes', () => {
+    expect(advertisedName('', 'list_generators', 'double-underscore')).toBe('list_generators');
+    expect(advertisedName('', 'list_generators', 'colon')).toBe('list_generators');
+  });
+
+  it('still makes an unsafe name client-safe', () => {
+    const name = advertisedName('', 'has space', 'double-underscore');
+    expect(name).toMatch(/^has_space_[0-9a-f]{6}$/);
   });
 });
 

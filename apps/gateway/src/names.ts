@@ -9,7 +9,8 @@ const shortHash = (text: string) =>
   createHash('sha256').update(Buffer.from(text, 'utf16le')).digest('hex').slice(0, 6);
 
 /**
- * The advertised name of a backend's tool or prompt. `ns__tool` when that is client-safe;
+ * The advertised name of a backend's tool or prompt (namespace `''`: the name alone). `ns__tool`
+ * when that is client-safe;
  * otherwise invalid characters become `_` and an over-long name is cut and given a short stable
  * hash of the original, so it stays unique and the same across restarts. `colon` mode advertises
  * `ns:tool` literally, as the mcp-n8n gateway's JSON-RPC API does, for clients that expect it.
@@ -19,8 +20,8 @@ export function advertisedName(
   name: string,
   mode: 'double-underscore' | 'colon',
 ): string {
-  if (mode === 'colon') return `${namespace}:${name}`;
-  const candidate = `${namespace}${SEPARATOR}${name}`;
+  if (mode === 'colon') return namespace === '' ? name : `${namespace}:${name}`;
+  const candidate = namespace === '' ? name : `${namespace}${SEPARATOR}${name}`;
   if (CLIENT_SAFE.test(candidate)) return candidate;
   const clean = candidate.replace(/[^A-Za-z0-9_-]/g, '_');
   const hash = shortHash(candidate);

@@ -10,6 +10,7 @@ import {
   descendants,
   fixture,
   type GatewayChild,
+  handshake,
   killAllGateways,
   type RpcMessage,
   startGateway,
@@ -216,6 +217,26 @@ describe('the mcp-n8n reference session with the default tool naming', () => {
     expect(status.backends['chora-composer']).toMatchObject({ status: 'running', tool_count: 4 });
 
     expect(await gw.end()).toStrictEqual({ code: 0, signal: null });
+  });
+});
+
+describe('a backend without a namespace (namespace: false)', () => {
+  it('advertises its tools by their own names and calls them', async () => {
+    const gw = startGateway({
+      mcpServers: {
+        chora: { command: process.execPath, args: [fixture('chora')], namespace: false },
+      },
+    });
+    try {
+      await handshake(gw);
+      const list = await gw.request('tools/list');
+      const names = (list.result as { tools: { name: string }[] }).tools.map((t) => t.name);
+      expect(names).toContain('list_generators');
+      expect(names.some((n) => n.startsWith('chora'))).toBe(false);
+      expect(textOf(await gw.call('list_generators'))).toBe(GENERATORS_TEXT);
+    } finally {
+      await gw.end();
+    }
   });
 });
 

@@ -63,7 +63,7 @@ const LISTS = [
 export class Backend {
   /** Its key in the config's `backends`. */
   readonly name: string;
-  /** The prefix of its tools and prompts (default: its name). */
+  /** The prefix of its tools and prompts (default: its name; `''`: none, `namespace: false`). */
   readonly namespace: string;
   /** Its configuration. */
   readonly config: BackendConfig;
@@ -99,7 +99,7 @@ export class Backend {
 
   constructor(name: string, config: BackendConfig, defaultTimeoutMs: number, hooks: BackendHooks) {
     this.name = name;
-    this.namespace = config.namespace ?? name;
+    this.namespace = config.namespace === false ? '' : (config.namespace ?? name);
     this.config = config;
     this.timeoutMs = config.timeoutMs ?? defaultTimeoutMs;
     this.#policy = config.restart ?? DEFAULT_RESTART;
