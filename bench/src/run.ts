@@ -2,9 +2,9 @@
  * `pnpm bench`: runs every benchmark against its baselines in the same run and prints the
  * ratios next to the targets. Rounds are interleaved so drift in machine load hits all sides.
  *
- *   --rounds N        rounds per stdio side (default 5; the median is reported)
+ *   --rounds N        rounds per side, stdio and HTTP (default 5; the median is reported)
  *   --count N         requests per stdio round (default 20000)
- *   --duration S      seconds each HTTP server is measured (default 5, after a 1 s warm-up)
+ *   --duration S      seconds each HTTP server is measured per round (default 5, after a 1 s warm-up)
  *   --only stdio|client|http|sysinfo|events|projects|gateway  run one group of benchmarks
  *   --check           exit 1 when a target is missed
  */
@@ -71,6 +71,11 @@ interface Side {
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] as number;
+};
+/** The sample with the median req/s: a row shows one real run, not a mix of several. */
+const typical = (samples: HttpResult[]): HttpResult => {
+  const sorted = [...samples].sort((a, b) => a.requestsPerSec - b.requestsPerSec);
+  return sorted[Math.floor(sorted.length / 2)] as HttpResult;
 };
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US').padStart(10);
 const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
@@ -186,41 +191,58 @@ async function httpBench(): Promise<boolean> {
       ...modern,
     },
   ];
+  // Interleaved rounds (each round measures every target once), so drift in the machine's load
+  // hits every side alike; a ratio is the median of its per-round ratios (paired), a row the
+  // round with the median req/s.
   const run = async (targets: Target[]) => {
-    const results: HttpResult[] = [];
-    for (const target of targets) {
-      results.push(await httpRun(target, { connections, durationSec: duration, warmupSec: 1 }));
+    const samples: HttpResult[][] = targets.map(() => []);
+    for (let r = 0; r < rounds; r++) {
+      for (const [i, target] of targets.entries()) {
+        samples[i]?.push(
+          await httpRun(target, { connections, durationSec: duration, warmupSec: 1 }),
+        );
+      }
     }
-    return results as [HttpResult, HttpResult, HttpResult, HttpResult];
+    return samples as [HttpResult[], HttpResult[], HttpResult[], HttpResult[]];
   };
   const legacyResults = await run(legacy);
   const modernResults = await run(current);
   console.log(
-    `\nHTTP tools/call: autocannon c=${connections}, ${duration} s per server after a 1 s warm-up, servers in child processes`,
+    `\nHTTP tools/call: autocannon c=${connections}, ${duration} s per server after a 1 s warm-up, servers in child processes, ${rounds} interleaved round(s): medians`,
   );
   console.log(`  ${''.padEnd(38)}      req/s   p50 ms   mean ms   server CPU µs/req`);
   let clean = true;
-  const rows = (targets: Target[], results: HttpResult[]) =>
+  const rows = (targets: Target[], results: HttpResult[][]) =>
     targets.forEach((target, i) => {
-      const r = results[i] as HttpResult;
+      const samples = results[i] as HttpResult[];
+      const r = typical(samples);
       console.log(
         `  ${target.label.padEnd(38)} ${fmt(r.requestsPerSec)} ${String(r.p50).padStart(8)} ${r.mean.toFixed(2).padStart(9)} ${(r.cpuMicrosPerRequest?.toFixed(1) ?? '-').padStart(19)}`,
       );
-      if (r.non2xx !== 0 || r.errors !== 0 || r.timeouts !== 0 || r.mismatches !== 0) {
+      const sum = (key: 'non2xx' | 'errors' | 'timeouts' | 'mismatches') =>
+        samples.reduce((n, sample) => n + sample[key], 0);
+      if (sum('non2xx') + sum('errors') + sum('timeouts') + sum('mismatches') !== 0) {
         clean = false;
         console.log(
-          `    ! non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}, wrong bodies ${r.mismatches}: figures invalid`,
+          `    ! non-2xx ${sum('non2xx')}, errors ${sum('errors')}, timeouts ${sum('timeouts')}, wrong bodies ${sum('mismatches')}: figures invalid`,
         );
       }
     });
   // The same ratio from server CPU per request: what req/s would show with the server alone on
   // a core. Informational — it steadies the figures when other work shares the machine.
-  const byCpu = (ours: HttpResult, other: HttpResult) =>
-    ours.cpuMicrosPerRequest && other.cpuMicrosPerRequest
-      ? other.cpuMicrosPerRequest / ours.cpuMicrosPerRequest
-      : undefined;
+  const byCpu = (ours: HttpResult[], other: HttpResult[]) => {
+    const each = ours.flatMap((o, i) => {
+      const t = other[i];
+      return o.cpuMicrosPerRequest && t?.cpuMicrosPerRequest
+        ? [t.cpuMicrosPerRequest / o.cpuMicrosPerRequest]
+        : [];
+    });
+    return each.length === ours.length ? median(each) : undefined;
+  };
+  const paired = (ours: HttpResult[], other: HttpResult[]) =>
+    median(ours.map((o, i) => o.requestsPerSec / (other[i] as HttpResult).requestsPerSec));
   const ratios = (
-    [raw, sdk, streamable, plain]: [HttpResult, HttpResult, HttpResult, HttpResult],
+    [raw, sdk, streamable, plain]: [HttpResult[], HttpResult[], HttpResult[], HttpResult[]],
     names: { sdk: string; ours: (path: string) => string },
     targets: { sdk: number; raw: number },
   ) => {
@@ -230,8 +252,8 @@ async function httpBench(): Promise<boolean> {
       ['/mcp', streamable],
       ['/rpc', plain],
     ] as const) {
-      const vsSdk = ours.requestsPerSec / sdk.requestsPerSec;
-      const vsRaw = ours.requestsPerSec / raw.requestsPerSec;
+      const vsSdk = paired(ours, sdk);
+      const vsRaw = paired(ours, raw);
       const cpuSdk = byCpu(ours, sdk);
       const cpuRaw = byCpu(ours, raw);
       ok = ok && vsSdk >= targets.sdk && vsRaw >= targets.raw;
