@@ -3,9 +3,10 @@
  * `pnpm conformance`: start the fixture server over Streamable HTTP and run the official MCP
  * conformance suite against it three times — 0.1.16 `--suite all`, and with the release that knows
  * MCP 2026-07-28 (0.2.0-alpha.12) both `--requirements 2026-07-28` and `--spec-version 2025-11-25
- * --suite all`, so both eras are held to the suite; then run the suite's client scenarios
- * with McpClient (`dist/fixtures/conformance-client.js`) as the client under test. Exits non-zero
- * when anything fails. The suite's CLI needs Node ≥ 22, so npx brings a Node 22 binary from the
+ * --suite all`, so both eras are held to the suite; then run the suites' client scenarios
+ * with McpClient (`dist/fixtures/conformance-client.js`, `protocol: 'auto'`) as the client
+ * under test: the 2025-era ones with both releases, the 2026-07-28 ones with 0.2.0-alpha.12.
+ * Exits non-zero when anything fails. The suite's CLI needs Node ≥ 22, so npx brings a Node 22 binary from the
  * npm registry.
  */
 import { spawn } from 'node:child_process';
@@ -22,12 +23,34 @@ const fixture = fileURLToPath(new URL('../dist/fixtures/everything.js', import.m
 const clientFixture = fileURLToPath(
   new URL('../dist/fixtures/conformance-client.js', import.meta.url),
 );
-// Every client scenario of the suite that is not about OAuth (which McpClient does not do yet).
-const CLIENT_SCENARIOS = [
+/** The 2025-era client scenarios (initialize): run with 0.1.16, and again with MODERN_SUITE. */
+const LEGACY_CLIENT_SCENARIOS = [
   'initialize',
   'tools_call',
   'sse-retry',
   'elicitation-sep1034-client-defaults',
+];
+/** The client scenarios only MODERN_SUITE knows (MCP 2026-07-28, JSON Schema 2020-12). */
+const MODERN_CLIENT_SCENARIOS = [
+  'request-metadata',
+  'sep-2322-client-request-state',
+  'http-standard-headers',
+  'http-custom-headers',
+  'http-invalid-tool-headers',
+  'json-schema-ref-no-deref',
+  'json-schema-2020-12-preservation',
+];
+// Every client scenario of the suites that is not about OAuth (which McpClient does not do yet)
+// nor an extension (skills): each with the suite that runs it, and the spec version to run it
+// at when not its own (the suite runs a scenario of both eras at 2025-11-25 unless told).
+const CLIENT_SCENARIOS = [
+  ...LEGACY_CLIENT_SCENARIOS.map((scenario) => ({ scenario, suite: SUITE })),
+  ...[...LEGACY_CLIENT_SCENARIOS, ...MODERN_CLIENT_SCENARIOS].map((scenario) => ({
+    scenario,
+    suite: MODERN_SUITE,
+  })),
+  { scenario: 'tools_call', suite: MODERN_SUITE, specVersion: '2026-07-28' },
+  { scenario: 'json-schema-2020-12-preservation', suite: MODERN_SUITE, specVersion: '2026-07-28' },
 ];
 const baseline = fileURLToPath(new URL('../conformance-baseline.yml', import.meta.url));
 if (!existsSync(fixture)) {
@@ -101,17 +124,14 @@ if (
 }
 server.kill('SIGTERM');
 
-for (const scenario of CLIENT_SCENARIOS) {
-  console.log(`conformance: client scenario ${scenario} with McpClient as the client under test`);
-  const code = await runSuite([
-    'client',
-    '--command',
-    `${process.execPath} ${clientFixture}`,
-    '--scenario',
-    scenario,
-  ]);
-  if (code !== 0) {
-    console.log(`conformance: client scenario ${scenario} FAILED`);
+for (const { scenario, suite, specVersion } of CLIENT_SCENARIOS) {
+  const label = `${scenario} (${suite}${specVersion ? ` --spec-version ${specVersion}` : ''})`;
+  console.log(`conformance: client scenario ${label} with McpClient as the client under test`);
+  const args = ['client', '--command', `${process.execPath} ${clientFixture}`];
+  args.push('--scenario', scenario);
+  if (specVersion) args.push('--spec-version', specVersion);
+  if ((await runSuite(args, suite)) !== 0) {
+    console.log(`conformance: client scenario ${label} FAILED`);
     failed = true;
   }
 }

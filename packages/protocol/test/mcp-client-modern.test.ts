@@ -434,6 +434,31 @@ describe('what a modern server may answer', () => {
     }
   });
 
+  it('listChanged: listens only for the lists the server says change; a refused listen does not fail connect', async () => {
+    const { transport, wire } = scripted((m) => {
+      if (m.method === 'server/discover') {
+        return {
+          result: { ...DISCOVERED, capabilities: { tools: { listChanged: true }, prompts: {} } },
+        };
+      }
+      if (m.method === 'subscriptions/listen') {
+        return { error: { code: -32601, message: 'Method not found' } };
+      }
+      return { result: { tools: [{ name: 'a', inputSchema: { type: 'object' } }] } };
+    });
+    const client = await McpClient.connect(transport, {
+      protocol: '2026-07-28',
+      listChanged: true,
+    });
+    try {
+      const listen = wire.find((m) => m.method === 'subscriptions/listen');
+      expect(listen?.params?.notifications).toEqual({ toolsListChanged: true });
+      expect((await client.listTools()).map((t) => t.name)).toEqual(['a']);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('-32022 naming nothing we speak: UnsupportedVersionError, never initialize', async () => {
     for (const protocol of ['2026-07-28', 'auto'] as const) {
       const { transport, wire } = scripted(() => unsupported(['2099-01-01']));
@@ -501,6 +526,98 @@ describe('what a modern server may answer', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('calls in flight together keep their own input rounds; a call between the rounds carries none', async () => {
+    const { transport, wire } = scripted((m) => {
+      if (m.method === 'server/discover') return { result: DISCOVERED };
+      const name = String(m.params?.name);
+      if (name === 'between' || m.params?.inputResponses !== undefined) {
+        return { result: { content: [{ type: 'text', text: name }] } };
+      }
+      const ask = { method: 'elicitation/create', params: { message: name } };
+      return {
+        result: {
+          resultType: 'input_required',
+          inputRequests: { [`ask_${name}`]: ask },
+          requestState: `state-${name}`,
+        },
+      };
+    });
+    let between!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      between = resolve;
+    });
+    const client = await McpClient.connect(transport, {
+      protocol: '2026-07-28',
+      handlers: {
+        // The user answers only once the unrelated call is done: it goes out between the rounds.
+        elicitation: async (params) => {
+          await answered;
+          return { action: 'accept', content: { who: params.message } };
+        },
+      },
+    });
+    try {
+      const first = client.callTool('first');
+      const second = client.callTool('second');
+      await waitFor(
+        'both first rounds',
+        () => wire.filter((m) => m.method === 'tools/call').length === 2,
+      );
+      await client.callTool('between');
+      between();
+      await Promise.all([first, second]);
+    } finally {
+      await client.close();
+    }
+    const calls = wire.filter((m) => m.method === 'tools/call');
+    const { _meta, ...unrelated } = calls[2]?.params ?? {};
+    expect(unrelated).toEqual({ name: 'between', arguments: {} });
+    const retries = calls.slice(3).map(({ params }) => ({
+      name: params?.name,
+      state: params?.requestState,
+      answers: params?.inputResponses,
+    }));
+    expect(retries).toEqual(
+      expect.arrayContaining([
+        {
+          name: 'first',
+          state: 'state-first',
+          answers: { ask_first: { action: 'accept', content: { who: 'first' } } },
+        },
+        {
+          name: 'second',
+          state: 'state-second',
+          answers: { ask_second: { action: 'accept', content: { who: 'second' } } },
+        },
+      ]),
+    );
+    expect(retries).toHaveLength(2);
+    expect(new Set(calls.map((m) => m.id)).size).toBe(calls.length);
+  });
+
+  it('a result without resultType is complete: returned as it came, not retried', async () => {
+    const { transport, wire } = scripted((m) =>
+      m.method === 'server/discover' ? { result: DISCOVERED } : { result: { content: [] } },
+    );
+    const client = await McpClient.connect(transport, { protocol: '2026-07-28' });
+    try {
+      await expect(client.callTool('plain')).resolves.toEqual({ content: [] });
+    } finally {
+      await client.close();
+    }
+    expect(methods(wire)).toEqual(['server/discover', 'tools/call']);
+  });
+
+  it('-32022 naming the version it refused: retried once with it (a mutual version), then refused', async () => {
+    const { transport, wire } = scripted(() => unsupported(['2026-07-28']));
+    const err = await connect(transport, { protocol: 'auto' });
+    expect(UnsupportedVersionError.is(err)).toBe(true);
+    expect(requests(wire).map((m) => [m.method, m.params?._meta?.[META.protocolVersion]])).toEqual([
+      ['server/discover', '2026-07-28'],
+      ['server/discover', '2026-07-28'],
+    ]);
   });
 
   it('input_required no handler answers rejects with InputRequiredError; an unknown resultType is an error', async () => {

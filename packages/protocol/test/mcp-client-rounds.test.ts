@@ -277,6 +277,8 @@ describe('subscriptions/listen', () => {
     const updates: unknown[] = [];
     client.on('notifications/resources/updated', (params) => updates.push(params));
     server.addTool(defineTool({ name: 'late', description: 'L', handler: () => 'l' }));
+    // The list change is told once the turn that made it ends (changes are coalesced).
+    await Promise.resolve();
     server.resourceUpdated('test://watched-resource');
     await settle();
     expect(own).toEqual(['notifications/tools/list_changed', 'notifications/resources/updated']);

@@ -10,6 +10,7 @@ import { method, type RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
 import { META, withoutReservedMeta } from '../mcp/era.js';
 import type { CacheableMethod, CacheHint } from '../mcp/handlers/discover.js';
+import { type HeaderParam, headerParamsOf } from '../mcp/tool.js';
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -269,6 +270,14 @@ export class McpClient {
   /** `subscribe` in the modern era: the URIs watched by one managed listen. */
   readonly #watched = new Set<string>();
   readonly #hints = new Map<string, CacheHint>();
+  /**
+   * Modern era over a transport that mirrors tool arguments into headers (HTTP): each listed
+   * tool's `x-mcp-header` declarations from the last `listTools`, by tool name; only tools that
+   * declare any. Undefined when the transport has no such headers.
+   */
+  #toolHeaders: Map<string, readonly HeaderParam[]> | undefined;
+  /** The `listTools` a call refused for its headers waits for (see `#send`). */
+  #relisting: Promise<unknown> | undefined;
   /** Consecutive drops of the managed listen (its reopening backs off by them). */
   #managedDrops = 0;
   #managedTimer: ReturnType<typeof setTimeout> | undefined;
@@ -339,6 +348,11 @@ export class McpClient {
     transport.onRequestError = (id, error) => {
       connection.failRequest(id, error);
     };
+    if (transport.mirrorToolHeaders) {
+      const declared = new Map<string, readonly HeaderParam[]>();
+      this.#toolHeaders = declared;
+      transport.mirrorToolHeaders((tool) => declared.get(tool));
+    }
     connection.start();
     const timeoutMs =
       initTimeoutMs ?? clientOptions.initializeTimeoutMs ?? clientOptions.timeoutMs ?? 60_000;
@@ -346,7 +360,12 @@ export class McpClient {
       const mode = clientOptions.protocol ?? 'legacy';
       if (mode === 'legacy') return await this.#initialize(connection, transport, timeoutMs);
       const init = await this.#negotiate(connection, transport, mode, timeoutMs);
-      if (this.#era === 'modern' && clientOptions.listChanged) await this.#reopenManaged();
+      if (this.#era === 'modern' && clientOptions.listChanged) {
+        // A server that cannot or will not listen still serves: only its changes go unheard.
+        await this.#reopenManaged().catch((err: unknown) =>
+          clientOptions.logger?.warn({ err }, 'subscriptions/listen failed: list changes unheard'),
+        );
+      }
       return init;
     } catch (err) {
       this.#era = undefined;
@@ -575,7 +594,7 @@ export class McpClient {
     options: RequestOptions,
     round: number,
   ): Promise<R> {
-    const result = await connection.request<unknown>(name, sent, options);
+    const result = await this.#send(connection, name, sent, options);
     if (!isObject(result) || result.resultType !== 'input_required') {
       return completed(name, result) as R;
     }
@@ -598,6 +617,52 @@ export class McpClient {
     }
     const responses = await this.#fulfil(name, result, options.signal);
     return retry(responses);
+  }
+
+  /**
+   * One modern request on the wire. A `tools/call` refused with -32020 (HeaderMismatch) over
+   * HTTP may have gone out under declarations that changed since the last `listTools` (or before
+   * any): the tools are listed again and, when the tool's `x-mcp-header` declarations are not
+   * the ones the call went out with, it is sent once more with the new headers (spec
+   * `basic/transports/streamable-http` §Client Behavior). Otherwise the error stands.
+   */
+  async #send(
+    connection: JsonRpcConnection,
+    name: string,
+    sent: Record<string, unknown>,
+    options: RequestOptions,
+  ): Promise<unknown> {
+    const declared = this.#toolHeaders;
+    const tool = sent.name;
+    if (name !== 'tools/call' || declared === undefined || typeof tool !== 'string') {
+      return connection.request<unknown>(name, sent, options);
+    }
+    const sentWith = JSON.stringify(declared.get(tool) ?? []);
+    try {
+      return await connection.request<unknown>(name, sent, options);
+    } catch (err) {
+      if (!RpcError.is(err) || err.code !== McpErrorCode.HeaderMismatch) throw err;
+      try {
+        await this.#relist(options);
+      } catch {
+        throw err;
+      }
+      if (JSON.stringify(declared.get(tool) ?? []) === sentWith) throw err;
+      return connection.request<unknown>(name, sent, options);
+    }
+  }
+
+  /** `listTools` again, once for every call that needs it at the same time. */
+  #relist(options: RequestOptions): Promise<unknown> {
+    if (!this.#relisting) {
+      const listOptions: CallOptions = {};
+      if (options.timeoutMs !== undefined) listOptions.timeoutMs = options.timeoutMs;
+      if (options.signal) listOptions.signal = options.signal;
+      this.#relisting = this.listTools(listOptions).finally(() => {
+        this.#relisting = undefined;
+      });
+    }
+    return this.#relisting;
   }
 
   /** The answers to an `input_required` result's `inputRequests`, by key, from the handlers. */
@@ -674,9 +739,41 @@ export class McpClient {
     return this.#call('ping', undefined, options);
   }
 
-  /** Every tool, following `nextCursor` to the end. */
+  /**
+   * Every tool, following `nextCursor` to the end, each exactly as the server listed it (its
+   * schemas untouched: `$schema`, `$defs`, `$ref`, composition and conditional keywords stay).
+   *
+   * On a modern connection over HTTP (MCP 2026-07-28) the tools' `x-mcp-header` declarations
+   * are kept for the calls that follow (`callTool`, and `request('tools/call', …)` alike: each
+   * declared argument travels in an `Mcp-Param-<name>` header too), and a tool whose
+   * declarations are invalid (an empty or non-token name, a repeated one, a parameter that is
+   * not a string, integer or boolean, one not reachable through `properties` alone) is left
+   * out, with a warning to the logger naming it and why (spec `basic/transports/streamable-http`
+   * §Custom Headers from Tool Parameters).
+   */
   async listTools(options?: CallOptions): Promise<ToolInfo[]> {
-    return this.#all<ToolInfo>('tools/list', 'tools', options);
+    const tools = await this.#all<ToolInfo>('tools/list', 'tools', options);
+    const declared = this.#toolHeaders;
+    if (declared === undefined || this.#envelope === undefined) return tools;
+    const kept: ToolInfo[] = [];
+    const next = new Map<string, readonly HeaderParam[]>();
+    for (const tool of tools) {
+      let params: HeaderParam[];
+      try {
+        params = headerParamsOf(String(tool?.name), tool?.inputSchema);
+      } catch (err) {
+        this.#options.logger?.warn(
+          { tool: tool?.name, reason: (err as Error).message },
+          'tool left out: invalid x-mcp-header declaration',
+        );
+        continue;
+      }
+      if (params.length > 0) next.set(tool.name, params);
+      kept.push(tool);
+    }
+    declared.clear();
+    for (const [name, params] of next) declared.set(name, params);
+    return kept;
   }
 
   /**
@@ -803,9 +900,11 @@ export class McpClient {
     const filter: ListenFilter = {};
     if (this.#options.listChanged) {
       const caps = this.#init?.capabilities ?? {};
-      if (caps.tools) filter.toolsListChanged = true;
-      if (caps.prompts) filter.promptsListChanged = true;
-      if (caps.resources) filter.resourcesListChanged = true;
+      // Only the lists the server says change (`listChanged: true`): asking a server for
+      // notifications it never sends would hold a stream open for nothing.
+      if (caps.tools?.listChanged) filter.toolsListChanged = true;
+      if (caps.prompts?.listChanged) filter.promptsListChanged = true;
+      if (caps.resources?.listChanged) filter.resourcesListChanged = true;
     }
     if (this.#watched.size > 0) filter.resourceSubscriptions = [...this.#watched];
     return filter;
@@ -1118,10 +1217,11 @@ function probeVerdict(
       const supported = Array.isArray(data?.supported)
         ? data.supported.filter((v): v is string => typeof v === 'string')
         : [];
-      const modern = supported.find((v) => v !== version && isModernVersion(v));
-      if (modern !== undefined && attempt === 0) {
-        return { next: 'retry', version: modern as ModernProtocolVersion };
-      }
+      // Retried once with the first version of ours the server names — the one just refused
+      // too, when the server names it: it said it speaks it (spec `basic/versioning`: "the
+      // client retries with a supported version rather than falling back").
+      const modern = MODERN_PROTOCOL_VERSIONS.find((v) => supported.includes(v));
+      if (modern !== undefined && attempt === 0) return { next: 'retry', version: modern };
       // A dual-era server naming a 2025 version we speak: that is the one to use.
       const legacy = auto ? supported.find(isSupportedVersion) : undefined;
       if (legacy !== undefined) return { next: 'initialize', version: legacy };

@@ -1,18 +1,13 @@
 /**
- * Header values of MCP 2026-07-28 Streamable HTTP (spec `basic/transports/streamable-http`
- * §Value Encoding): a value that is not plain visible ASCII (non-ASCII, control characters,
- * leading or trailing whitespace), or that looks like the sentinel itself, is sent as
- * `=?base64?<base64 of its UTF-8>?=`.
+ * The request metadata headers a client sends over Streamable HTTP (MCP 2026-07-28
+ * `basic/transports/streamable-http` §Request Metadata): `Mcp-Method`, `Mcp-Name`, and for a
+ * `tools/call` the `Mcp-Param-*` headers its tool declares. Values travel by the spec's Value
+ * Encoding, the one encoder the server side uses too (`http/headers.ts`).
  */
+import { encodeHeaderValue, paramHeaders } from '../http/headers.js';
+import type { HeaderParam } from '../mcp/tool.js';
 
-/** Visible ASCII with inner spaces: what a header may carry as it is. */
-const PLAIN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
-
-/** A header value for `value`: itself when plain, else the Base64 sentinel form. */
-export function encodeHeaderValue(value: string): string {
-  if (PLAIN.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='))) return value;
-  return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
-}
+export { encodeHeaderValue };
 
 /** Where `Mcp-Name` comes from, per method. */
 const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
@@ -21,17 +16,29 @@ const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
   'resources/read': 'uri',
 };
 
+/** A tool's `x-mcp-header` declarations, by tool name; undefined for a tool that has none. */
+export type ToolHeaderLookup = (tool: string) => readonly HeaderParam[] | undefined;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
- * The `Mcp-Method` and `Mcp-Name` headers of one modern request (`Mcp-Name` only for
- * `tools/call`, `prompts/get` and `resources/read`, from `params.name` or `params.uri`).
+ * The metadata headers of one message: `Mcp-Method` always; `Mcp-Name` for `tools/call`,
+ * `prompts/get` and `resources/read` (from `params.name` or `params.uri`); for a `tools/call`
+ * whose tool `toolHeaders` knows, an `Mcp-Param-<name>` for each declared argument present.
  */
-export function modernRequestHeaders(
+export function requestHeaders(
   method: string,
   params: Record<string, unknown> | undefined,
+  toolHeaders?: ToolHeaderLookup,
 ): Record<string, string> {
   const headers: Record<string, string> = { 'mcp-method': method };
   const source = NAME_SOURCE[method];
   const name = source === undefined ? undefined : params?.[source];
-  if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
-  return headers;
+  if (typeof name !== 'string') return headers;
+  headers['mcp-name'] = encodeHeaderValue(name);
+  const declared = method === 'tools/call' ? toolHeaders?.(name) : undefined;
+  if (declared === undefined || declared.length === 0) return headers;
+  const args = isObject(params?.arguments) ? params.arguments : undefined;
+  return { ...headers, ...paramHeaders(declared, args) };
 }

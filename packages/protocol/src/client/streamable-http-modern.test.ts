@@ -11,7 +11,7 @@ import { RpcError } from '../jsonrpc/errors.js';
 import { META } from '../mcp/era.js';
 import { McpClient } from './client.js';
 import { TransportError, UnsupportedVersionError } from './errors.js';
-import { encodeHeaderValue, modernRequestHeaders } from './headers.js';
+import { encodeHeaderValue, requestHeaders } from './headers.js';
 import { type Handler, script } from './scripted-server.test.helper.js';
 import { StreamableHttpClientTransport } from './streamable-http.js';
 
@@ -143,6 +143,38 @@ describe('StreamableHttpClientTransport, modern era', () => {
     expect(seen.map((s) => s.body?.method)).toEqual(['server/discover']);
   });
 
+  it('-32022 naming the very version it refused: retried once with it, and modern', async () => {
+    let refused = false;
+    const { url, seen } = await script((req, res, s) => {
+      if (refused) return modernServer(req, res, s);
+      refused = true;
+      json(res, 400, {
+        jsonrpc: '2.0',
+        id: s.body?.id,
+        error: {
+          code: -32022,
+          message: 'Unsupported protocol version',
+          data: { supported: ['2026-07-28'], requested: '2026-07-28' },
+        },
+      });
+    });
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
+      protocol: 'auto',
+    });
+    expect(client.era).toBe('modern');
+    await client.close();
+    expect(
+      seen.map((s) => [
+        s.body?.method,
+        s.headers['mcp-protocol-version'],
+        (s.body?.params?._meta as Record<string, unknown> | undefined)?.[META.protocolVersion],
+      ]),
+    ).toEqual([
+      ['server/discover', '2026-07-28', '2026-07-28'],
+      ['server/discover', '2026-07-28', '2026-07-28'],
+    ]);
+  });
+
   it("'auto' falls back to a 2025 session on a 400 without a modern error", async () => {
     const { url, seen } = await script((req, res, s) => {
       const body = s.body;
@@ -188,9 +220,9 @@ describe('StreamableHttpClientTransport, modern era', () => {
       ]),
     ).toEqual([
       ['POST', 'server/discover', 'server/discover', undefined, '2026-07-28'],
-      ['POST', 'initialize', undefined, undefined, undefined],
-      ['POST', 'notifications/initialized', undefined, 'sess-9', '2025-11-25'],
-      ['POST', 'tools/list', undefined, 'sess-9', '2025-11-25'],
+      ['POST', 'initialize', 'initialize', undefined, undefined],
+      ['POST', 'notifications/initialized', 'notifications/initialized', 'sess-9', '2025-11-25'],
+      ['POST', 'tools/list', 'tools/list', 'sess-9', '2025-11-25'],
       ['DELETE', undefined, undefined, 'sess-9', '2025-11-25'],
     ]);
   });
@@ -236,15 +268,15 @@ describe('modern header values', () => {
   });
 
   it('names tools/call and prompts/get by name, resources/read by uri, nothing else', () => {
-    expect(modernRequestHeaders('tools/call', { name: 't' })).toEqual({
+    expect(requestHeaders('tools/call', { name: 't' })).toEqual({
       'mcp-method': 'tools/call',
       'mcp-name': 't',
     });
-    expect(modernRequestHeaders('resources/read', { uri: 'x://y', name: 'n' })).toEqual({
+    expect(requestHeaders('resources/read', { uri: 'x://y', name: 'n' })).toEqual({
       'mcp-method': 'resources/read',
       'mcp-name': 'x://y',
     });
-    expect(modernRequestHeaders('tools/list', { name: 'n' })).toEqual({
+    expect(requestHeaders('tools/list', { name: 'n' })).toEqual({
       'mcp-method': 'tools/list',
     });
   });

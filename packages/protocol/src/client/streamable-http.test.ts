@@ -75,6 +75,31 @@ describe('StreamableHttpClientTransport', () => {
     expect(seen.indexOf(ping as Seen)).toBeGreaterThan(seen.indexOf(initialized as Seen));
   });
 
+  it('names the method (and the tool, prompt or resource) of every POST in headers, initialize included', async () => {
+    const { url, seen } = await script(
+      lifecycle((req, res, s) => {
+        if (req.method === 'GET') return void res.writeHead(405).end();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(result(s.body?.id, { content: [], messages: [], contents: [] }));
+      }),
+    );
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
+    await client.callTool('get_weather', { city: 'Oslo' });
+    await client.getPrompt('résumé');
+    await client.readResource('file:///a%20b.txt?x=1');
+    await client.close();
+    const posts = seen
+      .filter((s) => s.method === 'POST')
+      .map((s) => [s.body?.method, s.headers['mcp-method'], s.headers['mcp-name']]);
+    expect(posts).toEqual([
+      ['initialize', 'initialize', undefined],
+      ['notifications/initialized', 'notifications/initialized', undefined],
+      ['tools/call', 'tools/call', 'get_weather'],
+      ['prompts/get', 'prompts/get', `=?base64?${Buffer.from('résumé').toString('base64')}?=`],
+      ['resources/read', 'resources/read', 'file:///a%20b.txt?x=1'],
+    ]);
+  });
+
   it('resumes a stream that ended before its answer, after the retry the server set, with Last-Event-ID', async () => {
     let closedAt = 0;
     let callId: number | undefined;

@@ -2,9 +2,10 @@ import { createParser } from 'eventsource-parser';
 import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import type { FrameSink } from '../jsonrpc/transport.js';
 import type { JsonRpcId } from '../jsonrpc/types.js';
+import type { HeaderParam } from '../mcp/tool.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../transports/stdio.js';
 import { TransportError } from './errors.js';
-import { modernRequestHeaders } from './headers.js';
+import { requestHeaders, type ToolHeaderLookup } from './headers.js';
 import type { ClientTransport } from './transport.js';
 
 /** How a dropped SSE stream is resumed (GET with `Last-Event-ID`). */
@@ -87,9 +88,14 @@ function outgoing(frame: string): Outgoing {
  * outside any call; a stream that drops before its answer is resumed with `Last-Event-ID` after
  * the server's `retry` delay; close ends the session with DELETE.
  *
+ * Every POST of a request or notification names its method in `Mcp-Method` (and its tool,
+ * prompt or resource in `Mcp-Name`), in either era: the 2026-07-28 transport asks it of every
+ * POST, and a 2025 server ignores it.
+ *
  * In the modern era (MCP 2026-07-28, switched by the client with `setEra`) there is no session:
- * every request is a POST with `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, no
- * GET stream is opened, nothing is resumed or DELETEd, and a request is cancelled by aborting its
+ * every request is a POST with `MCP-Protocol-Version` too, a `tools/call` carries the
+ * `Mcp-Param-*` headers its tool declares (`x-mcp-header`, see `mirrorToolHeaders`), no GET
+ * stream is opened, nothing is resumed or DELETEd, and a request is cancelled by aborting its
  * POST (the client's `notifications/cancelled` is not sent; spec
  * `basic/transports/streamable-http` §Cancellation).
  *
@@ -115,6 +121,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
   /** Modern era: the POSTs of requests in flight, by id, to cancel one by aborting it. */
   readonly #inflight = new Map<JsonRpcId, AbortController>();
   #ended = false;
+  /** Modern era: the `x-mcp-header` declarations of a tool, from the client's last tools/list. */
+  #toolHeaders: ToolHeaderLookup | undefined;
   /** Set by McpClient: fail one request with an error that is not a JSON-RPC answer. */
   onRequestError: ((id: JsonRpcId, error: Error) => void) | undefined;
 
@@ -154,6 +162,14 @@ export class StreamableHttpClientTransport implements ClientTransport {
   setEra(era: 'legacy' | 'modern', version?: string): void {
     this.#modern = era === 'modern' ? (version ?? this.#protocolVersion) : undefined;
     this.#protocolVersion = this.#modern;
+  }
+
+  /**
+   * Called by the client: a modern `tools/call` carries the `Mcp-Param-*` headers its tool
+   * declares, as `lookup` gives them (see {@link ClientTransport.mirrorToolHeaders}).
+   */
+  mirrorToolHeaders(lookup: (tool: string) => readonly HeaderParam[] | undefined): void {
+    this.#toolHeaders = lookup;
   }
 
   /** POST one frame; its answer (JSON or SSE) goes to the sink. */
@@ -230,6 +246,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
       headers: this.#headers({
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
+        // Harmless to a 2025 server, and what the 2026-07-28 transport asks of every POST.
+        ...(message.method === undefined ? {} : requestHeaders(message.method, message.params)),
       }),
       body: frame,
       signal: this.#abort.signal,
@@ -305,7 +323,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
       headers: this.#headers({
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
-        ...modernRequestHeaders(message.method as string, message.params),
+        ...requestHeaders(message.method as string, message.params, this.#toolHeaders),
       }),
       body: frame,
       signal: AbortSignal.any([this.#abort.signal, cancel]),

@@ -1,5 +1,6 @@
 import type { FrameTransport } from '../jsonrpc/transport.js';
 import type { JsonRpcId } from '../jsonrpc/types.js';
+import type { HeaderParam } from '../mcp/tool.js';
 
 /**
  * A channel from an MCP client to one server. Any {@link FrameTransport} will do (an in-memory
@@ -17,6 +18,15 @@ export interface ClientTransport extends FrameTransport {
    * `Mcp-Name` headers, no session, no GET stream, and is cancelled by aborting its POST.
    */
   setEra?(era: 'legacy' | 'modern', version?: string): void;
+  /**
+   * Called by the client on connect, on a transport that mirrors tool arguments into headers
+   * (Streamable HTTP, MCP 2026-07-28 §Custom Headers from Tool Parameters): from then on a
+   * modern `tools/call` carries an `Mcp-Param-<name>` header for each argument the tool declares
+   * with `x-mcp-header`, as `lookup` gives the declarations (the client's from its last
+   * `tools/list`). A transport with this hook is one whose client drops tools with invalid
+   * declarations from `listTools()`; stdio has none and ignores the annotations, as it may.
+   */
+  mirrorToolHeaders?(lookup: (tool: string) => readonly HeaderParam[] | undefined): void;
   /** Resolves once every frame sent so far has reached the server (HTTP: its POST answered). */
   flush?(): Promise<void>;
   /** The session is initialized: open what the server may use to reach us (HTTP: GET stream). */

@@ -19,17 +19,23 @@ const SENTINEL_SUFFIX = '?=';
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 /** What a header may carry as is (RFC 9110 field values: visible ASCII, space, tab). */
 const PLAIN = /^[\x20-\x7E\t]*$/;
+/**
+ * What a sender puts in a header as is: visible ASCII with inner spaces, or nothing. A tab is a
+ * control character ("contains … control characters" is the spec's first reason to encode),
+ * although a receiver accepts one ({@link PLAIN}).
+ */
+const SEND_PLAIN = /^(?:[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?)?$/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A header value as the spec's Value Encoding sends it: as is when it is plain visible ASCII
- * without leading or trailing whitespace, else `=?base64?<base64 of its UTF-8>?=` — which is
- * also how a plain value that looks like the sentinel itself travels.
+ * A header value as the spec's Value Encoding sends it: as is when it is visible ASCII (inner
+ * spaces allowed) without leading or trailing whitespace, else `=?base64?<base64 of its
+ * UTF-8>?=` — which is also how a plain value that looks like the sentinel itself travels.
+ * The one encoder of both sides: the client's `Mcp-Name` and `Mcp-Param-*` headers, the tests.
  */
 export function encodeHeaderValue(value: string): string {
   const plain =
-    PLAIN.test(value) &&
-    value.trim() === value &&
+    SEND_PLAIN.test(value) &&
     !(value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX));
   return plain
     ? value
@@ -181,6 +187,31 @@ function valueAt(args: Record<string, unknown>, path: readonly string[]): unknow
     value = Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
   }
   return value;
+}
+
+/**
+ * The `Mcp-Param-<name>` headers of a `tools/call` whose tool declares `params` (`x-mcp-header`,
+ * spec streamable-http §Client Behavior): the argument at each declaration's path, as text
+ * (strings as they are, integers in decimal, booleans as `true`/`false`) and encoded like any
+ * header value; none for an argument that is absent or null, nor for one that is no string,
+ * number or boolean (the tool's own validation refuses that). What {@link paramHeaderRefusal}
+ * checks on the server's side.
+ */
+export function paramHeaders(
+  params: readonly HeaderParam[],
+  args: Record<string, unknown> | undefined,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (args === undefined) return headers;
+  for (const param of params) {
+    const value = valueAt(args, param.path);
+    const header = `mcp-param-${param.name.toLowerCase()}`;
+    if (typeof value === 'string') headers[header] = encodeHeaderValue(value);
+    else if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
+      headers[header] = String(value);
+    }
+  }
+  return headers;
 }
 
 /** Whether a header's decoded text stands for the body's value of a parameter of `type`. */

@@ -595,6 +595,9 @@ describe('header value codec (spec Value Encoding)', () => {
     [' padded ', '=?base64?IHBhZGRlZCA=?='],
     ['line1\nline2', '=?base64?bGluZTEKbGluZTI=?='],
     ['=?base64?literal?=', '=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?='],
+    // A tab is a control character: encoded, although a received one is accepted as is.
+    ['tab\there', '=?base64?dGFiCWhlcmU=?='],
+    ['', ''],
   ])('%j travels as %s and back', (value, header) => {
     expect(encodeHeaderValue(value)).toBe(header);
     expect(decodeHeaderValue(header)).toBe(value);
