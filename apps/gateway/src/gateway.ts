@@ -167,6 +167,7 @@ export class Gateway {
           backend: backend.name,
           data: data ?? null,
         });
+        this.#logBackend(backend, type, data);
       },
     };
     for (const [name, backendConfig] of Object.entries(config.mcpServers)) {
@@ -290,7 +291,7 @@ export class Gateway {
       return key;
     };
     for (const backend of this.backends.values()) {
-      const d = backend.state === 'running' ? backend.discovered : undefined;
+      const d = backend.listed;
       if (!d) continue;
       const filter = backend.config.tools;
       for (const entry of d.tools) {
@@ -484,6 +485,8 @@ export class Gateway {
     status: 'success' | 'failure',
     err?: unknown,
   ) {
+    const duration = Math.round((performance.now() - started) * 100) / 100;
+    const error = err === undefined ? undefined : err instanceof Error ? err.message : String(err);
     this.events.record({
       trace_id: trace,
       event_type: 'gateway.tool_call',
@@ -491,9 +494,45 @@ export class Gateway {
       source: this.config.gateway.name,
       backend: backend.name,
       tool,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      data: err === undefined ? null : { error: err instanceof Error ? err.message : String(err) },
+      duration_ms: duration,
+      data: error === undefined ? null : { error },
     });
+    this.#logger?.debug(
+      {
+        method: 'tools/call',
+        tool,
+        backend: backend.name,
+        duration_ms: duration,
+        outcome: status,
+        error,
+      },
+      'call',
+    );
+  }
+
+  /**
+   * A backend's trouble in the log, where an operator looks first (the event log keeps the
+   * details): a failure or restart at warn with the reason (exit code or signal) and its last
+   * stderr line, a crash loop — the gateway gave up on it — at error.
+   */
+  #logBackend(backend: Backend, type: string, data: Record<string, unknown> | undefined): void {
+    const logger = this.#logger;
+    if (!logger) return;
+    const stderr = backend.stderr.tail(1)[0];
+    const fields = { backend: backend.name, state: backend.state, ...(stderr ? { stderr } : {}) };
+    if (type === 'backend.failed') {
+      logger.warn(
+        { ...fields, error: data?.error },
+        `backend '${backend.name}' failed: ${String(data?.error)}`,
+      );
+    } else if (type === 'backend.crash_loop') {
+      logger.error(
+        { ...fields, restarts: data?.restarts, windowMs: data?.windowMs },
+        `backend '${backend.name}' keeps crashing: given up after ${String(data?.restarts)} restarts`,
+      );
+    } else if (type === 'backend.restarted') {
+      logger.warn({ ...fields, restarts: backend.restarts }, `backend '${backend.name}' restarted`);
+    }
   }
 
   async #subscribeUpstream(uri: string): Promise<void> {

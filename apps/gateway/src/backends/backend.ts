@@ -75,6 +75,10 @@ export class Backend {
   state: BackendState = 'stopped';
   /** What it offered when it last started: capabilities, tools, resources, prompts. */
   discovered: Discovered | undefined;
+  /** What it offered before it crashed, while it is being restarted. */
+  #lastGood: Discovered | undefined;
+  /** When the restart waiting in backoff is due (ms since the epoch). */
+  #restartAt: number | undefined;
   /** Why it last failed or stopped, if it did. */
   lastError: string | undefined;
   /** Restarts so far. */
@@ -104,6 +108,17 @@ export class Backend {
     this.timeoutMs = config.timeoutMs ?? defaultTimeoutMs;
     this.#policy = config.restart ?? DEFAULT_RESTART;
     this.#hooks = hooks;
+  }
+
+  /**
+   * What the gateway advertises for it: what it offers while running, and what it offered before
+   * it crashed while it is restarted (its tools stay listed, and a call gets "restarting, retry
+   * in ~N s" rather than "tool not found"); nothing once it is stopped or has given up.
+   */
+  get listed(): Discovered | undefined {
+    if (this.state === 'running') return this.discovered;
+    if (this.state === 'backoff' || this.state === 'starting') return this.#lastGood;
+    return undefined;
   }
 
   /** The process id of a running stdio backend. */
@@ -243,28 +258,28 @@ export class Backend {
     const wasRunning = this.state === 'running';
     const uptime = this.startedAt ? Date.now() - this.startedAt : 0;
     this.lastError = why;
+    if (this.discovered) this.#lastGood = this.discovered;
     this.discovered = undefined;
     this.startedAt = undefined;
     this.#hooks.event(this, 'backend.failed', 'failure', {
       error: why,
       stderr: this.stderr.tail(5),
     });
-    if (wasRunning) this.#hooks.changed(this);
     const policy = this.#policy;
     // on-failure restarts what crashed; a backend that exited 0 meant to stop.
     if (this.#stopping || policy.policy === 'never' || (policy.policy === 'on-failure' && clean)) {
-      this.state = 'failed';
+      this.#gaveUp(wasRunning);
       return;
     }
     if (uptime >= policy.resetAfterMs) this.#attempt = 0;
     const now = Date.now();
     this.#restartTimes = this.#restartTimes.filter((t) => now - t < policy.windowMs);
     if (this.#restartTimes.length >= policy.maxRestarts) {
-      this.state = 'failed';
       this.#hooks.event(this, 'backend.crash_loop', 'failure', {
         restarts: this.#restartTimes.length,
         windowMs: policy.windowMs,
       });
+      this.#gaveUp(wasRunning);
       return;
     }
     const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** this.#attempt);
@@ -272,13 +287,44 @@ export class Backend {
     const delay = Math.round(base / 2 + Math.random() * (base / 2));
     this.#attempt++;
     this.state = 'backoff';
+    this.#restartAt = Date.now() + delay;
+    // Its tools stay listed while it restarts (see `listed`): the registry changes only if
+    // what it offered changes.
+    if (wasRunning) this.#hooks.changed(this);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
+      this.#restartAt = undefined;
       this.#restartTimes.push(Date.now());
       this.restarts++;
       void this.start();
     }, delay);
     this.#timer.unref();
+  }
+
+  /** No restart: it stays failed and what it offered is withdrawn. */
+  #gaveUp(wasRunning: boolean): void {
+    this.state = 'failed';
+    const listedBefore = wasRunning || this.#lastGood !== undefined;
+    this.#lastGood = undefined;
+    if (listedBefore) this.#hooks.changed(this);
+  }
+
+  /** The error of a call it cannot take now, saying why and, while it restarts, when to retry. */
+  #unavailable(): RpcError {
+    const restarting = this.state === 'backoff' || this.state === 'starting';
+    const retryInMs = restarting
+      ? Math.max(0, (this.#restartAt ?? Date.now()) - Date.now()) + 500
+      : undefined;
+    const message =
+      retryInMs === undefined
+        ? `Backend '${this.name}' is ${this.state}`
+        : `Backend '${this.name}' is restarting, retry in ~${Math.max(1, Math.round(retryInMs / 1000))} s`;
+    return new RpcError(-32000, message, {
+      backend: this.name,
+      state: this.state,
+      ...(retryInMs === undefined ? {} : { retryInMs }),
+      lastError: this.lastError,
+    });
   }
 
   /** Forward one request; fails at once when the backend is not running. */
@@ -288,13 +334,7 @@ export class Backend {
     options: RequestOptions = {},
   ): Promise<R> {
     const link = this.#link;
-    if (!link || this.state !== 'running') {
-      throw new RpcError(-32000, `Backend '${this.name}' is ${this.state}`, {
-        backend: this.name,
-        state: this.state,
-        lastError: this.lastError,
-      });
-    }
+    if (!link || this.state !== 'running') throw this.#unavailable();
     this.calls++;
     const started = performance.now();
     try {
@@ -314,9 +354,7 @@ export class Backend {
   /** Watch a resource of the backend (`resources/subscribe`, or a modern link's listen). */
   async subscribe(uri: string): Promise<void> {
     const link = this.#link;
-    if (!link || this.state !== 'running') {
-      throw new RpcError(-32000, `Backend '${this.name}' is ${this.state}`, { backend: this.name });
-    }
+    if (!link || this.state !== 'running') throw this.#unavailable();
     await link.client.subscribe(uri, { timeoutMs: this.timeoutMs });
   }
 
@@ -345,10 +383,12 @@ export class Backend {
     this.#timer = undefined;
     const link = this.#link;
     this.#link = undefined;
-    const wasRunning = this.state === 'running';
+    const wasListed = this.listed !== undefined;
     this.state = 'stopped';
     this.discovered = undefined;
-    if (wasRunning) this.#hooks.changed(this);
+    this.#lastGood = undefined;
+    this.#restartAt = undefined;
+    if (wasListed) this.#hooks.changed(this);
     await link?.close();
   }
 }
