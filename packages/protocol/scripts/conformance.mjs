@@ -12,7 +12,16 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+// `--client <file>`: another client under test (a program taking the server URL as its last
+// argument, run with this Node); `--clients-only`: the client scenarios alone. The gateway uses
+// both to hold its backend links to the client scenarios.
+const { values: options } = parseArgs({
+  options: { client: { type: 'string' }, 'clients-only': { type: 'boolean', default: false } },
+});
 
 const SUITE = '@modelcontextprotocol/conformance@0.1.16';
 // The first release of the suite that knows MCP 2026-07-28: `--requirements 2026-07-28` runs exactly
@@ -20,9 +29,10 @@ const SUITE = '@modelcontextprotocol/conformance@0.1.16';
 // scored by the suite itself).
 const MODERN_SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
 const fixture = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
-const clientFixture = fileURLToPath(
-  new URL('../dist/fixtures/conformance-client.js', import.meta.url),
-);
+const clientFixture = options.client
+  ? resolve(options.client)
+  : fileURLToPath(new URL('../dist/fixtures/conformance-client.js', import.meta.url));
+const clientName = options.client ? clientFixture : 'McpClient';
 /** The 2025-era client scenarios (initialize): run with 0.1.16, and again with MODERN_SUITE. */
 const LEGACY_CLIENT_SCENARIOS = [
   'initialize',
@@ -53,32 +63,12 @@ const CLIENT_SCENARIOS = [
   { scenario: 'json-schema-2020-12-preservation', suite: MODERN_SUITE, specVersion: '2026-07-28' },
 ];
 const baseline = fileURLToPath(new URL('../conformance-baseline.yml', import.meta.url));
-if (!existsSync(fixture)) {
-  console.error(`${fixture} is missing: run \`pnpm build\` first`);
-  process.exit(1);
+for (const file of options['clients-only'] ? [clientFixture] : [fixture, clientFixture]) {
+  if (!existsSync(file)) {
+    console.error(`${file} is missing: run \`pnpm build\` first`);
+    process.exit(1);
+  }
 }
-
-const server = spawn(
-  process.execPath,
-  [fixture, '--transport', 'http', '--port', '0', '--log-level', 'info'],
-  {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  },
-);
-const url = await new Promise((resolve, reject) => {
-  let buffer = '';
-  const timer = setTimeout(() => reject(new Error(`fixture did not start: ${buffer}`)), 15_000);
-  server.stderr.setEncoding('utf8');
-  server.stderr.on('data', (chunk) => {
-    buffer += chunk;
-    const match = /"url":"(http:\/\/[^"]+)"/.exec(buffer);
-    if (match) {
-      clearTimeout(timer);
-      resolve(match[1]);
-    }
-  });
-  server.once('exit', (code) => reject(new Error(`fixture exited with ${code}: ${buffer}`)));
-});
 
 /** Run the suite's CLI with `args`; resolves to its exit code. */
 async function runSuite(args, suitePackage = SUITE) {
@@ -96,37 +86,62 @@ async function runSuite(args, suitePackage = SUITE) {
   return code;
 }
 
-console.log(`conformance: ${SUITE} against ${url}/mcp`);
-const serverArgs = ['server', '--url', `${url}/mcp`, '--suite', 'all'];
-if (existsSync(baseline)) serverArgs.push('--expected-failures', baseline);
-let failed = (await runSuite(serverArgs)) !== 0;
-console.log(`conformance: ${MODERN_SUITE} --requirements 2026-07-28 against ${url}/mcp`);
-if (
-  (await runSuite(
-    ['server', '--url', `${url}/mcp`, '--requirements', '2026-07-28'],
-    MODERN_SUITE,
-  )) !== 0
-) {
-  console.log('conformance: 2026-07-28 requirements FAILED');
-  failed = true;
+let failed = false;
+if (!options['clients-only']) {
+  const server = spawn(
+    process.execPath,
+    [fixture, '--transport', 'http', '--port', '0', '--log-level', 'info'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const url = await new Promise((resolve, reject) => {
+    let buffer = '';
+    const timer = setTimeout(() => reject(new Error(`fixture did not start: ${buffer}`)), 15_000);
+    server.stderr.setEncoding('utf8');
+    server.stderr.on('data', (chunk) => {
+      buffer += chunk;
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(buffer);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    server.once('exit', (code) => reject(new Error(`fixture exited with ${code}: ${buffer}`)));
+  });
+
+  console.log(`conformance: ${SUITE} against ${url}/mcp`);
+  const serverArgs = ['server', '--url', `${url}/mcp`, '--suite', 'all'];
+  if (existsSync(baseline)) serverArgs.push('--expected-failures', baseline);
+  failed = (await runSuite(serverArgs)) !== 0;
+  console.log(`conformance: ${MODERN_SUITE} --requirements 2026-07-28 against ${url}/mcp`);
+  if (
+    (await runSuite(
+      ['server', '--url', `${url}/mcp`, '--requirements', '2026-07-28'],
+      MODERN_SUITE,
+    )) !== 0
+  ) {
+    console.log('conformance: 2026-07-28 requirements FAILED');
+    failed = true;
+  }
+  console.log(
+    `conformance: ${MODERN_SUITE} --spec-version 2025-11-25 --suite all against ${url}/mcp`,
+  );
+  if (
+    (await runSuite(
+      ['server', '--url', `${url}/mcp`, '--spec-version', '2025-11-25', '--suite', 'all'],
+      MODERN_SUITE,
+    )) !== 0
+  ) {
+    console.log('conformance: 2025-11-25 suite (0.2.0-alpha.12) FAILED');
+    failed = true;
+  }
+  server.kill('SIGTERM');
 }
-console.log(
-  `conformance: ${MODERN_SUITE} --spec-version 2025-11-25 --suite all against ${url}/mcp`,
-);
-if (
-  (await runSuite(
-    ['server', '--url', `${url}/mcp`, '--spec-version', '2025-11-25', '--suite', 'all'],
-    MODERN_SUITE,
-  )) !== 0
-) {
-  console.log('conformance: 2025-11-25 suite (0.2.0-alpha.12) FAILED');
-  failed = true;
-}
-server.kill('SIGTERM');
 
 for (const { scenario, suite, specVersion } of CLIENT_SCENARIOS) {
   const label = `${scenario} (${suite}${specVersion ? ` --spec-version ${specVersion}` : ''})`;
-  console.log(`conformance: client scenario ${label} with McpClient as the client under test`);
+  console.log(`conformance: client scenario ${label} with ${clientName} as the client under test`);
   const args = ['client', '--command', `${process.execPath} ${clientFixture}`];
   args.push('--scenario', scenario);
   if (specVersion) args.push('--spec-version', specVersion);
