@@ -17,13 +17,26 @@ export interface OriginPolicy {
   allowedOrigins?: readonly string[];
 }
 
-function hostName(hostHeader: string): string {
-  if (hostHeader.startsWith('[')) {
-    const end = hostHeader.indexOf(']');
-    return end === -1 ? hostHeader : hostHeader.slice(0, end + 1);
+/**
+ * `host [":" port]` exactly (RFC 9110 §7.2, RFC 3986 §3.2.2): a bracketed IPv6 literal or a
+ * name/IPv4 of letters, digits, dots and hyphens, then an optional decimal port. Anything else —
+ * `127.0.0.1:80@evil.example`, userinfo, a path, spaces — is not a Host this server is.
+ */
+const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/;
+
+/** The host name of a well-formed Host header (lower case, IPv6 in brackets), or undefined. */
+function hostName(hostHeader: string): string | undefined {
+  const match = HOST.exec(hostHeader);
+  return match ? (match[1] as string).toLowerCase() : undefined;
+}
+
+/** How many Host header lines the request carried (Node keeps only the first in `headers`). */
+function hostLines(req: IncomingMessage): number {
+  let n = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if ((req.rawHeaders[i] as string).toLowerCase() === 'host') n++;
   }
-  const colon = hostHeader.indexOf(':');
-  return (colon === -1 ? hostHeader : hostHeader.slice(0, colon)).toLowerCase();
+  return n;
 }
 
 /**
@@ -39,7 +52,11 @@ export function checkHostAndOrigin(
   const hostHeader = req.headers.host;
   if (policy.allowedHosts || isLoopback(boundHost)) {
     if (!hostHeader) return 'missing Host header';
+    // Two Host lines could address two servers at once (one checked here, another behind a
+    // proxy that reads the last): refused, as RFC 9112 §3.2 says a server must.
+    if (hostLines(req) > 1) return 'more than one Host header';
     const name = hostName(hostHeader);
+    if (name === undefined) return `Host '${hostHeader}' is malformed`;
     const allowed = policy.allowedHosts ? policy.allowedHosts.includes(name) : isLoopback(name);
     if (!allowed) return `Host '${hostHeader}' is not allowed`;
   }

@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createEverythingServer } from '../fixtures/everything.js';
@@ -579,8 +580,45 @@ describe('DNS rebinding with look-alike loopback names', () => {
       403,
     );
     expect(await status({ host: `127.0.0.2:${port}` })).toBe(200);
+    // Parsed strictly: what follows the name must be a port, nothing else.
+    expect(await status({ host: '127.0.0.1:80@evil.example' })).toBe(403);
+    expect(await status({ host: `127.0.0.1:${port}/path` })).toBe(403);
+    expect(await status({ host: 'user@127.0.0.1' })).toBe(403);
+    expect(await status({ host: `localhost:${port}` })).toBe(200);
+    expect(await status({ host: `[::1]:${port}` })).toBe(200);
     expect(() =>
       createMcpHttpServer(new McpServer({ name: 't', version: '1' }), { host: '127.foo.example' }),
     ).toThrow(/without auth/);
+  });
+});
+
+describe('duplicate Host headers', () => {
+  it('refuses a request carrying two Host lines (403), whatever the first says', async () => {
+    const { port } = await start({ plainPaths: ['/'] }, new McpServer({ name: 't', version: '1' }));
+    const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    const send = (hosts: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let reply = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => {
+          reply += chunk;
+        });
+        socket.on('end', () => resolve(reply.split('\r\n')[0] ?? ''));
+        socket.on('error', reject);
+        socket.end(
+          [
+            'POST / HTTP/1.1',
+            ...hosts.map((h) => `Host: ${h}`),
+            'Content-Type: application/json',
+            `Content-Length: ${body.length}`,
+            'Connection: close',
+            '',
+            body,
+          ].join('\r\n'),
+        );
+      });
+    expect(await send([`127.0.0.1:${port}`])).toBe('HTTP/1.1 200 OK');
+    expect(await send([`127.0.0.1:${port}`, 'evil.example'])).toBe('HTTP/1.1 403 Forbidden');
   });
 });
