@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { createEverythingServer } from '../fixtures/everything.js';
 import { defineTool, McpServer, type McpServerOptions } from '../index.js';
 import { type ServedHttp, serveHttp } from '../testing/http.js';
+import { waitFor } from '../testing/wait.js';
 import { createMcpHttpServer, type McpHttpOptions } from './server.js';
 
 type Json = Record<string, unknown>;
@@ -620,5 +621,51 @@ describe('duplicate Host headers', () => {
       });
     expect(await send([`127.0.0.1:${port}`])).toBe('HTTP/1.1 200 OK');
     expect(await send([`127.0.0.1:${port}`, 'evil.example'])).toBe('HTTP/1.1 403 Forbidden');
+  });
+});
+
+describe('a client that hangs up mid-body', () => {
+  it('is logged once at debug without a stack, never at error', async () => {
+    const logged: [string, Record<string, unknown>, string | undefined][] = [];
+    const record = (level: string) => (o: object, m?: string) => {
+      logged.push([level, o as Record<string, unknown>, m]);
+    };
+    const { port } = await start(
+      {
+        plainPaths: ['/'],
+        logger: { error: record('error'), warn: record('warn'), debug: record('debug') },
+      },
+      new McpServer({ name: 't', version: '1' }),
+    );
+    for (let i = 0; i < 3; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(
+            [
+              'POST / HTTP/1.1',
+              `Host: 127.0.0.1:${port}`,
+              'Content-Type: application/json',
+              'Content-Length: 1000',
+              '',
+              '{"jsonrpc":',
+            ].join('\r\n'),
+          );
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 50);
+        });
+        socket.on('error', reject);
+      });
+    }
+    await waitFor(
+      'three aborts logged',
+      () => logged.filter(([, , m]) => m === 'client aborted').length === 3 || undefined,
+    );
+    expect(logged.filter(([level]) => level === 'error')).toEqual([]);
+    for (const [level, fields] of logged) {
+      expect(level).toBe('debug');
+      expect(fields).not.toHaveProperty('err');
+    }
   });
 });

@@ -228,6 +228,12 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     route(req, res).catch((err: unknown) => {
+      // A client that hung up mid-body is routine, and anyone can do it in a loop: one debug
+      // line without a stack, never an error with one (which would let a client flood the log).
+      if (req.destroyed || isClientAbort(err)) {
+        logger?.debug({ url: req.url, code: (err as { code?: unknown }).code }, 'client aborted');
+        return;
+      }
       logger?.error({ err, url: req.url }, 'http request failed');
       if (!res.headersSent)
         sendError(res, 500, { code: ErrorCode.InternalError, message: 'Internal error' });
@@ -268,4 +274,10 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
         server.closeAllConnections();
       }),
   };
+}
+
+/** The error a request stream reports when its client went away (Node: 'aborted', ECONNRESET). */
+function isClientAbort(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'EPIPE';
 }

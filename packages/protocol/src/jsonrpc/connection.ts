@@ -203,8 +203,14 @@ export class JsonRpcConnection<E = unknown> {
     if (this.#inflight === 0 && this.#idle) this.#idle();
   }
 
+  #rejected = 0;
+
   #onRejected(reason: 'too_large' | 'not_utf8', bytes: number): void {
-    this.#logger?.warn({ reason, bytes }, 'frame rejected');
+    // A peer can send bad frames in a loop: the first ten are logged, then every thousandth.
+    const count = ++this.#rejected;
+    if (count <= 10 || count % 1000 === 0) {
+      this.#logger?.warn({ reason, bytes, count }, 'frame rejected');
+    }
     if (this.#onInvalidFrame) {
       this.#onInvalidFrame(`(${bytes} bytes)`, reason);
       return;
