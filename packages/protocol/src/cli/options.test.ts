@@ -12,6 +12,7 @@ const OPTIONS: CliOption[] = [
   },
   { name: 'port', env: 'P', description: 'port', type: 'string', default: '3000' },
   { name: 'verbose', env: 'V', description: 'verbose', type: 'boolean' },
+  { name: 'version', description: 'print the version', type: 'boolean' },
 ];
 
 describe('resolveOptions', () => {
@@ -20,11 +21,13 @@ describe('resolveOptions', () => {
       transport: 'stdio',
       port: '3000',
       verbose: undefined,
+      version: undefined,
     });
     expect(resolveOptions(OPTIONS, [], { T: 'http', P: '8080', V: 'yes' }).values).toEqual({
       transport: 'http',
       port: '8080',
       verbose: true,
+      version: undefined,
     });
     expect(
       resolveOptions(OPTIONS, ['--port', '9', '--transport=stdio'], { T: 'http', P: '8080' })
@@ -38,6 +41,18 @@ describe('resolveOptions', () => {
   it('reads booleans from the environment strictly', () => {
     expect(resolveOptions(OPTIONS, [], { V: '0' }).values.verbose).toBe(false);
     expect(() => resolveOptions(OPTIONS, [], { V: 'maybe' })).toThrow(CliUsageError);
+  });
+
+  it('never reads an action flag from the environment, and takes an empty variable as unset', () => {
+    // MCP_VERSION=2025-06-18 in a shell must not make an app print its version (or fail).
+    const env = { VERSION: '2025-06-18', MCP_VERSION: '2025-06-18', P: '', T: '', V: '' };
+    expect(resolveOptions(OPTIONS, [], env).values).toEqual({
+      transport: 'stdio',
+      port: '3000',
+      verbose: undefined,
+      version: undefined,
+    });
+    expect(resolveOptions(OPTIONS, ['--version'], env).values.version).toBe(true);
   });
 
   it('refuses unknown flags and values outside the choices', () => {
@@ -64,7 +79,7 @@ describe('usage', () => {
     expect(text).toContain('Usage: demo [options]');
     for (const o of OPTIONS) {
       expect(text).toContain(`--${o.name}`);
-      expect(text).toContain(o.env);
+      if (o.env) expect(text).toContain(o.env);
     }
     expect(text).toContain('(default: 3000)');
     expect(text).toContain('keys list');

@@ -4,8 +4,11 @@ import { parseArgs } from 'node:util';
 export interface CliOption {
   /** Long flag name without dashes, e.g. `port`. */
   name: string;
-  /** Environment variable with the same meaning, e.g. `MCP_PORT`. */
-  env: string;
+  /**
+   * Environment variable with the same meaning, e.g. `MCP_PORT`; none for a flag that is an
+   * action (`--help`, `--version`), which the environment must never trigger.
+   */
+  env?: string;
   /** One line for `--help`. */
   description: string;
   /** A string takes a value (`--port 3000`); a boolean is a switch (`--help`). */
@@ -61,8 +64,9 @@ export function resolveOptions(
   for (const option of options) {
     let value = parsed.values[option.name] as string | boolean | undefined;
     if (value === undefined) {
-      const fromEnv = env[option.env];
-      if (fromEnv !== undefined) {
+      // An empty variable is an unset one (`MCP_PORT= app` is how a shell unsets it for one run).
+      const fromEnv = option.env === undefined ? undefined : env[option.env];
+      if (fromEnv !== undefined && fromEnv !== '') {
         if (option.type === 'boolean') {
           const lower = fromEnv.trim().toLowerCase();
           if (TRUE.has(lower)) value = true;
@@ -96,7 +100,7 @@ export function usage(
     const def =
       o.placeholder ??
       (o.default === undefined || o.default === false ? '' : ` (default: ${String(o.default)})`);
-    return [flag, o.env, `${o.description}${def}`] as const;
+    return [flag, o.env ?? '', `${o.description}${def}`] as const;
   });
   const w1 = Math.max(...rows.map((r) => r[0].length));
   const w2 = Math.max(...rows.map((r) => r[1].length));

@@ -47,15 +47,15 @@ export const COMMON_OPTIONS: readonly CliOption[] = [
     choices: PINO_LOG_LEVELS,
   },
   {
+    // Actions, not settings: never read from the environment (MCP_VERSION=2025-06-18 in a
+    // user's shell made every app exit with a usage error).
     name: 'help',
-    env: 'MCP_HELP',
     description: 'print this help and exit',
     type: 'boolean',
     short: 'h',
   },
   {
     name: 'version',
-    env: 'MCP_VERSION',
     description: 'print the version and exit',
     type: 'boolean',
     short: 'v',
