@@ -314,6 +314,58 @@ describe('Streamable HTTP: limits', () => {
     expect(http.streamable?.sessionCount).toBe(1);
   });
 
+  it('caps the sessions of one caller: its idlest session makes room; with every one streaming, 503', async () => {
+    const { endpoint, http } = await start({ streamable: { maxSessionsPerIdentity: 2 } });
+    const first = await openSession(endpoint);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await openSession(endpoint);
+    // The same caller (remote address) again: the idlest of its sessions, the first, is ended.
+    const third = await openSession(endpoint);
+    expect(http.streamable?.sessionCount).toBe(2);
+    const gone = await post(endpoint, request(2, 'ping'), { session: first });
+    expect(gone.status).toBe(404);
+    await gone.arrayBuffer();
+    // Both left have a GET stream open: nothing is idle, so the next initialize is refused.
+    const streams = [second, third].map((session) =>
+      fetch(endpoint, {
+        method: 'GET',
+        headers: { accept: 'text/event-stream', 'mcp-session-id': session },
+        signal: controller().signal,
+      }),
+    );
+    for (const res of await Promise.all(streams)) expect(res.status).toBe(200);
+    const refused = await post(endpoint, initialize(3));
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({
+      error: { code: -32000, message: 'Too many sessions for this client' },
+    });
+    expect(http.streamable?.sessionCount).toBe(2);
+  });
+
+  it('counts sessions per token subject: another caller is not limited by the first', async () => {
+    const tokens = [
+      { token: 'a'.repeat(32), subject: 'alice' },
+      { token: 'b'.repeat(32), subject: 'bob' },
+    ];
+    const { endpoint, http } = await start({
+      auth: { tokens },
+      streamable: { maxSessionsPerIdentity: 1 },
+    });
+    const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+    const alice = await openSession(endpoint, {}, bearer(tokens[0]?.token as string));
+    await openSession(endpoint, {}, bearer(tokens[1]?.token as string));
+    expect(http.streamable?.sessionCount).toBe(2);
+    // Alice again: her own first session makes room; Bob's stays.
+    await openSession(endpoint, {}, bearer(tokens[0]?.token as string));
+    expect(http.streamable?.sessionCount).toBe(2);
+    const gone = await post(endpoint, request(2, 'ping'), {
+      session: alice,
+      headers: bearer(tokens[0]?.token as string),
+    });
+    expect(gone.status).toBe(404);
+    await gone.arrayBuffer();
+  });
+
   it('forgets a session left idle longer than sessionIdleMs', async () => {
     const { endpoint, http } = await start({ streamable: { sessionIdleMs: 40 } });
     const session = await openSession(endpoint);

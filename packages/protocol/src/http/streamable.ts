@@ -21,6 +21,13 @@ export interface StreamableOptions {
   sessionIdleMs?: number;
   /** Most sessions kept at once; initialize beyond it gets 503. Default 10 000. */
   maxSessions?: number;
+  /**
+   * Most sessions one caller keeps at once — its token's subject, or its remote address without
+   * auth. An initialize beyond it ends that caller's longest-idle session without an open
+   * stream; when every one has a stream, it gets 503. One client cannot take every session.
+   * Default 100.
+   */
+  maxSessionsPerIdentity?: number;
   /** Keep-alive comment interval on GET streams. Default 25 s. */
   keepAliveMs?: number;
   /** Where dropped streams and misbehaving clients are logged. */
@@ -32,6 +39,8 @@ interface HttpSession {
   /** Correlates our requests to the client (sampling, elicitation) with its answers. */
   readonly client: JsonRpcClient;
   readonly subject: string | undefined;
+  /** Whose session it counts as (see {@link StreamableOptions.maxSessionsPerIdentity}). */
+  readonly identity: string;
   stream: SseStream | undefined;
   /** POST streams kept for resumption, by stream id. */
   readonly logs: Map<string, StreamLog>;
@@ -82,6 +91,9 @@ export class StreamableHttpHandler implements ServerTransport {
   readonly #stateful: boolean;
   readonly #idleMs: number;
   readonly #maxSessions: number;
+  readonly #maxPerIdentity: number;
+  /** Session ids by identity, oldest first. */
+  readonly #byIdentity = new Map<string, Set<string>>();
   readonly #keepAliveMs: number;
   readonly #logger: EngineLogger | undefined;
   readonly #sessions = new Map<string, HttpSession>();
@@ -91,6 +103,7 @@ export class StreamableHttpHandler implements ServerTransport {
     this.#stateful = options.sessions ?? true;
     this.#idleMs = options.sessionIdleMs ?? 30 * 60_000;
     this.#maxSessions = options.maxSessions ?? 10_000;
+    this.#maxPerIdentity = options.maxSessionsPerIdentity ?? 100;
     this.#keepAliveMs = options.keepAliveMs ?? 25_000;
     this.#logger = options.logger;
     if (this.#stateful) {
@@ -184,6 +197,17 @@ export class StreamableHttpHandler implements ServerTransport {
     if (!this.#stateful) {
       session = this.#newSession(auth);
     } else if (isInit) {
+      const identity = identityOf(req, auth);
+      if (!this.#makeRoomFor(identity)) {
+        sendError(
+          res,
+          503,
+          { code: -32000, message: 'Too many sessions for this client' },
+          { 'Retry-After': '60' },
+          replyId,
+        );
+        return;
+      }
       if (this.#sessions.size >= this.#maxSessions) {
         sendError(
           res,
@@ -194,7 +218,7 @@ export class StreamableHttpHandler implements ServerTransport {
         );
         return;
       }
-      session = this.#newSession(auth);
+      session = this.#newSession(auth, identity);
       created = true;
     } else {
       session = this.#lookup(req, res, auth, replyId);
@@ -274,6 +298,12 @@ export class StreamableHttpHandler implements ServerTransport {
       // Keep the session only if initialize succeeded.
       if (session.mcp.initializeAnswered) {
         this.#sessions.set(session.mcp.id, session);
+        let ids = this.#byIdentity.get(session.identity);
+        if (!ids) {
+          ids = new Set();
+          this.#byIdentity.set(session.identity, ids);
+        }
+        ids.add(session.mcp.id);
         sessionHeader['Mcp-Session-Id'] = session.mcp.id;
       } else {
         this.#server.closeSession(session.mcp);
@@ -367,14 +397,34 @@ export class StreamableHttpHandler implements ServerTransport {
     sendEmpty(res, 204);
   }
 
-  #newSession(auth: AuthInfo | undefined): HttpSession {
+  #newSession(auth: AuthInfo | undefined, identity = ''): HttpSession {
     const mcp = this.#stateful ? this.#server.openSession() : new McpSession();
     const client = new JsonRpcClient({
       send: () => {
         throw new Error('no stream to the client');
       },
     });
-    return { mcp, client, subject: auth?.subject, stream: undefined, logs: new Map() };
+    return { mcp, client, subject: auth?.subject, identity, stream: undefined, logs: new Map() };
+  }
+
+  /**
+   * Room for one more session of `identity`: below its cap, or after ending its longest-idle
+   * session that has no open stream (logged). False when every one of them has a stream.
+   */
+  #makeRoomFor(identity: string): boolean {
+    const ids = this.#byIdentity.get(identity);
+    if (!ids || ids.size < this.#maxPerIdentity) return true;
+    let idlest: HttpSession | undefined;
+    for (const id of ids) {
+      const session = this.#sessions.get(id);
+      if (session && !session.stream && (!idlest || session.mcp.lastSeen < idlest.mcp.lastSeen)) {
+        idlest = session;
+      }
+    }
+    if (!idlest) return false;
+    this.#logger?.debug({ identity, session: idlest.mcp.id }, 'session cap: idlest session ended');
+    this.#end(idlest.mcp.id);
+    return true;
   }
 
   /** The session a request names, or an answer (400/404) already sent. */
@@ -411,6 +461,9 @@ export class StreamableHttpHandler implements ServerTransport {
     const session = this.#sessions.get(id);
     if (!session) return;
     this.#sessions.delete(id);
+    const ids = this.#byIdentity.get(session.identity);
+    ids?.delete(id);
+    if (ids?.size === 0) this.#byIdentity.delete(session.identity);
     session.client.close();
     session.stream?.end();
     this.#server.closeSession(session.mcp);
@@ -429,4 +482,11 @@ export class StreamableHttpHandler implements ServerTransport {
       }
     }
   }
+}
+
+/** Whose session a new one is: the token's subject, or the remote address without auth. */
+function identityOf(req: IncomingMessage, auth: AuthInfo | undefined): string {
+  return auth?.subject !== undefined
+    ? `subject:${auth.subject}`
+    : `address:${req.socket.remoteAddress ?? ''}`;
 }
