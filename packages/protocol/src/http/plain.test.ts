@@ -364,6 +364,29 @@ describe('bearer auth', () => {
     expect(await res.json()).toMatchObject({ id: null, error: { code: -32001 } });
   });
 
+  it('stops an address guessing tokens: after failures.points wrong ones, 429 for the window — right token or not', async () => {
+    const { url } = await start({ auth: { ...auth, failures: { points: 3, durationSec: 60 } } });
+    for (let i = 0; i < 3; i++) {
+      const res = await post(url, ping, bearer(`wrong-${i}`));
+      expect(res.status).toBe(401);
+      await res.arrayBuffer();
+    }
+    for (const token of ['wrong-3', 'secret-token-1']) {
+      const res = await post(url, ping, bearer(token));
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await res.json()).toMatchObject({ error: { code: -32000 } });
+    }
+  });
+
+  it('does not count a missing token as a guess, nor a right one', async () => {
+    const { url } = await start({ auth: { ...auth, failures: { points: 1, durationSec: 60 } } });
+    for (let i = 0; i < 3; i++) {
+      expect((await post(url, ping)).status).toBe(401);
+      expect((await post(url, ping, bearer('secret-token-1'))).status).toBe(200);
+    }
+  });
+
   it('refuses a wrong token with invalid_token', async () => {
     const { url } = await start({ auth });
     const res = await post(url, ping, bearer('wrong-token-123'));

@@ -22,6 +22,12 @@ export interface HttpAuthOptions {
   authenticate?: Authenticator;
   /** The JSON-RPC error in a 401's body. Default -32001 "Authentication failed". */
   error?: (reason: string) => JsonRpcErrorObject;
+  /**
+   * Wrong tokens allowed per remote address per window before that address gets 429 for the
+   * rest of the window — right token or not (else guessing would go on, just answered 429
+   * until the right one). Default 20 per 60 s.
+   */
+  failures?: { points: number; durationSec: number };
 }
 
 /** A per-caller request budget (429 with `Retry-After` beyond it). */
@@ -122,6 +128,13 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
         duration: options.rateLimit.durationSec,
       }))
     : undefined;
+  const failurePoints = authOptions?.failures?.points ?? 20;
+  const failures = authenticate
+    ? new RateLimiterMemory({
+        points: failurePoints,
+        duration: authOptions?.failures?.durationSec ?? 60,
+      })
+    : undefined;
   const authError =
     authOptions?.error ??
     ((reason: string) => ({ code: -32001, message: 'Authentication failed', data: { reason } }));
@@ -157,7 +170,14 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     }
 
     let auth: AuthInfo | undefined;
-    if (authenticate) {
+    if (authenticate && failures) {
+      const address = req.socket.remoteAddress ?? 'unknown';
+      const record = await failures.get(address);
+      if (record && record.consumedPoints >= failurePoints) {
+        const retryAfter = Math.max(1, Math.ceil(record.msBeforeNext / 1000));
+        sendError(res, 429, rateError(retryAfter), { 'Retry-After': String(retryAfter) });
+        return;
+      }
       const parsed = bearerToken(req.headers.authorization);
       if ('reason' in parsed) {
         sendError(res, 401, authError(parsed.reason), { 'WWW-Authenticate': 'Bearer' });
@@ -165,6 +185,8 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       }
       auth = await authenticate(parsed.token, req);
       if (!auth) {
+        // Counted per address: a caller guessing keys is slowed to a stop (see `failures`).
+        await failures.consume(address).catch(() => undefined);
         sendError(res, 401, authError('invalid or revoked token'), {
           'WWW-Authenticate': 'Bearer error="invalid_token"',
         });
