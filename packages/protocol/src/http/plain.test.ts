@@ -497,6 +497,35 @@ describe('rate limit', () => {
     });
   });
 
+  it('charges a batch one point per message: a batch over the budget is refused whole', async () => {
+    const { url } = await start({ rateLimit: { points: 5, durationSec: 60 } });
+    const batch = (n: number) => Array.from({ length: n }, (_, i) => ({ ...ping, id: i + 1 }));
+    const first = await post(url, batch(4));
+    expect(first.status).toBe(200);
+    expect(await first.json()).toHaveLength(4);
+    // One point left: a batch of three is over it.
+    const over = await post(url, batch(3));
+    expect(over.status).toBe(429);
+    await over.arrayBuffer();
+  });
+
+  it('refuses a batch larger than maxBatchSize with one -32600 naming the limit', async () => {
+    const { url } = await start({ maxBatchSize: 3 });
+    const batch = Array.from({ length: 4 }, (_, i) => ({ ...ping, id: i + 1 }));
+    const res = await post(url, batch);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      id: null,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: a batch holds at most 3 messages',
+        data: { maxBatchSize: 3, size: 4 },
+      },
+    });
+    const fits = await post(url, batch.slice(0, 3));
+    expect(await fits.json()).toHaveLength(3);
+  });
+
   it('keeps a separate budget per token', async () => {
     const { url } = await start({
       rateLimit: { points: 2, durationSec: 60 },

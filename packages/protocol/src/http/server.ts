@@ -63,6 +63,12 @@ export interface McpHttpOptions extends OriginPolicy {
   rateLimit?: RateLimitOptions;
   /** Largest request body. Default 4 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Most messages in one JSON-RPC batch; a larger one is refused whole with -32600 (plain paths
+   * answer it 200, as they do every JSON-RPC error; /mcp 400). With `rateLimit`, each message of
+   * a batch costs one point, as it would sent alone. Default 100.
+   */
+  maxBatchSize?: number;
   /** Where refusals and handler trouble are logged. */
   logger?: EngineLogger;
 }
@@ -121,6 +127,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       )
     : undefined;
   const maxBody = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
+  const maxBatch = options.maxBatchSize ?? 100;
   const limiter = options.rateLimit
     ? (options.rateLimit.limiter ??
       new RateLimiterMemory({
@@ -194,17 +201,21 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       }
     }
 
-    if (limiter) {
-      const key = auth?.subject ?? req.socket.remoteAddress ?? 'unknown';
+    const rateKey = auth?.subject ?? req.socket.remoteAddress ?? 'unknown';
+    /** Charge `points` to the caller; false (429 sent) when its budget is spent. */
+    const charge = async (points: number): Promise<boolean> => {
+      if (!limiter) return true;
       try {
-        await limiter.consume(key);
+        await limiter.consume(rateKey, points);
+        return true;
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) throw err;
         const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
         sendError(res, 429, rateError(retryAfter), { 'Retry-After': String(retryAfter) });
-        return;
+        return false;
       }
-    }
+    };
+    if (!(await charge(1))) return;
 
     if (method === 'GET') {
       (streamable as StreamableHttpHandler).handleGet(req, res, auth);
@@ -244,6 +255,17 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       return;
     }
     const body = bytes.toString('utf8');
+    const batch = batchSize(body);
+    if (batch > maxBatch) {
+      sendError(res, isPlain ? 200 : 400, {
+        code: ErrorCode.InvalidRequest,
+        message: `Invalid Request: a batch holds at most ${maxBatch} messages`,
+        data: { maxBatchSize: maxBatch, size: batch },
+      });
+      return;
+    }
+    // The request itself paid one point; the rest of a batch pays one per message.
+    if (batch > 1 && !(await charge(batch - 1))) return;
     if (isPlain) await (plain as PlainHttpHandler).handlePost(req, res, body, auth);
     else await (streamable as StreamableHttpHandler).handlePost(req, res, body, auth);
   }
@@ -302,4 +324,21 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
 function isClientAbort(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'EPIPE';
+}
+
+/**
+ * How many messages a body holds: its array's length for a batch, else 1 (a parse error or a
+ * single message; the handlers answer those). Only a body that starts with `[` is parsed here.
+ */
+function batchSize(body: string): number {
+  let i = 0;
+  // JSON whitespace: space, tab, LF, CR.
+  while (i < body.length && ' \t\n\r'.includes(body.charAt(i))) i++;
+  if (body.charCodeAt(i) !== 91 /* [ */) return 1;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return Array.isArray(parsed) ? Math.max(1, parsed.length) : 1;
+  } catch {
+    return 1;
+  }
 }
