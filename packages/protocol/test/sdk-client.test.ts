@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEverythingServer } from '../src/fixtures/everything.js';
-import { type ServedHttp, serveHttp } from '../src/testing/index.js';
+import { type ServedHttp, serveHttp, waitFor } from '../src/testing/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
 
@@ -132,8 +132,17 @@ function suite(name: string, connect: (client: Client) => Promise<void>) {
       const pending = client.callTool({ name: 'wait_for_cancel', arguments: {} }, undefined, {
         signal: controller.signal,
       });
+      const count = async () => {
+        const result = await client.callTool({ name: 'cancelled_calls', arguments: {} });
+        return Number((result.content as { text: string }[])[0]?.text);
+      };
+      const before = await count();
       setTimeout(() => controller.abort('enough'), 50);
-      await expect(pending).rejects.toThrow();
+      await expect(pending).rejects.toThrow('enough');
+      // The server heard it: the call's signal aborted there (a cancelled call sends no answer).
+      await waitFor('the server-side cancellation', async () =>
+        (await count()) === before + 1 ? true : undefined,
+      );
       // The connection stays usable.
       await expect(client.ping()).resolves.toEqual({});
     });
