@@ -148,9 +148,9 @@ describe('a backend that crashes mid-call', () => {
     expect(isAlive(old as NonNullable<typeof old>)).toBe(false);
     const ok = await g.client.call('crashy__ok');
     expect(textOf(ok)).toBe('ok');
-  });
 
-  it('records the failure, the crash and the restart as events', async () => {
+    // … and records the failure, the crash and the restart as events (in this test: each test
+    // of this file runs alone too, e.g. with -t).
     const calls = await eventsOf(g, 'gateway.tool_call');
     expect(calls.some((e) => e.backend === 'crashy' && e.status === 'failure')).toBe(true);
     const failed = await eventsOf(g, 'backend.failed');
@@ -479,6 +479,9 @@ describe('a backend in a crash loop', () => {
   });
 
   it('leaves the other backend serving', async () => {
+    await waitFor('loop failed', async () =>
+      (await g.status()).backends.loop?.status === 'failed' ? true : undefined,
+    );
     expect(textOf(await g.client.call('chora__list_generators'))).toBe(GENERATORS_TEXT);
     const reply = await g.client.call('loop__ok');
     expect(reply.error?.code).toBe(-32601);
