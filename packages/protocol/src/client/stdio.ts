@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import type { FrameSink } from '../jsonrpc/transport.js';
 import { killGroup } from '../process/kill-group.js';
+import { descendantsOf, dyingWithParent, resolveCommand } from '../process/tree.js';
 import { StdioTransport } from '../transports/stdio.js';
 import type { ClientTransport } from './transport.js';
 
@@ -36,6 +37,13 @@ export interface StdioClientOptions {
   maxFrameBytes?: number;
   /** On close: how long the server has after EOF on its stdin, then after SIGTERM. Default 1.5 s each. */
   graceMs?: number;
+  /**
+   * Linux: the server gets SIGKILL from the kernel when this process dies, even by SIGKILL
+   * (a parent-death signal, set through util-linux `setpriv`). Default true; without `setpriv`
+   * (or off Linux) it has no effect. A server's own children are not covered by it — `close()`
+   * stops them, whatever group or session they are in.
+   */
+  dieWithParent?: boolean;
 }
 
 // The variables the official SDK's stdio client passes by default (getDefaultEnvironment), plus
@@ -111,10 +119,17 @@ export class StdioClientTransport implements ClientTransport {
   start(sink: FrameSink): void {
     if (this.#child) throw new Error('transport already started');
     const options = this.#options;
-    const env = options.inheritEnv ? { ...process.env } : defaultServerEnv();
-    const child = spawn(options.command, options.args ?? [], {
+    const env = { ...(options.inheritEnv ? process.env : defaultServerEnv()), ...options.env };
+    let command = options.command;
+    let args: readonly string[] = options.args ?? [];
+    if (options.dieWithParent !== false) {
+      // Resolved first: a missing program still fails the spawn itself (ENOENT), not setpriv.
+      const found = resolveCommand(command, env.PATH, options.cwd ?? process.cwd());
+      if (found !== undefined) ({ command, args } = dyingWithParent(found, args));
+    }
+    const child = spawn(command, args, {
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-      env: { ...env, ...options.env },
+      env,
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });
@@ -161,6 +176,10 @@ export class StdioClientTransport implements ClientTransport {
   /** EOF on the server's stdin, then SIGTERM, then SIGKILL to its process group. */
   async close(): Promise<void> {
     const grace = this.#options.graceMs ?? 1500;
+    // The whole tree as it is now: a grandchild in a session of its own is out of reach of the
+    // group signal, and once its parent is gone it can no longer be found.
+    const pid = this.#child?.pid;
+    const tree = pid !== undefined && !this.#gone ? descendantsOf(pid) : [];
     // A pipe to a process that is gone (or never started) may never report its end: don't wait.
     if (this.#inner) await Promise.race([this.#inner.close(), this.exited]);
     if (!this.#child) return;
@@ -171,8 +190,9 @@ export class StdioClientTransport implements ClientTransport {
         await this.exited;
       }
     }
-    // The group may hold grandchildren that outlived their parent.
+    // The group may hold grandchildren that outlived their parent; others left the group.
     this.#kill('SIGKILL');
+    for (const descendant of tree) killGroup(descendant, 'SIGKILL');
   }
 
   #finish(exit: ProcessExit): void {

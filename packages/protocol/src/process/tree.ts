@@ -1,0 +1,92 @@
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+
+/*
+ * What a parent can do so that no child outlives it, on Linux (elsewhere these are no-ops):
+ * a parent-death signal for the children it spawns, and a walk of the process tree to find
+ * the descendants that left their process group (`setsid`) before it stops them.
+ */
+
+/** util-linux's `setpriv`, which sets the parent-death signal and execs the command. */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => executable(path));
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `command` as execvp would find it — on `PATH`, or relative to `cwd` when it names a path;
+ * undefined when there is no such program.
+ */
+export function resolveCommand(
+  command: string,
+  path: string | undefined,
+  cwd: string,
+): string | undefined {
+  if (command.includes('/')) {
+    const file = isAbsolute(command) ? command : join(cwd, command);
+    return executable(file) ? file : undefined;
+  }
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (dir && executable(join(dir, command))) return join(dir, command);
+  }
+  return undefined;
+}
+
+/**
+ * The command line that starts `command` so the kernel sends it SIGKILL when this process dies,
+ * even by SIGKILL (`PR_SET_PDEATHSIG`, through `setpriv --pdeathsig`; the setting survives the
+ * exec). Unchanged where that is not available (not Linux, no setpriv).
+ */
+export function dyingWithParent(
+  command: string,
+  args: readonly string[],
+): { command: string; args: string[] } {
+  if (process.platform !== 'linux' || SETPRIV === undefined) return { command, args: [...args] };
+  return { command: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', command, ...args] };
+}
+
+/**
+ * Every live descendant of `pid` (children, their children …), found by parent pid in /proc —
+ * including those that started a session of their own, which a signal to the process group
+ * misses. Taken while the tree is intact: an orphan is re-parented and no longer found. Empty
+ * where /proc is not there.
+ */
+export function descendantsOf(pid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const entry of entries) {
+    const child = Number(entry);
+    if (!Number.isInteger(child)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const siblings = children.get(ppid);
+    if (siblings) siblings.push(child);
+    else children.set(ppid, [child]);
+  }
+  const out: number[] = [];
+  const queue = [pid];
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    for (const child of children.get(next) ?? []) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
