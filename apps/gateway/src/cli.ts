@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { CliUsageError, runCli } from '@mcpkit/protocol';
-import { ConfigError, defaultConfig, loadConfig } from './config.js';
+import { ConfigError, defaultConfig, exposureWarnings, loadConfig } from './config.js';
 import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
 import { ignoreHangup, watchConfig } from './reload.js';
@@ -75,11 +75,17 @@ process.exitCode = await runCli({
       ? watchConfig(gateway, values.config as string, logger)
       : ignoreHangup(logger);
     const token = values.token as string | undefined;
+    // `--token` grants everything (no scopes: unrestricted); gateway.tokens grant their scopes.
+    const tokens = [
+      ...(token ? [{ token, subject: 'client' }] : []),
+      ...(config.gateway.tokens ?? []),
+    ];
+    for (const warning of exposureWarnings(config, tokens.length > 0)) logger.warn(warning);
     return {
       server: gateway.server,
       http: {
         plainPaths: ['/messages/', '/messages'],
-        ...(token ? { auth: { tokens: [{ token, subject: 'client' }] } } : {}),
+        ...(tokens.length > 0 ? { auth: { tokens } } : {}),
       },
       close: () => {
         unwatch();

@@ -6,6 +6,7 @@ import {
   ConfigError,
   DEFAULT_RESTART,
   defaultConfig,
+  exposureWarnings,
   isStdio,
   loadConfig,
   parseConfig,
@@ -588,5 +589,48 @@ describe('errors inside a backend name their field', () => {
     expect(() => parseConfig({ mcpServers: { b: { command: 'x', namespace: 'a__b' } } })).toThrow(
       /mcpServers\.b\.namespace/,
     );
+  });
+});
+
+describe('exposureWarnings', () => {
+  const sysinfo = (extra: Record<string, unknown>) =>
+    parseConfig({ mcpServers: { sysinfo: { command: 'mcp-system-info', ...extra } } }, {});
+  const sensitiveEnv = { env: { MCP_SYSINFO_SCOPES: 'core,sensitive' } };
+
+  it('warns when a backend started with the sensitive scope is open to every client', () => {
+    expect(exposureWarnings(sysinfo(sensitiveEnv), false)).toEqual([
+      'backend \'sysinfo\' is started with the sensitive scope and its tools are open to every gateway client (no token: anyone who reaches the gateway): set "scopes" on it and give clients tokens in gateway.tokens',
+    ]);
+    // Tokens, but the backend asks none of them for a scope: still open to every client.
+    expect(exposureWarnings(sysinfo(sensitiveEnv), true)).toHaveLength(1);
+    expect(exposureWarnings(sysinfo({ args: ['--scopes', 'sensitive'] }), true)).toHaveLength(1);
+    expect(exposureWarnings(sysinfo({ args: ['--scopes=core,sensitive'] }), true)).toHaveLength(1);
+    expect(
+      exposureWarnings(sysinfo({ inheritEnv: true }), true, { MCP_SYSINFO_SCOPES: 'sensitive' }),
+    ).toHaveLength(1);
+  });
+
+  it('is quiet when the backend requires a scope of tokens, or has no sensitive scope', () => {
+    expect(exposureWarnings(sysinfo({ ...sensitiveEnv, scopes: ['ops'] }), true)).toEqual([]);
+    expect(exposureWarnings(sysinfo({ env: { MCP_SYSINFO_SCOPES: 'core' } }), false)).toEqual([]);
+    // The gateway's own environment reaches a backend only with inheritEnv.
+    expect(exposureWarnings(sysinfo({}), false, { MCP_SYSINFO_SCOPES: 'sensitive' })).toEqual([]);
+  });
+
+  it('takes gateway.tokens with scopes, and backend scopes; a short token is refused', () => {
+    const config = parseConfig(
+      {
+        gateway: { tokens: [{ token: 'x'.repeat(16), subject: 'ops', scopes: ['ops'] }] },
+        mcpServers: { one: { command: 'x', scopes: ['ops'] } },
+      },
+      {},
+    );
+    expect(config.gateway.tokens).toEqual([
+      { token: 'x'.repeat(16), subject: 'ops', scopes: ['ops'] },
+    ]);
+    expect(config.mcpServers.one?.scopes).toEqual(['ops']);
+    expect(() =>
+      parseConfig({ gateway: { tokens: [{ token: 'short', subject: 's' }] }, mcpServers: {} }, {}),
+    ).toThrow('gateway.tokens.0.token: at least 16 characters');
   });
 });

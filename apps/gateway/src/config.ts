@@ -45,6 +45,11 @@ const common = {
    * only initializes (for a server that mishandles the probe).
    */
   protocol: z.enum(['auto', '2026-07-28', 'legacy']).default('auto'),
+  /**
+   * Scopes a client's token must hold to see and call this backend's tools (over HTTP with
+   * `gateway.tokens`); without it every client of the gateway may call them.
+   */
+  scopes: z.array(z.string().min(1)).optional(),
 };
 
 const stdioBackend = z
@@ -114,6 +119,21 @@ export const configSchema = z
           })
           .strict()
           .default({ park_ttl_ms: 300_000, max_parked: 100 }),
+        /**
+         * Bearer tokens of HTTP clients, each with the scopes it grants (see a backend's
+         * `scopes`); `--token` / MCP_GATEWAY_TOKEN adds one that grants everything.
+         */
+        tokens: z
+          .array(
+            z
+              .object({
+                token: z.string().min(16, 'at least 16 characters'),
+                subject: z.string().min(1),
+                scopes: z.array(z.string().min(1)).default([]),
+              })
+              .strict(),
+          )
+          .optional(),
         events: z
           .object({
             path: z.string().optional(),
@@ -209,6 +229,38 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     throw new ConfigError(`config ${file} is not JSON: ${(err as Error).message}`);
   }
   return parseConfig(raw, env);
+}
+
+/**
+ * Backends started with a sensitive scope (system-info's `sensitive`: auth logs, process command
+ * lines …) whose tools every gateway client may call: no `scopes` on the backend, or no tokens
+ * at all. Read from the backend's own settings (`MCP_SYSINFO_SCOPES`, `--scopes`), so it names
+ * what the gateway can see; a backend that grants itself more is beyond its view.
+ */
+export function exposureWarnings(
+  config: GatewayConfig,
+  authenticated: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  const warnings: string[] = [];
+  for (const [name, backend] of Object.entries(config.mcpServers)) {
+    if (backend.enabled === false || !isStdio(backend)) continue;
+    const args = backend.args;
+    const flag = args.findIndex((a) => a === '--scopes' || a.startsWith('--scopes='));
+    const fromArgs =
+      flag === -1 ? '' : args[flag]?.includes('=') ? args[flag] : (args[flag + 1] ?? '');
+    const inherited = backend.inheritEnv ? (env.MCP_SYSINFO_SCOPES ?? '') : '';
+    const granted = `${backend.env.MCP_SYSINFO_SCOPES ?? ''},${inherited},${fromArgs}`;
+    if (!/\bsensitive\b/.test(granted)) continue;
+    if (!authenticated || !backend.scopes?.length) {
+      warnings.push(
+        `backend '${name}' is started with the sensitive scope and its tools are open to every gateway client${
+          authenticated ? '' : ' (no token: anyone who reaches the gateway)'
+        }: set "scopes" on it and give clients tokens in gateway.tokens`,
+      );
+    }
+  }
+  return warnings;
 }
 
 /** Where a sibling app's CLI is installed: resolved like any dependency (monorepo or npm). */

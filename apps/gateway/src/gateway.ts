@@ -147,6 +147,8 @@ export class Gateway {
         config.gateway.tool_names === 'colon' ? ':' : '__'
       }<tool>. Use search to find a tool, gateway_status to see the backends.`,
       toolAlias: (name) => this.#aliases.get(name),
+      // A client sees only the tools its token's scopes let it call (backends with `scopes`).
+      listPermittedToolsOnly: Object.values(config.mcpServers).some((b) => b.scopes?.length),
       // mcp-n8n's answer for an unknown tool: -32601 "Tool not found: <name>".
       errors: {
         unknownTool: (name) => new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`),
@@ -399,7 +401,7 @@ export class Gateway {
       name,
       inputSchema: undefined,
       outputSchema: undefined,
-      requiredScopes: [],
+      requiredScopes: route.backend.config.scopes ?? [],
       raw: true,
       listEntry: { ...route.entry, name },
       handler: (args, ctx) => this.#forwardToolCall(route, name, args, ctx),
