@@ -583,12 +583,14 @@ describe('a disabled backend', () => {
     await g?.stop();
   });
 
-  it('is never started nor listed', async () => {
+  it('is never started nor its tools listed; gateway_status shows it as disabled', async () => {
     await running(g, 'chora-composer');
     await sleep(200);
     expect(existsSync(stateFile)).toBe(false);
     expect(g.gateway.backends.has('off')).toBe(false);
-    expect(Object.keys((await g.status()).backends)).toStrictEqual(['chora-composer']);
+    const { backends } = await g.status();
+    expect(Object.keys(backends).sort()).toStrictEqual(['chora-composer', 'off']);
+    expect(backends.off).toEqual({ status: 'disabled', namespace: 'off', tool_count: 0 });
     expect((await g.toolNames()).some((n) => n.startsWith('off__'))).toBe(false);
     expect((await g.client.call('off__ok')).error?.code).toBe(-32601);
   });

@@ -37,6 +37,16 @@ export const gatewayStatus = (gateway: Gateway) =>
           stderr_tail: b.stderr.tail(10),
         };
       }
+      // Configured but `enabled: false`: shown, so a reader of the status sees the whole config.
+      for (const [name, b] of Object.entries(gateway.config.mcpServers)) {
+        if (b.enabled === false && !(name in backends)) {
+          backends[name] = {
+            status: 'disabled',
+            namespace: b.namespace === false ? '' : (b.namespace ?? name),
+            tool_count: 0,
+          };
+        }
+      }
       return {
         gateway: {
           name: g.name,
