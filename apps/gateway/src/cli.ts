@@ -50,6 +50,14 @@ process.exitCode = await runCli({
       },
     );
     const gateway = new Gateway(config, { events, logger });
+    // Signals from the first spawn on: until build returns (runCli's handlers take over), a
+    // SIGTERM must still stop the backends started so far, not orphan them.
+    const onEarlySignal = (signal: string) => {
+      logger.info({ signal }, 'shutting down during start-up');
+      void gateway.stop().finally(() => process.exit(0));
+    };
+    process.once('SIGTERM', onEarlySignal);
+    process.once('SIGINT', onEarlySignal);
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
       gateway.start(),
@@ -58,6 +66,8 @@ process.exitCode = await runCli({
       }),
     ]);
     clearTimeout(timer);
+    process.off('SIGTERM', onEarlySignal);
+    process.off('SIGINT', onEarlySignal);
     for (const [name, b] of gateway.backends) {
       logger.info(
         {

@@ -212,6 +212,27 @@ describe('the gateway CLI over stdio, signalled', () => {
   }, 30_000);
 });
 
+describe('the gateway CLI signalled during start-up', () => {
+  it('SIGTERM while a backend is still starting: exit 0 at once, no backend orphaned', async () => {
+    // A backend that never answers initialize holds start-up for as long as the gateway waits.
+    const gw = startGateway({
+      mcpServers: {
+        chora: backend('chora'),
+        stuck: backend('hang', {}, ['--hang-initialize']),
+      },
+    });
+    const below = await waitFor('both backends spawned', () => {
+      const found = descendants(gw.pid);
+      return found.length >= 2 ? found : undefined;
+    });
+    const tracked = [gw.pid, ...below.map((p) => p.pid)].map((pid) => track(pid));
+    const t0 = performance.now();
+    expect(await terminate(gw)).toStrictEqual({ code: 0, signal: null });
+    expect(performance.now() - t0).toBeLessThan(8_000);
+    expect(survivors(tracked.filter((t): t is ProcInfo => t !== undefined))).toStrictEqual([]);
+  }, 30_000);
+});
+
 describe('the gateway CLI, killed or left mid-call', () => {
   it('SIGKILL of the gateway: the backends see EOF and exit on their own', async () => {
     const gw = startGateway(THREE);
