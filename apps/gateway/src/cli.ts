@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { CliUsageError, runCli } from '@mcpkit/protocol';
-import { ConfigError, defaultConfig, exposureWarnings, loadConfig } from './config.js';
+import { ConfigError, defaultConfig, exposureWarnings, isStdio, loadConfig } from './config.js';
 import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
 import { ignoreHangup, watchConfig } from './reload.js';
 
-/** How long start-up waits for backends before serving; later ones join via list_changed. */
+/** How long the first lists wait for backends to start; later ones join via list_changed. */
 const STARTUP_WAIT_MS = 15_000;
 
 process.exitCode = await runCli({
@@ -50,35 +50,51 @@ process.exitCode = await runCli({
       },
     );
     const gateway = new Gateway(config, { events, logger });
-    // Signals from the first spawn on: until build returns (runCli's handlers take over), a
-    // SIGTERM must still stop the backends started so far, not orphan them.
+    // Served at once (initialize, ping, a stdin EOF are answered while backends start); lists
+    // and calls to tools not there yet wait for the backends, at most STARTUP_WAIT_MS — later
+    // ones join with list_changed. runCli's signal handlers stop whatever has started.
+    // A signal is the kernel's at once: a handler must be there before the first spawn, or a
+    // SIGTERM while backends start ends this process and orphans them. It hands over to
+    // runCli's handlers a turn after build returns (both may run; stop() is idempotent).
     const onEarlySignal = (signal: string) => {
       logger.info({ signal }, 'shutting down during start-up');
       void gateway.stop().finally(() => process.exit(0));
     };
     process.once('SIGTERM', onEarlySignal);
     process.once('SIGINT', onEarlySignal);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      gateway.start(),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, STARTUP_WAIT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    process.off('SIGTERM', onEarlySignal);
-    process.off('SIGINT', onEarlySignal);
-    for (const [name, b] of gateway.backends) {
-      logger.info(
-        {
-          backend: name,
-          state: b.state,
-          tools: b.discovered?.tools.length ?? 0,
-          error: b.lastError,
-        },
-        'backend',
-      );
-    }
+    setImmediate(() => {
+      process.off('SIGTERM', onEarlySignal);
+      process.off('SIGINT', onEarlySignal);
+    });
+    const started = gateway.start();
+    gateway.server.holdLists(
+      Promise.race([
+        started,
+        new Promise((resolve) => setTimeout(resolve, STARTUP_WAIT_MS).unref()),
+      ]),
+    );
+    const slow = setTimeout(() => {
+      for (const [name, b] of gateway.backends) {
+        if (b.state !== 'starting') continue;
+        const what = isStdio(b.config) ? `command ${b.config.command}` : `url ${b.config.url}`;
+        logger.info({ backend: name }, `waiting for backend '${name}' (${what})`);
+      }
+    }, 1000);
+    slow.unref();
+    void started.then(() => {
+      clearTimeout(slow);
+      for (const [name, b] of gateway.backends) {
+        logger.info(
+          {
+            backend: name,
+            state: b.state,
+            tools: b.discovered?.tools.length ?? 0,
+            error: b.lastError,
+          },
+          'backend',
+        );
+      }
+    });
     // Hot reload: the config file is watched and SIGHUP reloads it. Without a config file there
     // is nothing to reload, but SIGHUP must not end the service (its default action).
     const unwatch = values.config

@@ -126,6 +126,7 @@ export class Gateway {
   readonly #inflight = new Map<Backend, Set<InputSink>>();
   readonly #bridge: InputBridge;
   readonly #hooks: BackendHooks;
+  #stopped: Promise<void> | undefined;
   readonly #subscribed = new Set<string>();
   readonly #logger: EngineLogger | undefined;
   #progressCounter = 0;
@@ -147,6 +148,8 @@ export class Gateway {
         config.gateway.tool_names === 'colon' ? ':' : '__'
       }<tool>. Use search to find a tool, gateway_status to see the backends.`,
       toolAlias: (name) => this.#aliases.get(name),
+      // Served before its backends are in (see cli.ts): what they may bring is declared up front.
+      declare: { resources: true, prompts: true, completions: true },
       // A client sees only the tools its token's scopes let it call (backends with `scopes`).
       listPermittedToolsOnly: Object.values(config.mcpServers).some((b) => b.scopes?.length),
       // mcp-n8n's answer for an unknown tool: -32601 "Tool not found: <name>".
@@ -240,8 +243,13 @@ export class Gateway {
     this.#sync();
   }
 
-  /** Stop every backend and record `gateway.stopped`. */
-  async stop(): Promise<void> {
+  /** Stop every backend and record `gateway.stopped`; later calls wait for the first. */
+  stop(): Promise<void> {
+    this.#stopped ??= this.#stop();
+    return this.#stopped;
+  }
+
+  async #stop(): Promise<void> {
     await Promise.all([...this.backends.values()].map((b) => b.stop()));
     this.events.record({
       event_type: 'gateway.stopped',

@@ -227,9 +227,45 @@ describe('the gateway CLI signalled during start-up', () => {
     });
     const tracked = [gw.pid, ...below.map((p) => p.pid)].map((pid) => track(pid));
     const t0 = performance.now();
-    expect(await terminate(gw)).toStrictEqual({ code: 0, signal: null });
+    const ex = await terminate(gw);
+    expect(ex).toStrictEqual({ code: 0, signal: null });
     expect(performance.now() - t0).toBeLessThan(8_000);
     expect(survivors(tracked.filter((t): t is ProcInfo => t !== undefined))).toStrictEqual([]);
+  }, 30_000);
+});
+
+describe('the gateway CLI with a backend slow to start', () => {
+  it('serves at once: initialize is answered, the first tools/list waits for the backend, the wait is logged', async () => {
+    const gw = startGateway(
+      {
+        mcpServers: {
+          chora: backend('chora'),
+          slow: backend('slow-start', {}, ['--delay-ms', '2500']),
+        },
+      },
+      { logLevel: 'info' },
+    );
+    const t0 = performance.now();
+    await handshake(gw);
+    expect(performance.now() - t0).toBeLessThan(2000);
+    await gw.waitForStderr(/waiting for backend 'slow' \(command /);
+    const list = await gw.request('tools/list', {}, 15_000);
+    const names = (list.result as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['chora__list_generators', 'slow__ok']));
+    expect(performance.now() - t0).toBeGreaterThan(2000);
+    expect(await gw.end()).toStrictEqual({ code: 0, signal: null });
+  }, 30_000);
+
+  it('exits at once on stdin EOF while a backend never finishes starting', async () => {
+    const gw = startGateway({
+      mcpServers: { stuck: backend('hang', {}, ['--hang-initialize']) },
+    });
+    await handshake(gw);
+    const procs = descendants(gw.pid).map((p) => track(p.pid));
+    const t0 = performance.now();
+    expect(await gw.end()).toStrictEqual({ code: 0, signal: null });
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(survivors(procs.filter((p): p is ProcInfo => p !== undefined))).toStrictEqual([]);
   }, 30_000);
 });
 

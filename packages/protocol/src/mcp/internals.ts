@@ -33,6 +33,11 @@ export interface ServerInternals {
     | undefined;
   readonly onSubscribe: ((uri: string, ctx: McpContext) => void | Promise<void>) | undefined;
   readonly listPermittedToolsOnly: boolean;
+  /**
+   * What lists and tool calls wait for first (see `McpServer.holdLists`); undefined
+   * once nothing is held — the usual case, answered without a wait.
+   */
+  held(): Promise<unknown> | undefined;
   /** Capabilities derived from what is registered. */
   capabilities(): Record<string, unknown>;
   /** The tool registered under `name`, or under the name its alias resolves to. */

@@ -659,6 +659,58 @@ describe('registry changes', () => {
     ]);
   });
 
+  it('holds lists and calls to unknown tools until what it waits for settles (holdLists)', async () => {
+    const server = new McpServer(base).addTool(add);
+    let release!: () => void;
+    server.holdLists(
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    );
+    const client = connectRaw(server);
+    await client.initialize();
+    const listed = client.result<ToolsList>('tools/list');
+    const called = client.request('tools/call', { name: 'echo', arguments: { message: 'late' } });
+    let settled = false;
+    void listed.then(() => {
+      settled = true;
+    });
+    // Everything else is answered meanwhile.
+    await expect(client.result('ping')).resolves.toEqual({});
+    await client.settle();
+    expect(settled).toBe(false);
+    server.addTool(echo);
+    await client.settle();
+    release();
+    expect((await listed).tools.map((t) => t.name)).toEqual(['add', 'echo']);
+    // The held list carried the change: no list_changed for it.
+    expect(client.notifications).toEqual([]);
+    expect((await called).result).toMatchObject({ content: [{ type: 'text', text: 'late' }] });
+    // Once released, an unknown tool is unknown at once.
+    await expect(client.error('tools/call', { name: 'missing' })).resolves.toMatchObject({
+      code: -32602,
+    });
+  });
+
+  it('declares resources, prompts and completions before any is registered when asked to', () => {
+    expect(new McpServer(base).capabilities()).toEqual({
+      logging: {},
+      tools: { listChanged: true },
+    });
+    expect(
+      new McpServer({
+        ...base,
+        declare: { resources: true, prompts: true, completions: true },
+      }).capabilities(),
+    ).toEqual({
+      logging: {},
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
+      completions: {},
+    });
+  });
+
   it('sends nothing when removing a tool that does not exist', async () => {
     const server = new McpServer(base).addTool(add);
     const client = connectRaw(server);

@@ -96,6 +96,13 @@ export interface McpServerOptions {
    * should not learn what they cannot use. Default false: every tool is listed.
    */
   listPermittedToolsOnly?: boolean;
+  /**
+   * Capabilities to declare even while nothing of the kind is registered (by default each is
+   * declared once something is): for a server whose resources, prompts or completions arrive
+   * after `initialize` — a gateway whose backends are still starting — so a client does not
+   * conclude from the handshake that there will never be any.
+   */
+  declare?: { resources?: boolean; prompts?: boolean; completions?: boolean };
   /** Open `subscriptions/listen` requests (MCP 2026-07-28) allowed at once. Default 1024. */
   maxSubscriptions?: number;
   /**
@@ -165,6 +172,7 @@ export class McpServer {
   readonly #scopes: ReadonlySet<string> | undefined;
   readonly #toolAlias: McpServerOptions['toolAlias'];
   readonly #extensions: McpServerOptions['extensions'];
+  readonly #declare: McpServerOptions['declare'];
   readonly #tools = new Map<string, Tool>();
   readonly #resources = new Map<string, Resource>();
   readonly #templates: ResourceTemplate[] = [];
@@ -177,6 +185,7 @@ export class McpServer {
   readonly #port: ServerPort;
   readonly #privateToolList: boolean;
   readonly #changedLists = new Set<ListKind>();
+  #held: Promise<unknown> | undefined;
   #hints: Partial<Record<CacheableMethod, CacheHint>>;
 
   constructor(options: McpServerOptions) {
@@ -190,6 +199,7 @@ export class McpServer {
     this.pageSize = options.pageSize ?? 100;
     this.logger = options.logger;
     this.#scopes = options.scopes ? new Set(options.scopes) : undefined;
+    this.#declare = options.declare;
     this.#toolAlias = options.toolAlias;
     this.#extensions = options.extensions;
     const errors = options.errors ?? {};
@@ -208,6 +218,7 @@ export class McpServer {
       argumentError: errors.invalidArguments,
       onSubscribe: options.onSubscribe,
       listPermittedToolsOnly: options.listPermittedToolsOnly ?? false,
+      held: () => this.#held,
       capabilities: () => this.capabilities(),
       findTool: (name) => this.#findTool(name),
       missingScope: (tool, extra) => this.#missingScope(tool, extra),
@@ -450,10 +461,12 @@ export class McpServer {
   capabilities(): Record<string, unknown> {
     const caps: Record<string, unknown> = { logging: {} };
     caps.tools = { listChanged: true };
-    if (this.#resources.size > 0 || this.#templates.length > 0)
+    const declared = this.#declare ?? {};
+    if (declared.resources || this.#resources.size > 0 || this.#templates.length > 0)
       caps.resources = { subscribe: true, listChanged: true };
-    if (this.#prompts.size > 0) caps.prompts = { listChanged: true };
+    if (declared.prompts || this.#prompts.size > 0) caps.prompts = { listChanged: true };
     const completable =
+      declared.completions ||
       this.#templates.some((t) => Object.keys(t.complete).length > 0) ||
       [...this.#prompts.values()].some((p) => Object.keys(p.complete).length > 0);
     if (completable) caps.completions = {};
@@ -461,6 +474,25 @@ export class McpServer {
       caps.extensions = { ...this.#extensions };
     }
     return caps;
+  }
+
+  /**
+   * Make lists (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`) and
+   * tool calls wait until `until` settles — for a server that answers `initialize` at once but
+   * registers what it offers a moment later (a gateway starting its backends): a client that
+   * lists right away gets the whole list, not an empty one, and its calls stay in order. Bound
+   * `until` yourself (a timeout); it is never waited for longer than it takes. Everything else
+   * is answered as usual meanwhile (initialize, ping, a stdin EOF).
+   */
+  holdLists(until: PromiseLike<unknown>): void {
+    const held: Promise<unknown> = Promise.resolve(until).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#held = held;
+    void held.then(() => {
+      if (this.#held === held) this.#held = undefined;
+    });
   }
 
   /**
@@ -603,6 +635,8 @@ export class McpServer {
   #flushListChanged(): void {
     const kinds = [...this.#changedLists];
     this.#changedLists.clear();
+    // While lists are held nobody has seen one yet: the held lists carry these changes.
+    if (this.#held) return;
     for (const kind of kinds) {
       this.#hub.listChanged(kind);
       for (const session of this.#sessions) {

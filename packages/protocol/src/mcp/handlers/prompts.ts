@@ -6,19 +6,24 @@ import { describeIssues, issueList, safeParseFast } from '../json-schema.js';
 import { paginate } from '../pagination.js';
 import { GetPromptParams, PaginatedParams } from '../params.js';
 import { toPromptResult } from '../prompt.js';
+import { afterHeld } from './tools.js';
 
 export function promptMethods(server: ServerInternals) {
   return [
-    method('prompts/list', PaginatedParams, (params) => {
-      const { page, nextCursor } = paginate(
-        [...server.prompts.values()].map((p) => p.listEntry),
-        params?.cursor,
-        server.pageSize,
-      );
-      const result: Record<string, unknown> = { prompts: page };
-      if (nextCursor) result.nextCursor = nextCursor;
-      return result;
-    }),
+    method(
+      'prompts/list',
+      PaginatedParams,
+      afterHeld(server, (params) => {
+        const { page, nextCursor } = paginate(
+          [...server.prompts.values()].map((p) => p.listEntry),
+          params?.cursor,
+          server.pageSize,
+        );
+        const result: Record<string, unknown> = { prompts: page };
+        if (nextCursor) result.nextCursor = nextCursor;
+        return result;
+      }),
+    ),
     method('prompts/get', GetPromptParams, async (params, ctx: RequestContext<McpCallExtra>) => {
       const prompt = server.prompts.get(params.name);
       if (!prompt)

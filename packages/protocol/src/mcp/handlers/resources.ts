@@ -4,10 +4,12 @@ import type { ServerInternals } from '../internals.js';
 import { paginate } from '../pagination.js';
 import { PaginatedParams, UriParams } from '../params.js';
 import { toReadResult } from '../resource.js';
+import { afterHeld } from './tools.js';
 
 export function resourceMethods(server: ServerInternals) {
   return [
     method('resources/list', PaginatedParams, async (params, ctx: RequestContext<McpCallExtra>) => {
+      await server.held();
       const entries: Record<string, unknown>[] = [...server.resources.values()].map(
         (r) => r.listEntry,
       );
@@ -21,16 +23,20 @@ export function resourceMethods(server: ServerInternals) {
       if (nextCursor) result.nextCursor = nextCursor;
       return result;
     }),
-    method('resources/templates/list', PaginatedParams, (params) => {
-      const { page, nextCursor } = paginate(
-        server.templates.map((t) => t.listEntry),
-        params?.cursor,
-        server.pageSize,
-      );
-      const result: Record<string, unknown> = { resourceTemplates: page };
-      if (nextCursor) result.nextCursor = nextCursor;
-      return result;
-    }),
+    method(
+      'resources/templates/list',
+      PaginatedParams,
+      afterHeld(server, (params) => {
+        const { page, nextCursor } = paginate(
+          server.templates.map((t) => t.listEntry),
+          params?.cursor,
+          server.pageSize,
+        );
+        const result: Record<string, unknown> = { resourceTemplates: page };
+        if (nextCursor) result.nextCursor = nextCursor;
+        return result;
+      }),
+    ),
     method('resources/read', UriParams, async (params, ctx: RequestContext<McpCallExtra>) => {
       const mcp = new McpContext(ctx, params._meta);
       const resource = server.resources.get(params.uri);

@@ -16,18 +16,40 @@ import {
 } from '../tool.js';
 import type { CallToolResult } from '../types.js';
 
+/**
+ * A list handler that first waits for what the server holds lists for (`McpServer.holdLists`),
+ * and answers at once when nothing is held.
+ */
+export function afterHeld<P, C, R>(
+  server: ServerInternals,
+  handler: (params: P, ctx: C) => R,
+): (params: P, ctx: C) => R | Promise<R> {
+  return (params, ctx) => {
+    const held = server.held();
+    return held ? held.then(() => handler(params, ctx)) : handler(params, ctx);
+  };
+}
+
 export function toolMethods(server: ServerInternals) {
   return [
-    method('tools/list', PaginatedParams, (params, ctx: RequestContext<McpCallExtra>) => {
-      let tools = [...server.tools.values()];
-      if (server.listPermittedToolsOnly)
-        tools = tools.filter((t) => !server.missingScope(t, ctx.extra));
-      const { page, nextCursor } = paginate(tools, params?.cursor, server.pageSize);
-      const result: Record<string, unknown> = { tools: page.map((t) => t.listEntry) };
-      if (nextCursor) result.nextCursor = nextCursor;
-      return result;
-    }),
+    method(
+      'tools/list',
+      PaginatedParams,
+      afterHeld(server, (params, ctx: RequestContext<McpCallExtra>) => {
+        let tools = [...server.tools.values()];
+        if (server.listPermittedToolsOnly)
+          tools = tools.filter((t) => !server.missingScope(t, ctx.extra));
+        const { page, nextCursor } = paginate(tools, params?.cursor, server.pageSize);
+        const result: Record<string, unknown> = { tools: page.map((t) => t.listEntry) };
+        if (nextCursor) result.nextCursor = nextCursor;
+        return result;
+      }),
+    ),
     method('tools/call', CallToolParams, async (params, ctx: RequestContext<McpCallExtra>) => {
+      // While the server holds its lists (a gateway's backends starting), calls wait too: the
+      // tool may still arrive, and a client's pipelined list and calls stay in order.
+      const held = server.held();
+      if (held) await held;
       const tool = server.findTool(params.name);
       if (!tool) throw server.unknownToolError(params.name);
       const missing = server.missingScope(tool, ctx.extra);
