@@ -1,4 +1,7 @@
 /** The shared CLI runner, driven through a real app process (the fixture server). */
+
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type RunResult, runProcess } from '../src/testing/index.js';
@@ -58,6 +61,21 @@ describe('CLI runner', () => {
     expect(stderr).toMatch(/"url":"http:\/\/127\.0\.0\.1:\d+"/);
     expect(stderr).toContain('shutting down');
     expect(code).toBe(0);
+  });
+
+  it('takes a `--` before the flags (`pnpm start -- --port N`) and names the flag when the port is taken', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const { code, stderr } = await run(['--', '--transport', 'http', '--port', String(port)]);
+      expect(code).toBe(1);
+      expect(stderr).toContain(
+        `port ${port} on 127.0.0.1 is in use: choose another with --port <n> (or MCP_PORT)`,
+      );
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
   });
 
   it('refuses to bind beyond loopback without auth', async () => {

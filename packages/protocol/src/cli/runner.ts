@@ -131,7 +131,8 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
   try {
     ({ values, positionals } = resolveOptions(
       options,
-      run.argv ?? process.argv.slice(2),
+      // `pnpm start -- --port 4000` passes the `--` through: it separates nothing here.
+      (run.argv ?? process.argv.slice(2)).filter((arg) => arg !== '--'),
       run.env ?? process.env,
     ));
   } catch (err) {
@@ -221,6 +222,12 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     );
   } catch (err) {
     logger.fatal({ err: err instanceof Error ? err.message : err }, 'failed to listen');
+    if ((err as { code?: unknown }).code === 'EADDRINUSE') {
+      // The person at the terminal needs the way out, not a stack.
+      process.stderr.write(
+        `${app.command}: port ${port} on ${values.host as string} is in use: choose another with --port <n> (or MCP_PORT)\n`,
+      );
+    }
     await close?.();
     return 1;
   }
