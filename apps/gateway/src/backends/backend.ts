@@ -91,7 +91,9 @@ export class Backend {
   errors = 0;
   /** Lines on its stdout that were not JSON-RPC. */
   noise = 0;
-  readonly #latencies: number[] = [];
+  /** The last LATENCY_SAMPLES call latencies, a ring: O(1) per call (no array shift). */
+  readonly #latencies = new Float64Array(LATENCY_SAMPLES);
+  #latencyCount = 0;
   readonly #policy: RestartPolicy;
   readonly #hooks: BackendHooks;
   #link: BackendLink | undefined;
@@ -128,8 +130,8 @@ export class Backend {
 
   /** Call latency in ms over the last 512 calls; null before the first. */
   latencyPercentiles(): { p50: number; p95: number; p99: number } | null {
-    if (this.#latencies.length === 0) return null;
-    const sorted = [...this.#latencies].sort((a, b) => a - b);
+    if (this.#latencyCount === 0) return null;
+    const sorted = this.#latencies.slice(0, Math.min(this.#latencyCount, LATENCY_SAMPLES)).sort();
     const at = (q: number) =>
       Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) * 10) /
       10;
@@ -346,8 +348,7 @@ export class Backend {
       this.errors++;
       throw err;
     } finally {
-      this.#latencies.push(performance.now() - started);
-      if (this.#latencies.length > LATENCY_SAMPLES) this.#latencies.shift();
+      this.#latencies[this.#latencyCount++ % LATENCY_SAMPLES] = performance.now() - started;
     }
   }
 
