@@ -1,19 +1,34 @@
 /**
  * Redaction of secrets in text the machine produced (command lines, log lines). Patterns are
- * conservative: a value next to a secret-sounding name, credentials in URLs, bearer tokens,
- * well-known key formats. What is removed becomes `[REDACTED]`.
+ * conservative: the secret options of well-known tools (`mysql -p<pw>`, see ./redact-tools.ts), a
+ * value next to a secret-sounding name, credentials in URLs, bearer tokens, well-known key
+ * formats. What is removed becomes `[REDACTED]`.
  */
-const REDACTED = '[REDACTED]';
+import { REDACTED, settleToolSecrets } from './redact-tools.js';
+
 const SECRET_NAME = `(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|client[-_]?secret|auth(?:orization)?|credentials?|session[-_]?id|cookie)`;
 
-// Environment variables whose names look secret but hold none.
+// Names that look secret but hold none: the working directory; flags that take no value or name a
+// program (`--askpass`, `--ask-password`, `--password-stdin`, `SSH_ASKPASS=/usr/bin/ksshaskpass`);
+// settings that say how to authenticate (`--authenticationDatabase admin`, `authSource=admin`).
 const NOT_SECRET = new Set(['PWD', 'OLDPWD']);
+const NOT_SECRET_NAME =
+  /ask-?pass|-stdin$|auth(?:entication)?[-_]?(?:source|mechanism|method|mode|type|database|db)$/i;
 const keepOrRedact = (whole: string, key: string, sep: string) =>
-  NOT_SECRET.has(key.toUpperCase()) ? whole : `${key}${sep}${REDACTED}`;
+  NOT_SECRET.has(key.toUpperCase()) || NOT_SECRET_NAME.test(key)
+    ? whole
+    : `${key}${sep}${REDACTED}`;
 
-const PATTERNS: [RegExp, string | ((...m: string[]) => string)][] = [
-  // Bearer / Basic credentials first, so "Authorization: Bearer x" keeps its scheme word.
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, (_m, scheme) => `${scheme} ${REDACTED}`],
+type Pattern = [RegExp, string | ((...m: string[]) => string)];
+
+// Bearer / Basic credentials first, so "Authorization: Bearer x" keeps its scheme word.
+const BEARER: Pattern = [
+  /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g,
+  (_m, scheme) => `${scheme} ${REDACTED}`,
+];
+
+// A value next to a secret-sounding name.
+const NAMED: Pattern[] = [
   // "password": "x" (JSON)
   [
     new RegExp(String.raw`("[\w.-]*${SECRET_NAME}[\w.-]*"\s*:\s*)"(?:[^"\\]|\\.)*"`, 'gi'),
@@ -22,7 +37,7 @@ const PATTERNS: [RegExp, string | ((...m: string[]) => string)][] = [
   // --password=x, --api-key x (not --no-password, and a following flag is not a value)
   [
     new RegExp(
-      String.raw`(--?(?!no-)[\w-]*${SECRET_NAME}[\w-]*)(=|\s+)(?!-|\[REDACTED\])("[^"]*"|'[^']*'|\S+)`,
+      String.raw`(?<![\w-])(--?(?!-|no-)[\w-]*${SECRET_NAME}[\w-]*)(=|\s+)(?!-|\[REDACTED\])("[^"]*"|'[^']*'|\S+)`,
       'gi',
     ),
     (m, k, sep) => keepOrRedact(m, k, sep),
@@ -35,8 +50,12 @@ const PATTERNS: [RegExp, string | ((...m: string[]) => string)][] = [
     ),
     (m, k, sep) => keepOrRedact(m, k, sep),
   ],
-  // scheme://user:password@host
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+):[^\s@/]+@/gi, (_m, prefix) => `${prefix}:${REDACTED}@`],
+];
+
+// Secrets recognised by their form.
+const FORMATS: Pattern[] = [
+  // scheme://user:password@host, also redis://:password@host; up to the last @ of the authority
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s/?#]+@/gi, (_m, prefix) => `${prefix}:${REDACTED}@`],
   // AWS access keys, GitHub and Slack tokens, JWTs, PEM blocks
   [/\b(AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
   [/\bgh[pousr]_[A-Za-z0-9]{20,}\b/g, REDACTED],
@@ -45,10 +64,44 @@ const PATTERNS: [RegExp, string | ((...m: string[]) => string)][] = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, REDACTED],
 ];
 
-/** `text` with secrets replaced: passwords, tokens and keys in flags, variables and known formats. */
+const PATTERNS: Pattern[] = [BEARER, ...NAMED, ...FORMATS];
+
+/**
+ * A character of the Unicode private use area that `text` does not hold, to mark the words the
+ * tool rules settled; none when a line holds all 6,400 of them.
+ */
+function unusedChar(text: string): string | undefined {
+  const used = new Set<number>();
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xe000 && code <= 0xf8ff) used.add(code);
+  }
+  for (let code = 0xe000; code <= 0xf8ff; code++) {
+    if (!used.has(code)) return String.fromCharCode(code);
+  }
+  return undefined;
+}
+
+/**
+ * `text` with secrets replaced: passwords, tokens and keys in the options of well-known tools,
+ * in flags, variables and known formats.
+ */
 export function redact(text: string): string {
-  let out = text;
+  const mark = unusedChar(text);
+  const settled: string[] = [];
+  let out =
+    mark === undefined
+      ? text
+      : settleToolSecrets(text, (word) => `${mark}${settled.push(word) - 1}${mark}`);
   for (const [pattern, replacement] of PATTERNS) {
+    out = out.replace(pattern, replacement as string);
+  }
+  if (mark === undefined || settled.length === 0) return out;
+  out = out
+    .replace(new RegExp(`${mark}(\\d+)${mark}`, 'g'), (_m, i: string) => settled[Number(i)] ?? '')
+    .replaceAll(mark, '');
+  // What a tool rule kept may still hold a key of a known form (curl -u ghp_…:x-oauth-basic).
+  for (const [pattern, replacement] of [BEARER, ...FORMATS]) {
     out = out.replace(pattern, replacement as string);
   }
   return out;
