@@ -26,6 +26,7 @@ import { mcpPipelinedRun } from './mcp-stdio-driver.js';
 import { projectsBench } from './projects-bench.js';
 import { pipelinedRun } from './stdio-driver.js';
 import { sysinfoBench } from './sysinfo-bench.js';
+import { tokensBench } from './tokens-bench.js';
 
 const { values } = parseArgs({
   // `pnpm bench -- --rounds 3` passes the separator through; it means nothing here.
@@ -293,6 +294,7 @@ if (only === undefined || only === 'client') results.push(await clientBench(roun
 if (only === undefined || only === 'http') results.push(await httpBench());
 if (only === undefined || only === 'sysinfo') results.push(await sysinfoBench());
 if (only === undefined || only === 'events') results.push(await eventsBench());
-if (only === undefined || only === 'projects') results.push(await projectsBench());
+if (only === undefined || only === 'projects')
+  results.push(await projectsBench(), await tokensBench());
 if (only === undefined || only === 'gateway') results.push(await gatewayBench());
 if (values.check && results.some((ok) => !ok)) process.exitCode = 1;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { defaultTokens, EXTENSION_KEY, tokenDocument, validateTokens } from './dtcg.js';
+import {
+  defaultTokens,
+  EXTENSION_KEY,
+  TOKEN_LIMITS,
+  tokenDocument,
+  validateTokens,
+  validateTokensSliced,
+} from './dtcg.js';
 
 const color = (hex: string) => ({ colorSpace: 'srgb', components: [0, 0, 0], hex });
 
@@ -70,6 +77,124 @@ describe('validateTokens (DTCG 2025.10)', () => {
     let deep: Record<string, unknown> = { t: { $value: 1, $type: 'number' } };
     for (let i = 0; i < 40; i++) deep = { g: deep };
     expect(validateTokens(deep).some((p) => /nest at most/.test(p.error))).toBe(true);
+  });
+});
+
+describe('validateTokens: limits, linear and without recursion', () => {
+  /** t0 a number; t1 → t0, t2 → t1, …; `count` tokens in one group. */
+  const chain = (count: number, group = 'c') => {
+    const tokens: Record<string, unknown> = { $type: 'number', t0: { $value: 0 } };
+    for (let i = 1; i < count; i++) tokens[`t${i}`] = { $value: `{${group}.t${i - 1}}` };
+    return tokens;
+  };
+
+  it('a chain as long as the token limit: every token past 32 references, each once', () => {
+    const problems = validateTokens({ c: chain(TOKEN_LIMITS.tokens) });
+    expect(problems).toHaveLength(TOKEN_LIMITS.tokens - 33);
+    expect(problems[0]).toEqual({
+      field: 'c.t33',
+      error: 'an alias chain is at most 32 references long; this one is 33',
+    });
+    expect(problems.at(-1)).toEqual({
+      field: `c.t${TOKEN_LIMITS.tokens - 1}`,
+      error: `an alias chain is at most 32 references long; this one is ${(TOKEN_LIMITS.tokens - 1).toLocaleString('en-US')}`,
+    });
+  });
+
+  it('10,000 tokens in one chain: the token limit, not a RangeError', () => {
+    expect(() => validateTokens({ c: chain(10_000) })).not.toThrow();
+    expect(validateTokens({ c: chain(10_000) })).toEqual([
+      { field: 'c.t5000', error: 'a token document holds at most 5,000 tokens' },
+    ]);
+  });
+
+  it('stops at the token limit: one problem, however many groups follow', () => {
+    const doc: Record<string, unknown> = {};
+    for (let g = 0; g < 4; g++) {
+      const group: Record<string, unknown> = { $type: 'number' };
+      for (let i = 0; i < 2_000; i++) group[`n${i}`] = { $value: i, $bogus: true };
+      doc[`g${g}`] = group;
+    }
+    const problems = validateTokens(doc);
+    expect(problems.filter((p) => /holds at most/.test(p.error))).toEqual([
+      { field: 'g2.n1000', error: 'a token document holds at most 5,000 tokens' },
+    ]);
+    // Nothing after it was looked at.
+    expect(problems.at(-1)?.field).toBe('g2.n1000');
+  });
+
+  it('shared chains are resolved once: tokens that join one count from where they join', () => {
+    const doc = {
+      c: chain(31),
+      j: { $type: 'number', a: { $value: '{c.t30}' }, b: { $value: '{j.a}' } },
+    };
+    // c.t30 is 30 references from a value: j.a is 31, j.b 32 — both fit; one more does not.
+    expect(validateTokens(doc)).toEqual([]);
+    const over = { ...doc, k: { $type: 'number', x: { $value: '{j.b}' } } };
+    expect(validateTokens(over)).toEqual([
+      { field: 'k.x', error: 'an alias chain is at most 32 references long; this one is 33' },
+    ]);
+  });
+
+  it('a cycle at the end of a long chain: each token on the way reports it, once', () => {
+    const doc = chain(4_000);
+    doc.t0 = { $value: '{c.t3999}' };
+    const problems = validateTokens({ c: doc });
+    expect(problems).toHaveLength(4_000);
+    expect(new Set(problems.map((p) => p.error)).size).toBe(1);
+    expect(problems[0]?.error).toMatch(/^reference cycle through \{c\.t\d+\}$/);
+  });
+
+  it('a missing target at the end of a long chain: every token on it names the target', () => {
+    const doc = chain(3_000);
+    doc.t0 = { $value: '{c.nope}' };
+    const problems = validateTokens({ c: doc });
+    expect(problems).toHaveLength(3_000);
+    expect(problems.every((p) => p.error === 'references {c.nope}, which does not exist')).toBe(
+      true,
+    );
+  });
+
+  it('JSON nested 100,000 deep anywhere: one problem naming the limit, not a RangeError', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    for (const doc of [
+      { t: { $type: 'border', $value: deep } },
+      { $extensions: { 'com.example': deep } },
+      { g: deep },
+    ]) {
+      const problems = validateTokens(doc);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]?.error).toBe('a token document nests objects and arrays at most 64 deep');
+    }
+  });
+
+  it('a document over the size limit: one problem with its size', () => {
+    const doc = { t: { $type: 'number', $value: 1, $description: 'x'.repeat(TOKEN_LIMITS.bytes) } };
+    expect(validateTokens(doc)).toEqual([
+      {
+        field: '(root)',
+        error: expect.stringMatching(
+          /^a token document is at most 524,288 bytes of JSON; this one is 524,3\d\d$/,
+        ),
+      },
+    ]);
+  });
+
+  it('validateTokensSliced: the same problems, with other work served between its slices', async () => {
+    const doc = { c: chain(TOKEN_LIMITS.tokens) };
+    const order: string[] = [];
+    const other = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        order.push('other');
+        resolve();
+      }),
+    );
+    const problems = await validateTokensSliced(doc, 0);
+    order.push('validated');
+    await other;
+    expect(order).toEqual(['other', 'validated']);
+    expect(problems).toEqual(validateTokens(doc));
   });
 });
 

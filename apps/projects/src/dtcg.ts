@@ -4,6 +4,8 @@
  * product data lives under `$extensions`. This module validates a document before it is stored
  * and builds the document a project starts with.
  */
+import { deeperThan } from './json.js';
+
 export const EXTENSION_KEY = 'io.codefluss';
 export const MEDIA_TYPE = 'application/design-tokens+json';
 
@@ -32,17 +34,37 @@ const GROUP_KEYS = new Set([
 ]);
 const TOKEN_KEYS = new Set(['$value', '$type', '$description', '$extensions', '$deprecated']);
 const REFERENCE = /^\{([^{}]+)\}$/;
-const MAX_DEPTH = 32;
-const MAX_TOKENS = 10_000;
+const NAME_BREAKER = /[{}.]/;
+
+/**
+ * What a token document may hold. Validation is linear in the document's size and these bound the
+ * size: the largest legal document is validated, stored and merged into in steps of a few
+ * milliseconds each (bench/src/tokens-bench.ts measures another caller's ping meanwhile).
+ */
+export const TOKEN_LIMITS = {
+  /** Tokens in a document. */
+  tokens: 5_000,
+  /** Groups nested in groups. */
+  groupDepth: 32,
+  /** References followed from a token to a value: `{a}` → `{b}` → value is 2. */
+  aliasChain: 32,
+  /** Objects and arrays nested in each other anywhere, `$value` and `$extensions` included. */
+  jsonDepth: 64,
+  /** The document as JSON text, in bytes. */
+  bytes: 512 * 1024,
+} as const;
 
 export interface TokenProblem {
-  /** Dotted path of the token or group, e.g. `color.brand.primary`. */
+  /** Dotted path of the token or group, e.g. `color.brand.primary`; `(root)` for the document. */
   field: string;
   error: string;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** 10000 → `10,000`, as in the messages (without the cost of toLocaleString, per problem). */
+const count = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 function checkValue(type: string | undefined, value: unknown): string | undefined {
   if (typeof value === 'string' && REFERENCE.test(value)) return undefined; // resolved later
@@ -96,102 +118,231 @@ function checkValue(type: string | undefined, value: unknown): string | undefine
   }
 }
 
-/** Every problem of a token document: structure, names, types, values, references and cycles. */
-export function validateTokens(doc: unknown): TokenProblem[] {
-  const problems: TokenProblem[] = [];
-  if (!isObject(doc)) return [{ field: '(root)', error: 'a token document is a JSON object' }];
-  const tokens = new Map<string, { value: unknown; type: string | undefined }>();
+/**
+ * A document nested deeper than {@link TOKEN_LIMITS.jsonDepth}, found without recursion: check
+ * input with this before anything recursive (a merge, `JSON.stringify`) touches it.
+ */
+export function tokenDepthProblem(doc: unknown): TokenProblem | undefined {
+  const path = deeperThan(doc, TOKEN_LIMITS.jsonDepth);
+  if (path === undefined) return undefined;
+  return {
+    field: path.slice(0, TOKEN_LIMITS.jsonDepth).join('.') || '(root)',
+    error: `a token document nests objects and arrays at most ${TOKEN_LIMITS.jsonDepth} deep`,
+  };
+}
 
-  const walk = (
+/** A token as validation sees it, with where following its references ends. */
+interface TokenEntry {
+  field: string;
+  type: string | undefined;
+  /** The token its `{group.token}` value names, if it is a reference. */
+  ref: string | undefined;
+  /** The token `ref` names, once resolved. */
+  target: TokenEntry | undefined;
+  /** 0 not resolved yet, 1 on the chain being followed, 2 resolved. */
+  state: 0 | 1 | 2;
+  /** Resolved: references followed to reach a value (0 for a value). */
+  hops: number;
+  /** Resolved: why its references do not reach a value. */
+  error: string | undefined;
+}
+
+const NEW = 0;
+const ON_CHAIN = 1;
+const RESOLVED = 2;
+
+/** Tokens (or references) validated between two chances to pause. */
+const STEP = 128;
+
+/**
+ * Every problem of a token document: size, structure, names, types, values, references, alias
+ * chains and cycles. Linear in the document's size and free of unbounded recursion: each token's
+ * references are followed once (memoised), iteratively, and cycles are found on the way. Yields
+ * every {@link STEP} tokens, so a caller may pause there ({@link validateTokensSliced}).
+ */
+function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
+  if (!isObject(doc)) return [{ field: '(root)', error: 'a token document is a JSON object' }];
+  const tooDeep = tokenDepthProblem(doc);
+  if (tooDeep) return [tooDeep];
+  yield;
+  // Safe now: nothing nests deeper than jsonDepth.
+  const bytes = Buffer.byteLength(JSON.stringify(doc));
+  if (bytes > TOKEN_LIMITS.bytes) {
+    return [
+      {
+        field: '(root)',
+        error: `a token document is at most ${count(TOKEN_LIMITS.bytes)} bytes of JSON; this one is ${count(bytes)}`,
+      },
+    ];
+  }
+  yield;
+
+  const problems: TokenProblem[] = [];
+  const tokens = new Map<string, TokenEntry>();
+  let tooMany = false;
+
+  let steps = 0;
+  // Recursion bounded by TOKEN_LIMITS.groupDepth.
+  const walk = function* (
     node: Record<string, unknown>,
-    path: string[],
+    prefix: string,
+    depth: number,
     inheritedType: string | undefined,
-  ) => {
-    if (path.length > MAX_DEPTH) {
-      problems.push({ field: path.join('.'), error: `groups nest at most ${MAX_DEPTH} deep` });
+  ): Generator<void, void, void> {
+    if (depth > TOKEN_LIMITS.groupDepth) {
+      problems.push({
+        field: prefix,
+        error: `groups nest at most ${TOKEN_LIMITS.groupDepth} deep`,
+      });
       return;
     }
     const groupType = typeof node.$type === 'string' ? node.$type : inheritedType;
     if (node.$type !== undefined && (typeof node.$type !== 'string' || !TYPES.has(node.$type))) {
-      problems.push({
-        field: path.join('.') || '(root)',
-        error: `unknown $type '${String(node.$type)}'`,
-      });
+      problems.push({ field: prefix || '(root)', error: `unknown $type '${String(node.$type)}'` });
     }
-    for (const [name, child] of Object.entries(node)) {
-      if (name.startsWith('$')) {
+    for (const name of Object.keys(node)) {
+      const field = prefix === '' ? name : `${prefix}.${name}`;
+      if (name.charCodeAt(0) === 0x24 /* $ */) {
         if (!GROUP_KEYS.has(name))
-          problems.push({
-            field: [...path, name].join('.'),
-            error: `unknown group property ${name}`,
-          });
+          problems.push({ field, error: `unknown group property ${name}` });
         continue;
       }
-      const field = [...path, name].join('.');
-      if (/[{}.]/.test(name)) {
+      if (NAME_BREAKER.test(name)) {
         problems.push({ field, error: 'names cannot contain {, } or .' });
         continue;
       }
+      const child = node[name];
       if (!isObject(child)) {
         problems.push({ field, error: 'a token or group is a JSON object' });
         continue;
       }
-      if ('$value' in child) {
-        for (const key of Object.keys(child)) {
-          if (!TOKEN_KEYS.has(key))
-            problems.push({ field, error: `unknown token property ${key}` });
-        }
-        const type = typeof child.$type === 'string' ? child.$type : groupType;
-        if (
-          child.$type !== undefined &&
-          (typeof child.$type !== 'string' || !TYPES.has(child.$type))
-        ) {
-          problems.push({ field, error: `unknown $type '${String(child.$type)}'` });
-        }
-        const bad = checkValue(type, child.$value);
-        if (bad) problems.push({ field, error: bad });
-        if (tokens.size >= MAX_TOKENS) {
-          problems.push({ field, error: `a document holds at most ${MAX_TOKENS} tokens` });
-          return;
-        }
-        tokens.set(field, { value: child.$value, type });
-      } else {
-        walk(child, [...path, name], groupType);
+      if (!('$value' in child)) {
+        yield* walk(child, field, depth + 1, groupType);
+        if (tooMany) return;
+        continue;
       }
+      if (++steps % STEP === 0) yield;
+      if (tokens.size >= TOKEN_LIMITS.tokens) {
+        problems.push({
+          field,
+          error: `a token document holds at most ${count(TOKEN_LIMITS.tokens)} tokens`,
+        });
+        tooMany = true;
+        return;
+      }
+      for (const key of Object.keys(child)) {
+        if (!TOKEN_KEYS.has(key)) problems.push({ field, error: `unknown token property ${key}` });
+      }
+      const type = typeof child.$type === 'string' ? child.$type : groupType;
+      if (
+        child.$type !== undefined &&
+        (typeof child.$type !== 'string' || !TYPES.has(child.$type))
+      ) {
+        problems.push({ field, error: `unknown $type '${String(child.$type)}'` });
+      }
+      const value = child.$value;
+      const ref = typeof value === 'string' ? REFERENCE.exec(value)?.[1] : undefined;
+      const bad = ref === undefined ? checkValue(type, value) : undefined;
+      if (bad) problems.push({ field, error: bad });
+      tokens.set(field, {
+        field,
+        type,
+        ref,
+        target: undefined,
+        state: ref === undefined ? RESOLVED : NEW,
+        hops: 0,
+        error: undefined,
+      });
     }
   };
-  walk(doc, [], undefined);
+  yield* walk(doc, '', 0, undefined);
+  // References of a document cut short would point at tokens never read.
+  if (tooMany) return problems;
 
-  // References must resolve, to a token of the same type where both are known, without cycles.
-  const resolve = (field: string, seen: Set<string>): string | undefined => {
-    const token = tokens.get(field);
-    if (!token) return `references {${field}}, which does not exist`;
-    if (typeof token.value !== 'string') return undefined;
-    const ref = REFERENCE.exec(token.value)?.[1];
-    if (ref === undefined) return undefined;
-    if (seen.has(ref)) return `reference cycle through {${ref}}`;
-    seen.add(ref);
-    if (!tokens.has(ref)) return `references {${ref}}, which does not exist`;
-    return resolve(ref, seen);
-  };
-  for (const [field, token] of tokens) {
-    if (typeof token.value !== 'string') continue;
-    const ref = REFERENCE.exec(token.value)?.[1];
-    if (ref === undefined) continue;
-    const error = resolve(field, new Set([field]));
-    if (error) {
-      problems.push({ field, error });
-      continue;
+  // References must resolve, within the alias chain limit, to a token of the same type where
+  // both are known, without cycles. Each token is resolved once: its chain is followed until a
+  // value, a token resolved before, a missing target or a token already on the chain (a cycle),
+  // and every token on the chain is then resolved from that end, last first.
+  const chain: TokenEntry[] = [];
+  const resolve = (start: TokenEntry) => {
+    chain.length = 0;
+    let hops = 0;
+    let error: string | undefined;
+    for (let token = start; ; ) {
+      if (token.state === RESOLVED) {
+        ({ hops, error } = token);
+        break;
+      }
+      if (token.state === ON_CHAIN) {
+        error = `reference cycle through {${token.field}}`;
+        break;
+      }
+      token.state = ON_CHAIN;
+      chain.push(token);
+      const target = tokens.get(token.ref as string);
+      if (target === undefined) {
+        error = `references {${token.ref}}, which does not exist`;
+        break;
+      }
+      token.target = target;
+      token = target;
     }
-    const target = tokens.get(ref);
-    if (token.type && target?.type && token.type !== target.type) {
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const token = chain[i] as TokenEntry;
+      token.state = RESOLVED;
+      if (error === undefined) token.hops = ++hops;
+      else token.error = error;
+    }
+  };
+
+  for (const token of tokens.values()) {
+    if (token.ref === undefined) continue;
+    if (++steps % STEP === 0) yield;
+    if (token.state !== RESOLVED) resolve(token);
+    const { field, error, hops, target } = token;
+    if (error !== undefined) {
+      problems.push({ field, error });
+    } else if (hops > TOKEN_LIMITS.aliasChain) {
       problems.push({
         field,
-        error: `a ${token.type} token cannot reference the ${target.type} token {${ref}}`,
+        error: `an alias chain is at most ${TOKEN_LIMITS.aliasChain} references long; this one is ${count(hops)}`,
+      });
+    } else if (token.type && target?.type && token.type !== target.type) {
+      problems.push({
+        field,
+        error: `a ${token.type} token cannot reference the ${target.type} token {${token.ref}}`,
       });
     }
   }
   return problems;
+}
+
+/** {@link validation}, at once. */
+export function validateTokens(doc: unknown): TokenProblem[] {
+  const run = validation(doc);
+  for (;;) {
+    const step = run.next();
+    if (step.done) return step.value;
+  }
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * {@link validateTokens}, in slices of about `sliceMs` of the event loop: between slices other
+ * callers' requests are served. What the server validates with.
+ */
+export async function validateTokensSliced(doc: unknown, sliceMs = 2): Promise<TokenProblem[]> {
+  const run = validation(doc);
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = run.next();
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart >= sliceMs) {
+      await nextTurn();
+      sliceStart = performance.now();
+    }
+  }
 }
 
 const srgb = (hex: string) => {

@@ -1,7 +1,7 @@
 export { apiKeyAuthenticator, authInfo } from './auth.js';
 export type * from './db/types.js';
 export { DEMO_EMAIL, seedDemo } from './demo.js';
-export { defaultTokens, tokenDocument, validateTokens } from './dtcg.js';
+export { defaultTokens, TOKEN_LIMITS, tokenDocument, validateTokens } from './dtcg.js';
 export { Code as ErrorCodes } from './errors.js';
 export { generateKey, hashKey, KEY_PREFIX } from './keys.js';
 export { createProjectsServer, NAME, type ProjectsServerOptions, VERSION } from './server.js';

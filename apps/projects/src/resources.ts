@@ -47,9 +47,10 @@ export function projectResources(store: Store) {
         mimeType: 'application/json',
       },
     ],
+    // Completing offers the user's project ids: reading them, so the same scope as reading.
     complete: {
       projectId: async (value, ctx) => {
-        const who = caller(ctx);
+        const who = readable(ctx);
         return store.projectIdsStartingWith(who.userId, value, 100);
       },
     },

@@ -1,6 +1,6 @@
 /**
- * The authorization matrix, in-process through the server's dispatcher: every tool and both
- * resources, called with a read-only key, a write-only key, a read+write key and no auth at all,
+ * The authorization matrix, in-process through the server's dispatcher: every tool, both
+ * resources and the completion of project ids, called with a read-only key, a write-only key, a read+write key and no auth at all,
  * against the caller's own project (block, asset), another user's, and an id that does not exist.
  *
  * The rules (the error table of the CODEFLUSS MCP server's JSON-RPC protocol page) that generate
@@ -327,6 +327,30 @@ describe('resources/read codefluss://design-system/{projectId}', () => {
       }
     },
   );
+});
+
+describe('completion/complete codefluss://design-system/{projectId} (a read of project ids)', () => {
+  const complete = (value: string, key: KeyKind) =>
+    send(
+      'completion/complete',
+      {
+        ref: { type: 'ref/resource', uri: 'codefluss://design-system/{projectId}' },
+        argument: { name: 'projectId', value },
+      },
+      key,
+    );
+  it.each(rowsFor('read', undefined, false))('$name', async ({ key, expect: want, reason }) => {
+    const w = await world();
+    const reply = await complete(w.own.project, key);
+    assertOutcome(reply, want, undefined, '', reason);
+    if (want === 'ok') {
+      expect(reply.result).toMatchObject({ completion: { values: [w.own.project] } });
+      // Never the stranger's ids.
+      expect((await complete(w.foreign.project, key)).result).toMatchObject({
+        completion: { values: [] },
+      });
+    }
+  });
 });
 
 describe('ids of blocks and assets on their own', () => {

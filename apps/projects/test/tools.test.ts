@@ -245,6 +245,13 @@ describe('list_projects pagination', () => {
       expect(JSON.parse(content[0]?.text ?? '')).toEqual(
         page.projects.map(({ id, name }) => ({ id, name })),
       );
+      // A next page is announced in the text as well, as a second block: a host that shows the
+      // model only the text still tells it there is more, and how to get it.
+      expect(content.slice(1)).toEqual(
+        page.nextCursor
+          ? [{ type: 'text', text: JSON.stringify({ nextCursor: page.nextCursor }) }]
+          : [],
+      );
       cursor = page.nextCursor;
       if (!cursor) break;
     }
@@ -1104,7 +1111,7 @@ describe('the CLI (needs pnpm build)', () => {
       expect(user).toBeDefined();
       expect(await demo.countProjects(user?.id ?? '')).toBe(3);
       const site = listed(first).find((p) => p.name === 'Meine Website');
-      expect((await demo.listBlocks(site?.id ?? '')).map((b) => b.type)).toEqual([
+      expect((await demo.listBlocks(site?.id ?? '')).items.map((b) => b.type)).toEqual([
         'hero',
         'text',
         'gallery',

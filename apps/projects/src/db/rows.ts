@@ -76,6 +76,40 @@ export function decodeCursor(cursor: string, idPrefix: string): CursorKey {
   return key;
 }
 
+/** Cursors of position-ordered lists (blocks): base64url of the JSON `[position, id]`. */
+export interface PositionKey {
+  position: number;
+  id: string;
+}
+
+export function encodePositionCursor(key: PositionKey): string {
+  return Buffer.from(JSON.stringify([key.position, key.id]), 'utf8').toString('base64url');
+}
+
+export function decodePositionCursor(cursor: string, idPrefix: string): PositionKey {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidCursorError(cursor);
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2) throw new InvalidCursorError(cursor);
+  const [position, id] = parsed as unknown[];
+  if (
+    typeof position !== 'number' ||
+    !Number.isSafeInteger(position) ||
+    position < 0 ||
+    typeof id !== 'string' ||
+    !id.startsWith(`${idPrefix}_`) ||
+    !ID_CHARS.test(id)
+  ) {
+    throw new InvalidCursorError(cursor);
+  }
+  const key = { position, id };
+  if (encodePositionCursor(key) !== cursor) throw new InvalidCursorError(cursor);
+  return key;
+}
+
 export function pageLimit(limit: number | undefined): number {
   if (limit === undefined || Number.isNaN(limit)) return DEFAULT_LIMIT;
   return Math.min(MAX_LIMIT, Math.max(1, Math.floor(limit)));

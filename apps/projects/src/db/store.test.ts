@@ -20,6 +20,7 @@ import {
 import {
   ConflictError,
   InvalidCursorError,
+  LimitError,
   type Page,
   type Project,
   type Scope,
@@ -145,7 +146,7 @@ async function allPages<T>(fetch: (cursor?: string) => Promise<Page<T>>): Promis
 }
 
 async function expectPositions(store: Store, projectId: string, ids: string[]): Promise<void> {
-  const blocks = await store.listBlocks(projectId);
+  const blocks = (await store.listBlocks(projectId)).items;
   expect(blocks.map((b) => b.id)).toEqual(ids);
   expect(blocks.map((b) => b.position)).toEqual(ids.map((_, i) => i));
 }
@@ -432,7 +433,7 @@ describe.each([sqliteDialect(), postgresDialect()])('Store on $name', (dialect) 
       expect(await store.deleteProject(project.id)).toBe(true);
       expect(await store.getProject(project.id)).toBeUndefined();
       expect(await store.getBlock(block.id)).toBeUndefined();
-      expect(await store.listBlocks(project.id)).toEqual([]);
+      expect((await store.listBlocks(project.id)).items).toEqual([]);
       expect(await store.getAsset(asset.id)).toBeUndefined();
       expect((await store.listAssets(project.id)).items).toEqual([]);
       expect(await store.getDesignSystem(project.id)).toBeUndefined();
@@ -597,7 +598,7 @@ describe.each([sqliteDialect(), postgresDialect()])('Store on $name', (dialect) 
 
     it('appends by default with contiguous 0-based positions', async () => {
       const projectId = await newProject();
-      expect(await store.listBlocks(projectId)).toEqual([]);
+      expect((await store.listBlocks(projectId)).items).toEqual([]);
       const a = await store.createBlock(projectId, { type: 'hero', content: { title: 'A' } });
       const b = await store.createBlock(projectId, { type: 'text', content: 'B' });
       const c = await store.createBlock(projectId, { type: 'text', content: 'C' });
@@ -719,7 +720,7 @@ describe.each([sqliteDialect(), postgresDialect()])('Store on $name', (dialect) 
           store.createBlock(projectId, { type: 't', content: i, position: i % 3 }),
         ),
       );
-      let blocks = await store.listBlocks(projectId);
+      let blocks = (await store.listBlocks(projectId)).items;
       expect(blocks.map((b) => b.position)).toEqual([...Array(12).keys()]);
       await Promise.all([
         ...created.slice(0, 4).map((b) => store.deleteBlock(b.id)),
@@ -728,7 +729,7 @@ describe.each([sqliteDialect(), postgresDialect()])('Store on $name', (dialect) 
           store.createBlock(projectId, { type: 'u', content: i, position: i * 2 }),
         ),
       ]);
-      blocks = await store.listBlocks(projectId);
+      blocks = (await store.listBlocks(projectId)).items;
       expect(blocks).toHaveLength(12);
       expect(blocks.map((b) => b.position)).toEqual([...Array(12).keys()]);
     });
@@ -754,7 +755,7 @@ describe.each([sqliteDialect(), postgresDialect()])('Store on $name', (dialect) 
         expect(block.content).toEqual(content);
         expect((await store.getBlock(block.id))?.content).toEqual(content);
       }
-      expect((await store.listBlocks(projectId)).map((b) => b.content)).toEqual(contents);
+      expect((await store.listBlocks(projectId)).items.map((b) => b.content)).toEqual(contents);
       const undef = await store.createBlock(projectId, { type: 'json', content: undefined });
       expect(undef.content).toBeNull();
     });
@@ -763,6 +764,90 @@ describe.each([sqliteDialect(), postgresDialect()])('Store on $name', (dialect) 
       await expect(
         store.createBlock('proj_000000000000', { type: 't', content: 1 }),
       ).rejects.toThrow(/not found/);
+    });
+
+    it('pages blocks in position order: limit, a byte budget, at least one block', async () => {
+      const projectId = await newProject();
+      const ids: string[] = [];
+      // Content of 100 bytes of JSON each; the fourth ü is two bytes in UTF-8.
+      for (let i = 0; i < 7; i++) {
+        const text = i === 3 ? `${'x'.repeat(81)}ü` : 'x'.repeat(83);
+        ids.push((await store.createBlock(projectId, { type: 't', content: { i, text } })).id);
+      }
+      const bytes = (await store.listBlocks(projectId)).items.map((b) =>
+        Buffer.byteLength(JSON.stringify(b.content)),
+      );
+      expect(bytes).toEqual([100, 100, 100, 100, 100, 100, 100]);
+      expect(await store.countBlocks(projectId)).toBe(7);
+
+      const byLimit = await allPages((cursor) => store.listBlocks(projectId, { cursor, limit: 3 }));
+      expect(byLimit.map((p) => p.items.length)).toEqual([3, 3, 1]);
+      expect(byLimit.flatMap((p) => p.items.map((b) => b.id))).toEqual(ids);
+      expect(byLimit.at(-1)).not.toHaveProperty('nextCursor');
+
+      // 250 bytes hold two blocks of 100; 300 three.
+      const byBytes = await allPages((cursor) =>
+        store.listBlocks(projectId, { cursor, maxBytes: 250 }),
+      );
+      expect(byBytes.map((p) => p.items.length)).toEqual([2, 2, 2, 1]);
+      expect(byBytes.flatMap((p) => p.items.map((b) => b.id))).toEqual(ids);
+      const exact = await store.listBlocks(projectId, { maxBytes: 300 });
+      expect(exact.items).toHaveLength(3);
+      // A block bigger than the budget still comes, alone.
+      const tiny = await allPages((cursor) => store.listBlocks(projectId, { cursor, maxBytes: 1 }));
+      expect(tiny.map((p) => p.items.length)).toEqual([1, 1, 1, 1, 1, 1, 1]);
+      // A full last page has no next one.
+      expect(await store.listBlocks(projectId, { limit: 7 })).not.toHaveProperty('nextCursor');
+      expect(await store.listBlocks(newId('proj'))).toEqual({ items: [] });
+    });
+
+    it('rejects block cursors it did not issue with InvalidCursorError', async () => {
+      const projectId = await newProject();
+      await store.createBlock(projectId, { type: 't', content: 1 });
+      await store.createBlock(projectId, { type: 't', content: 2 });
+      const { nextCursor } = await store.listBlocks(projectId, { limit: 1 });
+      expect(nextCursor).toEqual(expect.any(String));
+      const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+      for (const bad of [
+        'garbage',
+        b64(['2024-01-01T00:00:00.000Z', 'blk_abc']),
+        b64([-1, 'blk_abc']),
+        b64([1.5, 'blk_abc']),
+        b64([1, 'proj_abc']),
+        b64([1, 'blk_ABC']),
+        `${nextCursor}=`,
+      ]) {
+        await expect(store.listBlocks(projectId, { cursor: bad })).rejects.toBeInstanceOf(
+          InvalidCursorError,
+        );
+      }
+    });
+
+    it('caps blocks per project with a LimitError, concurrent inserts included', async () => {
+      const capped = await openStore(target.url, { ...target.options, maxBlocksPerProject: 3 });
+      try {
+        const projectId = await newProject();
+        const results = await Promise.allSettled(
+          Array.from({ length: 6 }, (_, i) =>
+            capped.createBlock(projectId, { type: 't', content: i, position: 0 }),
+          ),
+        );
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+        for (const r of results.filter((r) => r.status === 'rejected')) {
+          expect(r.reason).toBeInstanceOf(LimitError);
+          expect(r.reason).toMatchObject({ limit: 'blocks', max: 3 });
+        }
+        expect(await capped.countBlocks(projectId)).toBe(3);
+        const [first] = (await capped.listBlocks(projectId)).items;
+        expect(await capped.deleteBlock(first?.id ?? '')).toBe(true);
+        await capped.createBlock(projectId, { type: 't', content: 'room again' });
+        expect(await capped.countBlocks(projectId)).toBe(3);
+      } finally {
+        await capped.close();
+      }
+      await expect(
+        openStore(target.url, { ...target.options, maxBlocksPerProject: 0 }),
+      ).rejects.toThrow(/maxBlocksPerProject/);
     });
   });
 
@@ -945,7 +1030,7 @@ describe.each([sqliteDialect(), postgresDialect()])('Store on $name', (dialect) 
         const project = await store.createProject(user.id, { name: 'shared' });
         expect(await other.getProject(project.id)).toEqual(project);
         const block = await other.createBlock(project.id, { type: 't', content: 'x' });
-        expect(await store.listBlocks(project.id)).toEqual([block]);
+        expect((await store.listBlocks(project.id)).items).toEqual([block]);
       } finally {
         await other.close();
       }

@@ -9,6 +9,7 @@ import {
   type Selectable,
   type SelectQueryBuilder,
   SqliteDialect,
+  sql,
 } from 'kysely';
 import pg from 'pg';
 import { newId } from './ids.js';
@@ -18,6 +19,8 @@ import {
   checkStatus,
   clamp,
   decodeCursor,
+  decodePositionCursor,
+  encodePositionCursor,
   isUniqueViolation,
   jsonText,
   monotonicClock,
@@ -39,8 +42,12 @@ import {
   type AssetInput,
   type Block,
   type BlockInput,
+  type BlockPageRequest,
   ConflictError,
   type DesignSystem,
+  LimitError,
+  MAX_BLOCK_PAGE_BYTES,
+  MAX_BLOCKS_PER_PROJECT,
   type Page,
   type PageRequest,
   type Project,
@@ -60,6 +67,8 @@ export interface StoreOptions {
   schema?: string | undefined;
   /** The clock, in epoch milliseconds; for tests. Default `Date.now`. */
   now?: (() => number) | undefined;
+  /** Blocks one project may hold. Default {@link MAX_BLOCKS_PER_PROJECT}. */
+  maxBlocksPerProject?: number | undefined;
 }
 
 const LAST_USED_THROTTLE_MS = 60_000;
@@ -150,7 +159,12 @@ export async function openStore(url?: string, options: StoreOptions = {}): Promi
       throw error;
     }
   }
-  return new KyselyStore(db, kind, clock);
+  const maxBlocks = options.maxBlocksPerProject ?? MAX_BLOCKS_PER_PROJECT;
+  if (!Number.isSafeInteger(maxBlocks) || maxBlocks < 1) {
+    await db.destroy();
+    throw new Error(`maxBlocksPerProject must be a positive integer, got ${maxBlocks}`);
+  }
+  return new KyselyStore(db, kind, clock, maxBlocks);
 }
 
 /** ISO timestamps (ms precision) that never go backwards within one store, even if the clock does. */
@@ -183,6 +197,7 @@ class KyselyStore implements Store {
     private readonly db: Db,
     readonly kind: Store['kind'],
     private readonly now: () => string,
+    private readonly maxBlocks: number,
   ) {}
 
   async close(): Promise<void> {
@@ -441,7 +456,7 @@ class KyselyStore implements Store {
     return result.numUpdatedRows > 0n;
   }
 
-  private async countBlocks(trx: Db, projectId: string): Promise<number> {
+  private async countBlocksIn(trx: Db, projectId: string): Promise<number> {
     const row = await trx
       .selectFrom('blocks')
       .select((eb) => eb.fn.countAll().as('n'))
@@ -450,15 +465,61 @@ class KyselyStore implements Store {
     return Number(row.n);
   }
 
-  async listBlocks(projectId: string): Promise<Block[]> {
-    const rows = await this.db
-      .selectFrom('blocks')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .orderBy('position', 'asc')
-      .orderBy('id', 'asc')
-      .execute();
-    return rows.map(toBlock);
+  async countBlocks(projectId: string): Promise<number> {
+    return this.countBlocksIn(this.db, projectId);
+  }
+
+  /**
+   * Two steps in one snapshot: which blocks fit the page, judged by the byte length of their
+   * content as the database has it (no content leaves the database for that), then those blocks.
+   */
+  async listBlocks(projectId: string, page: BlockPageRequest = {}): Promise<Page<Block>> {
+    const limit = pageLimit(page.limit);
+    const maxBytes = page.maxBytes ?? MAX_BLOCK_PAGE_BYTES;
+    const after = page.cursor ? decodePositionCursor(page.cursor, 'blk') : undefined;
+    const bytes =
+      this.kind === 'postgres'
+        ? sql<number | string>`octet_length(content)`
+        : sql<number | string>`length(cast(content as blob))`;
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const candidates = await trx
+          .selectFrom('blocks')
+          .select(['id', 'position', bytes.as('bytes')])
+          .where('project_id', '=', projectId)
+          .$if(after !== undefined, (q) =>
+            q.where(({ eb, refTuple, tuple }) =>
+              eb(refTuple('position', 'id'), '>', tuple(after?.position ?? 0, after?.id ?? '')),
+            ),
+          )
+          .orderBy('position', 'asc')
+          .orderBy('id', 'asc')
+          .limit(limit + 1)
+          .execute();
+        const ids: string[] = [];
+        let total = 0;
+        for (const candidate of candidates) {
+          const size = Number(candidate.bytes);
+          if (ids.length === limit || (ids.length > 0 && total + size > maxBytes)) break;
+          ids.push(candidate.id);
+          total += size;
+        }
+        if (ids.length === 0) return { items: [] };
+        const rows = await trx
+          .selectFrom('blocks')
+          .selectAll()
+          .where('id', 'in', ids)
+          .orderBy('position', 'asc')
+          .orderBy('id', 'asc')
+          .execute();
+        const items = rows.map(toBlock);
+        const last = rows[rows.length - 1];
+        return candidates.length > ids.length && last
+          ? { items, nextCursor: encodePositionCursor({ position: last.position, id: last.id }) }
+          : { items };
+      });
   }
 
   async getBlock(id: string): Promise<Block | undefined> {
@@ -476,7 +537,8 @@ class KyselyStore implements Store {
       if (!(await this.lockProject(trx, projectId))) {
         throw new Error(`project '${projectId}' not found`);
       }
-      const count = await this.countBlocks(trx, projectId);
+      const count = await this.countBlocksIn(trx, projectId);
+      if (count >= this.maxBlocks) throw new LimitError('blocks', this.maxBlocks);
       const position =
         input.position === undefined ? count : clamp(requestedPosition(input.position), 0, count);
       if (position < count) {
@@ -515,7 +577,7 @@ class KyselyStore implements Store {
 
       let position = block.position;
       if (patch.position !== undefined) {
-        const count = await this.countBlocks(trx, block.project_id);
+        const count = await this.countBlocksIn(trx, block.project_id);
         position = clamp(requestedPosition(patch.position), 0, count - 1);
         if (position < block.position) {
           await trx
@@ -634,6 +696,7 @@ class KyselyStore implements Store {
         )
         .execute(),
     );
-    return toDesignSystem(row);
+    // What was stored is `tokens` as JSON: no need to parse the text back.
+    return { projectId, tokens, updatedAt: row.updated_at };
   }
 }

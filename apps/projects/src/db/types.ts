@@ -120,6 +120,20 @@ export interface PageRequest {
   limit?: number | undefined;
 }
 
+/** Which page of a project's blocks to return. */
+export interface BlockPageRequest extends PageRequest {
+  /**
+   * At most this many bytes of block content (as JSON) in the page, though always at least one
+   * block. Default {@link MAX_BLOCK_PAGE_BYTES}.
+   */
+  maxBytes?: number | undefined;
+}
+
+/** Blocks one project may hold, unless the store was opened with another limit. */
+export const MAX_BLOCKS_PER_PROJECT = 1000;
+/** Block content (JSON bytes) one page of `listBlocks` carries at most, unless asked for less. */
+export const MAX_BLOCK_PAGE_BYTES = 512 * 1024;
+
 /** The fields of a new project (or, partial, of a project update). */
 export interface ProjectInput {
   /** Display name. */
@@ -159,6 +173,19 @@ export class InvalidCursorError extends Error {
   constructor(cursor: string) {
     super(`invalid cursor '${cursor}'`);
     this.name = 'InvalidCursorError';
+  }
+}
+
+/** Thrown when a write would take something past a limit, e.g. a project's number of blocks. */
+export class LimitError extends Error {
+  constructor(
+    /** What is limited: `blocks` (per project). */
+    readonly limit: 'blocks',
+    /** The most there may be. */
+    readonly max: number,
+  ) {
+    super(`at most ${max} ${limit}`);
+    this.name = 'LimitError';
   }
 }
 
@@ -211,11 +238,20 @@ export interface Store {
   /** Project ids of a user starting with `prefix`, sorted, at most `limit`. */
   projectIdsStartingWith(userId: string, prefix: string, limit: number): Promise<string[]>;
 
-  /** A project's blocks, in position order. */
-  listBlocks(projectId: string): Promise<Block[]>;
+  /**
+   * A project's blocks in position order (position, id), keyset-paginated: `limit` blocks (1…100,
+   * default 50) and at most `maxBytes` of their content, whichever comes first. Blocks moved
+   * while a client pages may be skipped or seen twice: the cursor is a position.
+   */
+  listBlocks(projectId: string, page?: BlockPageRequest): Promise<Page<Block>>;
+  /** How many blocks a project has. */
+  countBlocks(projectId: string): Promise<number>;
   /** A block by id. */
   getBlock(id: string): Promise<Block | undefined>;
-  /** In one transaction: shifts later blocks down and inserts. */
+  /**
+   * In one transaction: shifts later blocks down and inserts. A LimitError when the project
+   * already holds as many blocks as the store allows (default {@link MAX_BLOCKS_PER_PROJECT}).
+   */
   createBlock(projectId: string, input: BlockInput): Promise<Block>;
   /** Moving (position) re-packs the others in one transaction. */
   updateBlock(id: string, patch: Partial<BlockInput>): Promise<Block | undefined>;

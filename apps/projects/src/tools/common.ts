@@ -8,6 +8,7 @@ import {
   type Store,
 } from '../db/types.js';
 import { invalidParams, validationError } from '../errors.js';
+import { deeperThan } from '../json.js';
 
 export interface ToolDeps {
   store: Store;
@@ -65,7 +66,10 @@ export const publicAsset = (a: Asset) => a;
 
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 const BLOCK_TYPE = /^[a-z][a-z0-9_-]{0,63}$/;
-const MAX_CONTENT_BYTES = 256 * 1024;
+/** Block content: at most this many bytes of JSON … */
+export const MAX_CONTENT_BYTES = 256 * 1024;
+/** … nesting objects and arrays at most this deep. */
+export const MAX_CONTENT_DEPTH = 64;
 
 /** Semantic checks beyond the schema: CODEFLUSS's -32004 Validation error, with field and error. */
 export function checkName(name: string | undefined): string | undefined {
@@ -94,12 +98,40 @@ export function checkBlockType(type: string | undefined): void {
 
 export function checkContent(content: unknown): void {
   if (content === undefined) return;
+  // Depth first, without recursion: JSON.stringify (and every other recursive walk) throws a
+  // RangeError on content nested deeper than the stack, which JSON.parse happily builds.
+  const deep = deeperThan(content, MAX_CONTENT_DEPTH);
+  if (deep) {
+    throw validationError(
+      'content',
+      `must nest objects and arrays at most ${MAX_CONTENT_DEPTH} deep (too deep at ${describePath(deep.slice(0, MAX_CONTENT_DEPTH))})`,
+    );
+  }
   const size = Buffer.byteLength(JSON.stringify(content) ?? '');
   if (size > MAX_CONTENT_BYTES)
     throw validationError('content', `must be at most ${MAX_CONTENT_BYTES} bytes of JSON`);
 }
 
+/** `content.a.b[0]`-style, for error messages; long paths keep their start and end. */
+function describePath(path: string[]): string {
+  const parts = path.map((key) => (/^\d+$/.test(key) ? `[${key}]` : `.${key}`));
+  const shown = parts.length > 12 ? [...parts.slice(0, 6), '…', ...parts.slice(-6)] : parts;
+  return `content${shown.join('')}`;
+}
+
 export type { Caller };
+
+/**
+ * The text of a page: the page itself, then — when another follows — `{"nextCursor": "…"}` as a
+ * second block, so that a host that shows the model only text still tells it there is more.
+ */
+export function pageText(page: string, nextCursor: string | undefined) {
+  const blocks = [{ type: 'text' as const, text: page }];
+  if (nextCursor !== undefined) {
+    blocks.push({ type: 'text' as const, text: JSON.stringify({ nextCursor }) });
+  }
+  return blocks;
+}
 
 /** A cursor the store did not issue is the caller's mistake: -32602 naming the field. */
 export async function withCursor<T>(read: () => Promise<T>): Promise<T> {

@@ -14,7 +14,6 @@ export const getProject = (deps: ToolDeps) =>
     requiredScopes: READ,
     handler: async ({ projectId: id }, ctx) => {
       const project = await ownProject(deps.store, caller(ctx), id);
-      const blocks = await deps.store.listBlocks(id);
-      return { ...publicProject(project), blockCount: blocks.length };
+      return { ...publicProject(project), blockCount: await deps.store.countBlocks(id) };
     },
   });

@@ -4,6 +4,7 @@ import { caller } from '../access.js';
 import {
   cursor,
   limit,
+  pageText,
   projectShape,
   publicProject,
   READ,
@@ -27,14 +28,13 @@ export const listProjects = (deps: ToolDeps) =>
       );
       const projects = page.items.map(publicProject);
       const structured = page.nextCursor ? { projects, nextCursor: page.nextCursor } : { projects };
-      // As the CODEFLUSS protocol's example, the text is the compact list: [{"id": …, "name": …}].
+      // As the CODEFLUSS protocol's example, the text is the compact list: [{"id": …, "name": …}];
+      // a next page is announced in a second text block.
       return {
-        content: [
-          {
-            type: 'text' as const,
-            text: JSON.stringify(projects.map(({ id, name }) => ({ id, name }))),
-          },
-        ],
+        content: pageText(
+          JSON.stringify(projects.map(({ id, name }) => ({ id, name }))),
+          page.nextCursor,
+        ),
         structuredContent: structured,
       };
     },

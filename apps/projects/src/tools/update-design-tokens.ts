@@ -1,14 +1,37 @@
 import { defineTool, RpcError } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
-import { defaultTokens, EXTENSION_KEY, tokenDocument, validateTokens } from '../dtcg.js';
+import {
+  defaultTokens,
+  EXTENSION_KEY,
+  TOKEN_LIMITS,
+  type TokenProblem,
+  tokenDepthProblem,
+  tokenDocument,
+  validateTokensSliced,
+} from '../dtcg.js';
 import { Code } from '../errors.js';
 import { designSystemUri, projectId, type ToolDeps, WRITE } from './common.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Deep merge of token groups: a key in `patch` replaces or extends the same key in `base`. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** -32004 for a document with problems: the first as `field` and `error`, up to 50 in `problems`. */
+function invalidTokens(problems: TokenProblem[]): RpcError {
+  const first = problems[0] as TokenProblem;
+  return new RpcError(Code.Validation, 'Validation error', {
+    field: first.field === '(root)' ? 'tokens' : `tokens.${first.field}`,
+    error: first.error,
+    problems: problems.slice(0, 50),
+  });
+}
+
+/**
+ * Deep merge of token groups: a key in `patch` replaces or extends the same key in `base`.
+ * Recursive: `patch` must have passed {@link tokenDepthProblem} first.
+ */
 function merge(
   base: Record<string, unknown>,
   patch: Record<string, unknown>,
@@ -23,12 +46,34 @@ function merge(
   return out;
 }
 
-export const updateDesignTokens = (deps: ToolDeps) =>
-  defineTool({
+/**
+ * Runs `fn` after every earlier call for the same key has finished: one project's updates
+ * read, merge and write one after the other, though each pauses for other callers meanwhile.
+ */
+function serializer() {
+  const tails = new Map<string, Promise<void>>();
+  return async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const before = tails.get(key) ?? Promise.resolve();
+    const run = before.then(fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    tails.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+}
+
+export const updateDesignTokens = (deps: ToolDeps) => {
+  const oneAtATime = serializer();
+  return defineTool({
     name: 'update_design_tokens',
     title: 'Update design tokens',
-    description:
-      'Replaces or merges a project’s design tokens (W3C DTCG 2025.10: $value, $type, {group.token} references). The result is validated before it is stored.',
+    description: `Replaces or merges a project’s design tokens (W3C DTCG 2025.10: $value, $type, {group.token} references). The result is validated before it is stored: at most ${TOKEN_LIMITS.tokens} tokens and ${TOKEN_LIMITS.bytes / 1024} KiB, alias chains of at most ${TOKEN_LIMITS.aliasChain} references, groups ${TOKEN_LIMITS.groupDepth} deep.`,
     inputSchema: z.object({
       projectId,
       tokens: z.record(z.string(), z.unknown()).describe('A DTCG token document or part of one'),
@@ -54,23 +99,36 @@ export const updateDesignTokens = (deps: ToolDeps) =>
       const ext = isObject($extensions) ? { ...$extensions } : undefined;
       if (ext) delete ext[EXTENSION_KEY];
       const input = ext && Object.keys(ext).length > 0 ? { ...rest, $extensions: ext } : rest;
-      const current = (await deps.store.getDesignSystem(id))?.tokens ?? defaultTokens();
-      const next = mode === 'replace' ? input : merge(current, input);
-      const problems = validateTokens(next);
-      const first = problems[0];
-      if (first) {
-        throw new RpcError(Code.Validation, 'Validation error', {
-          field: `tokens.${first.field}`,
-          error: first.error,
-          problems: problems.slice(0, 50),
-        });
-      }
-      const saved = await deps.store.setDesignSystem(id, next);
+      // Measured without recursion before the merge (which recurses) and validation see it.
+      const tooDeep = tokenDepthProblem(input);
+      if (tooDeep) throw invalidTokens([tooDeep]);
+      // A large document is work for the event loop: each step below gets a turn of its own, and
+      // validation pauses every few milliseconds, so that other callers are served meanwhile.
+      const saved = await oneAtATime(id, async () => {
+        await nextTurn();
+        let next = input;
+        if (mode !== 'replace') {
+          const current = (await deps.store.getDesignSystem(id))?.tokens ?? defaultTokens();
+          await nextTurn();
+          next = merge(current, input);
+        }
+        const problems = await validateTokensSliced(next);
+        if (problems.length > 0) throw invalidTokens(problems);
+        await nextTurn();
+        return deps.store.setDesignSystem(id, next);
+      });
       deps.changed(designSystemUri(id), who.userId);
-      return {
+      await nextTurn();
+      const result = {
         projectId: id,
         tokens: tokenDocument(saved.tokens, id, saved.updatedAt),
         updatedAt: saved.updatedAt,
       };
+      // The JSON text of the result, as the engine would make it, in a turn of its own: the
+      // reply is encoded in the next.
+      const text = JSON.stringify(result);
+      await nextTurn();
+      return { content: [{ type: 'text' as const, text }], structuredContent: result };
     },
   });
+};
