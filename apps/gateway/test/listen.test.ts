@@ -4,28 +4,13 @@
  * 2026-07-28 client (through its subscriptions/listen), from backends on 2025 and modern links,
  * over stdio and Streamable HTTP (a 2025 HTTP backend's GET stream, a modern one's listen).
  */
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createLinkedTransports, McpClient, type McpServer } from '@mcpkit/protocol';
 import { serveHttp, waitFor } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
 import { Gateway } from '../src/gateway.js';
-
-const EVERYTHING = join(
-  resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'),
-  'packages',
-  'protocol',
-  'dist',
-  'fixtures',
-  'everything.js',
-);
-const backend = (protocol: 'legacy' | '2026-07-28') => ({
-  command: process.execPath,
-  args: [EVERYTHING, '--log-level', 'warn'],
-  protocol,
-});
+import { EVERYTHING, everythingBackend } from './helpers.js';
 
 let gateway: Gateway;
 const clients: McpClient[] = [];
@@ -48,8 +33,8 @@ beforeAll(async () => {
   gateway = new Gateway(
     parseConfig({
       mcpServers: {
-        old: backend('legacy'),
-        new: backend('2026-07-28'),
+        old: everythingBackend('legacy'),
+        new: everythingBackend('2026-07-28'),
         old_http: await httpBackend('legacy'),
         new_http: await httpBackend('2026-07-28'),
       },

@@ -4,23 +4,13 @@
  * modern client can only answer through input_required rounds: the backend call waits, parked,
  * for the retry that brings the answer (bounded in time and number).
  */
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { META } from '@mcpkit/protocol';
 import { connectRaw, type RawPeer, waitFor } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
 import { Gateway } from '../src/gateway.js';
-
-const EVERYTHING = join(
-  resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'),
-  'packages',
-  'protocol',
-  'dist',
-  'fixtures',
-  'everything.js',
-);
+import { everythingBackend } from './helpers.js';
 
 const modern = (params: Record<string, unknown>, capabilities: Record<string, unknown> = {}) => ({
   ...params,
@@ -46,17 +36,9 @@ beforeAll(async () => {
   gateway = new Gateway(
     parseConfig({
       mcpServers: {
-        every: { command: process.execPath, args: [EVERYTHING, '--log-level', 'warn'] },
-        old: {
-          command: process.execPath,
-          args: [EVERYTHING, '--log-level', 'warn'],
-          protocol: 'legacy',
-        },
-        new: {
-          command: process.execPath,
-          args: [EVERYTHING, '--log-level', 'warn'],
-          protocol: '2026-07-28',
-        },
+        every: everythingBackend(),
+        old: everythingBackend('legacy'),
+        new: everythingBackend('2026-07-28'),
       },
     }),
     { events: EventLog.open(':memory:') },
@@ -168,16 +150,8 @@ describe('the input bridge is bounded', () => {
       parseConfig({
         gateway: { bridge: { park_ttl_ms: 300, max_parked: 1 } },
         mcpServers: {
-          old: {
-            command: process.execPath,
-            args: [EVERYTHING, '--log-level', 'warn'],
-            protocol: 'legacy',
-          },
-          new: {
-            command: process.execPath,
-            args: [EVERYTHING, '--log-level', 'warn'],
-            protocol: '2026-07-28',
-          },
+          old: everythingBackend('legacy'),
+          new: everythingBackend('2026-07-28'),
         },
       }),
       { events: EventLog.open(':memory:') },

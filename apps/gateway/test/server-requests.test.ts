@@ -4,9 +4,7 @@
  * request) and a 2026-07-28 one (the backend answers `input_required`).
  */
 import { writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { removeTempDirs, tempDir } from '@mcpkit/protocol/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -15,12 +13,7 @@ import {
   ElicitRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-const EVERYTHING = join(
-  dirname(createRequire(import.meta.url).resolve('@mcpkit/protocol/package.json')),
-  'dist/fixtures/everything.js',
-);
+import { CLI, EVERYTHING } from './helpers.js';
 
 afterAll(removeTempDirs);
 

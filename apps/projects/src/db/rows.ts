@@ -52,7 +52,8 @@ export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify([key.createdAt, key.id]), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string, idPrefix: string): CursorKey {
+/** The `[sort key, id]` pair a cursor encodes, the id checked against `idPrefix`. */
+function cursorPair(cursor: string, idPrefix: string): [unknown, string] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -60,14 +61,16 @@ export function decodeCursor(cursor: string, idPrefix: string): CursorKey {
     throw new InvalidCursorError(cursor);
   }
   if (!Array.isArray(parsed) || parsed.length !== 2) throw new InvalidCursorError(cursor);
-  const [createdAt, id] = parsed as unknown[];
-  if (
-    typeof createdAt !== 'string' ||
-    !ISO_MS.test(createdAt) ||
-    typeof id !== 'string' ||
-    !id.startsWith(`${idPrefix}_`) ||
-    !ID_CHARS.test(id)
-  ) {
+  const [sortKey, id] = parsed as unknown[];
+  if (typeof id !== 'string' || !id.startsWith(`${idPrefix}_`) || !ID_CHARS.test(id)) {
+    throw new InvalidCursorError(cursor);
+  }
+  return [sortKey, id];
+}
+
+export function decodeCursor(cursor: string, idPrefix: string): CursorKey {
+  const [createdAt, id] = cursorPair(cursor, idPrefix);
+  if (typeof createdAt !== 'string' || !ISO_MS.test(createdAt)) {
     throw new InvalidCursorError(cursor);
   }
   const key = { createdAt, id };
@@ -87,22 +90,8 @@ export function encodePositionCursor(key: PositionKey): string {
 }
 
 export function decodePositionCursor(cursor: string, idPrefix: string): PositionKey {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw new InvalidCursorError(cursor);
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2) throw new InvalidCursorError(cursor);
-  const [position, id] = parsed as unknown[];
-  if (
-    typeof position !== 'number' ||
-    !Number.isSafeInteger(position) ||
-    position < 0 ||
-    typeof id !== 'string' ||
-    !id.startsWith(`${idPrefix}_`) ||
-    !ID_CHARS.test(id)
-  ) {
+  const [position, id] = cursorPair(cursor, idPrefix);
+  if (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 0) {
     throw new InvalidCursorError(cursor);
   }
   const key = { position, id };
