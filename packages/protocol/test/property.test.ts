@@ -51,8 +51,8 @@ function expectWellFormedResponse(r: unknown): void {
     const e = o.error as Record<string, unknown>;
     expect(Number.isInteger(e.code)).toBe(true);
     expect(typeof e.message).toBe('string');
-    // No stack traces leak into replies.
-    expect(JSON.stringify(e)).not.toMatch(/\n\s+at /);
+    // No stack traces leak into replies: in the JSON text a newline is the two characters `\n`.
+    expect(JSON.stringify(e)).not.toMatch(/\\n\s+at /);
   }
 }
 
