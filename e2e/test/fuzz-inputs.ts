@@ -10,6 +10,7 @@
  * Messages are built as text, member by member, so ids and numbers JSON.stringify cannot write
  * (`123456789012345678901234567890`, `1e400`, `-0`) and duplicate members go out as they are.
  */
+import { MCP_LOGGING_LEVELS } from '@mcpkit/protocol';
 import fc from 'fast-check';
 
 /** In a generated header, stands for the driver's live session id (filled in when sent). */
@@ -89,16 +90,7 @@ const JUNK_METHODS = [
 ];
 const VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 const MODERN = '2026-07-28';
-const LOG_LEVELS = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
+const LOG_LEVELS = MCP_LOGGING_LEVELS;
 
 /** A JSON text, for values JSON.stringify can write. */
 const j = (value: unknown): string => JSON.stringify(value) ?? 'null';

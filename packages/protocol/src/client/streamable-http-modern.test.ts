@@ -126,15 +126,7 @@ describe('StreamableHttpClientTransport, modern era', () => {
 
   it("'auto' stays modern on a 400 with -32022 naming nothing we speak: UnsupportedVersionError", async () => {
     const { url, seen } = await script((_req, res, s) =>
-      json(res, 400, {
-        jsonrpc: '2.0',
-        id: s.body?.id,
-        error: {
-          code: -32022,
-          message: 'Unsupported protocol version',
-          data: { supported: ['2099-01-01'], requested: '2026-07-28' },
-        },
-      }),
+      unsupported(res, s.body?.id, ['2099-01-01']),
     );
     const err = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
       protocol: 'auto',
@@ -148,15 +140,7 @@ describe('StreamableHttpClientTransport, modern era', () => {
     const { url, seen } = await script((req, res, s) => {
       if (refused) return modernServer(req, res, s);
       refused = true;
-      json(res, 400, {
-        jsonrpc: '2.0',
-        id: s.body?.id,
-        error: {
-          code: -32022,
-          message: 'Unsupported protocol version',
-          data: { supported: ['2026-07-28'], requested: '2026-07-28' },
-        },
-      });
+      unsupported(res, s.body?.id, ['2026-07-28']);
     });
     const client = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
       protocol: 'auto',
@@ -281,3 +265,16 @@ describe('modern header values', () => {
     });
   });
 });
+
+/** A 400 with -32022 naming `supported` (the modern refusal of an unsupported version). */
+function unsupported(res: ServerResponse, id: unknown, supported: string[]): void {
+  json(res, 400, {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: -32022,
+      message: 'Unsupported protocol version',
+      data: { supported, requested: '2026-07-28' },
+    },
+  });
+}
