@@ -1,4 +1,5 @@
 import { tmpdir } from 'node:os';
+import { waitFor } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AppName,
@@ -92,10 +93,15 @@ async function againstApp(
   try {
     const prepared = await prepare(app, s);
     server = await startHttp(app, [...prepared.httpArgs, ...extraArgs(s)], prepared.env);
-    // A gateway logs each backend's state before it serves: the backends must be up, or the
-    // scenarios would only see the gateway's own tools.
+    // A gateway serves at once and logs each backend's state once they have started: the
+    // backends must be up (logged running), or the scenarios would only see its own tools.
     for (const backend of backends) {
-      expect(server.stderr()).toMatch(new RegExp(`"backend":"${backend}","state":"running"`));
+      const running = new RegExp(`"backend":"${backend}","state":"running"`);
+      await waitFor(
+        `backend ${backend} running`,
+        () => running.test(server?.stderr() ?? '') || undefined,
+        20_000,
+      );
     }
     expectAllPassed(label, await runAll(server.mcpUrl));
   } catch (err) {
