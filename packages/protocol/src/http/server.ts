@@ -215,7 +215,8 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
         return false;
       }
     };
-    if (!(await charge(1))) return;
+    // Without a limiter nothing is charged, and the hot path pays no await for it.
+    if (limiter && !(await charge(1))) return;
 
     if (method === 'GET') {
       (streamable as StreamableHttpHandler).handleGet(req, res, auth);
@@ -265,7 +266,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       return;
     }
     // The request itself paid one point; the rest of a batch pays one per message.
-    if (batch > 1 && !(await charge(batch - 1))) return;
+    if (batch > 1 && limiter && !(await charge(batch - 1))) return;
     if (isPlain) await (plain as PlainHttpHandler).handlePost(req, res, body, auth);
     else await (streamable as StreamableHttpHandler).handlePost(req, res, body, auth);
   }
