@@ -201,22 +201,9 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       }
     }
 
-    const rateKey = auth?.subject ?? req.socket.remoteAddress ?? 'unknown';
-    /** Charge `points` to the caller; false (429 sent) when its budget is spent. */
-    const charge = async (points: number): Promise<boolean> => {
-      if (!limiter) return true;
-      try {
-        await limiter.consume(rateKey, points);
-        return true;
-      } catch (err) {
-        if (!(err instanceof RateLimiterRes)) throw err;
-        const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-        sendError(res, 429, rateError(retryAfter), { 'Retry-After': String(retryAfter) });
-        return false;
-      }
-    };
-    // Without a limiter nothing is charged, and the hot path pays no await for it.
-    if (limiter && !(await charge(1))) return;
+    // Without a limiter nothing is charged, and the hot path pays nothing for it.
+    const rateKey = limiter ? (auth?.subject ?? req.socket.remoteAddress ?? 'unknown') : '';
+    if (limiter && !(await charge(limiter, rateKey, 1, res, rateError))) return;
 
     if (method === 'GET') {
       (streamable as StreamableHttpHandler).handleGet(req, res, auth);
@@ -266,7 +253,9 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       return;
     }
     // The request itself paid one point; the rest of a batch pays one per message.
-    if (batch > 1 && limiter && !(await charge(batch - 1))) return;
+    if (batch > 1 && limiter && !(await charge(limiter, rateKey, batch - 1, res, rateError))) {
+      return;
+    }
     if (isPlain) await (plain as PlainHttpHandler).handlePost(req, res, body, auth);
     else await (streamable as StreamableHttpHandler).handlePost(req, res, body, auth);
   }
@@ -341,5 +330,24 @@ function batchSize(body: string): number {
     return Array.isArray(parsed) ? Math.max(1, parsed.length) : 1;
   } catch {
     return 1;
+  }
+}
+
+/** Charge `points` to `key`; false (429 sent) when its budget is spent. */
+async function charge(
+  limiter: RateLimiterAbstract,
+  key: string,
+  points: number,
+  res: ServerResponse,
+  rateError: (retryAfter: number) => JsonRpcErrorObject,
+): Promise<boolean> {
+  try {
+    await limiter.consume(key, points);
+    return true;
+  } catch (err) {
+    if (!(err instanceof RateLimiterRes)) throw err;
+    const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+    sendError(res, 429, rateError(retryAfter), { 'Retry-After': String(retryAfter) });
+    return false;
   }
 }
