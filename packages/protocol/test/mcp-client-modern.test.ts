@@ -8,6 +8,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DISCOVERED } from '../src/client/scripted-server.test.helper.js';
 import { createEverythingServer } from '../src/fixtures/everything.js';
 import {
   type ClientTransport,
@@ -396,13 +397,6 @@ function scripted(
   return recording(clientSide);
 }
 
-const DISCOVERED = {
-  resultType: 'complete',
-  supportedVersions: ['2026-07-28'],
-  capabilities: { tools: {} },
-  ttlMs: 0,
-  cacheScope: 'private',
-};
 const INIT = {
   protocolVersion: '2025-11-25',
   capabilities: {},

@@ -53,3 +53,23 @@ export async function script(handle: Handler): Promise<{ url: string; seen: Seen
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, seen };
 }
+
+/** Answer with a JSON body. */
+export function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** A minimal 2026-07-28 `server/discover` result: modern, with tools, nothing cached. */
+export const DISCOVERED = {
+  resultType: 'complete',
+  supportedVersions: ['2026-07-28'],
+  capabilities: { tools: {} },
+  ttlMs: 0,
+  cacheScope: 'private',
+};

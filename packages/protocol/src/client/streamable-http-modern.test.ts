@@ -12,13 +12,8 @@ import { META } from '../mcp/era.js';
 import { McpClient } from './client.js';
 import { TransportError, UnsupportedVersionError } from './errors.js';
 import { encodeHeaderValue, requestHeaders } from './headers.js';
-import { type Handler, script } from './scripted-server.test.helper.js';
+import { type Handler, json, script } from './scripted-server.test.helper.js';
 import { StreamableHttpClientTransport } from './streamable-http.js';
-
-const json = (res: ServerResponse, status: number, body: unknown, headers = {}) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-};
 
 const DISCOVERED = {
   resultType: 'complete',

@@ -14,21 +14,14 @@ import { McpServer } from '../mcp/server.js';
 import { serveHttp } from '../testing/index.js';
 import { createLinkedTransports } from '../transports/memory.js';
 import { McpClient } from './client.js';
-import { type Handler, type Seen, script } from './scripted-server.test.helper.js';
+import {
+  DISCOVERED,
+  type Handler,
+  json,
+  type Seen,
+  script,
+} from './scripted-server.test.helper.js';
 import { StreamableHttpClientTransport } from './streamable-http.js';
-
-const json = (res: ServerResponse, status: number, body: unknown) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
-
-const DISCOVERED = {
-  resultType: 'complete',
-  supportedVersions: ['2026-07-28'],
-  capabilities: { tools: {} },
-  ttlMs: 0,
-  cacheScope: 'private',
-};
 
 /** A modern server listing `tools()`; `tools/call` answered by `call` (default: an empty result). */
 function modern(
