@@ -1,3 +1,17 @@
+export {
+  CONFIG_PLACEHOLDER,
+  callerHasSensitive,
+  DASHBOARD_TOOL_META,
+  DASHBOARD_URI,
+  type DashboardConfig,
+  type DashboardResourceOptions,
+  dashboardResource,
+  MIN_REFRESH_MS,
+  refreshIntervals,
+  renderDashboard,
+  UI_EXTENSION,
+  UI_MIME_TYPE,
+} from './dashboard.js';
 export { type Collectors, systemCollectors, TIERS, WARM_KEYS } from './sampler/collectors.js';
 export { redact } from './sampler/redact.js';
 export {

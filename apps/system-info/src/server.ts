@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { type EngineLogger, McpServer } from '@mcpkit/protocol';
+import { dashboardResource, UI_EXTENSION, UI_MIME_TYPE } from './dashboard.js';
 import { type Collectors, systemCollectors, TIERS, WARM_KEYS } from './sampler/collectors.js';
 import { Sampler, type SamplerOptions } from './sampler/sampler.js';
 import { type Scope, scopeError } from './scopes.js';
@@ -22,6 +23,8 @@ export interface SystemInfoOptions {
   logger?: EngineLogger;
   /** Take the first samples now, so rates are real from the first call. Default true. */
   warm?: boolean;
+  /** Reads the dashboard view instead of dist/views/dashboard.html (tests). */
+  loadDashboard?: () => Promise<string>;
 }
 
 /**
@@ -33,13 +36,14 @@ export function createSystemInfoServer(options: SystemInfoOptions = {}): {
   sampler: Sampler<Collectors>;
 } {
   const sampler = new Sampler(options.collectors ?? systemCollectors, TIERS, options.sampler);
+  const scopes = new Set<Scope>(options.scopes ?? ['core']);
   const server = new McpServer({
     name: NAME,
     version: VERSION,
     title: 'System information',
     instructions:
       'Read-only facts about the machine this server runs on. Start with get_system_snapshot to find out why a machine is slow; every answer carries sampled_at.',
-    scopes: options.scopes ?? ['core'],
+    scopes,
     errors: { scopeDenied: scopeError },
     // 2026-07-28 cache hints: the tool list is fixed for the life of the process and the same
     // for every caller (scopes refuse calls, they do not hide tools); readings are live.
@@ -47,9 +51,18 @@ export function createSystemInfoServer(options: SystemInfoOptions = {}): {
       'server/discover': { ttlMs: 600_000, cacheScope: 'public' },
       'tools/list': { ttlMs: 600_000, cacheScope: 'public' },
     },
+    // MCP Apps: the live dashboard (ui://system-info/dashboard) is an HTML view.
+    extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } },
     ...(options.logger ? { logger: options.logger } : {}),
   });
   server.addTool(...allTools({ sampler }));
+  server.addResource(
+    dashboardResource({
+      scopes,
+      ...(options.sampler?.ttlMs ? { ttlMs: options.sampler.ttlMs } : {}),
+      ...(options.loadDashboard ? { loadView: options.loadDashboard } : {}),
+    }),
+  );
   if (options.warm ?? true) void sampler.warm(WARM_KEYS);
   return { server, sampler };
 }

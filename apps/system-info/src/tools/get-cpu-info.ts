@@ -1,5 +1,6 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
+import { DASHBOARD_TOOL_META } from '../dashboard.js';
 import { CORE, query, READ_ONLY, round, sampledAt, type ToolDeps } from './common.js';
 
 export const getCpuInfo = (deps: ToolDeps) =>
@@ -27,6 +28,8 @@ export const getCpuInfo = (deps: ToolDeps) =>
       sampled_at: sampledAt,
     }),
     annotations: { title: 'CPU information', ...READ_ONLY },
+    // MCP Apps hosts draw the live dashboard beside the result; others ignore it.
+    _meta: DASHBOARD_TOOL_META,
     requiredScopes: CORE,
     handler: async ({ per_cpu }) => {
       const [info, load] = await Promise.all([query(deps, 'cpuStatic'), query(deps, 'cpuLoad')]);

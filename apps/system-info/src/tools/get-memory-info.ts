@@ -1,5 +1,6 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
+import { DASHBOARD_TOOL_META } from '../dashboard.js';
 import type { Memory } from '../sampler/collectors.js';
 import { CORE, query, READ_ONLY, round, sampledAt, type ToolDeps } from './common.js';
 
@@ -41,6 +42,8 @@ export const getMemoryInfo = (deps: ToolDeps) =>
     description: 'Returns RAM and swap: total, used, free, available, and memory pressure.',
     outputSchema: memoryShape.extend({ sampled_at: sampledAt }),
     annotations: { title: 'Memory information', ...READ_ONLY },
+    // MCP Apps hosts draw the live dashboard beside the result; others ignore it.
+    _meta: DASHBOARD_TOOL_META,
     requiredScopes: CORE,
     handler: async () => {
       const mem = await query(deps, 'memory');

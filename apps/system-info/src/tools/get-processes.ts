@@ -1,5 +1,6 @@
 import { type CallToolResult, defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
+import { DASHBOARD_TOOL_META } from '../dashboard.js';
 import type { ProcessInfo } from '../sampler/collectors.js';
 import { redact } from '../sampler/redact.js';
 import { CORE, query, READ_ONLY, round, sampledAt, type ToolDeps } from './common.js';
@@ -70,6 +71,8 @@ export const getProcesses = (deps: ToolDeps) =>
       sampled_at: sampledAt,
     }),
     annotations: { title: 'Processes', ...READ_ONLY },
+    // MCP Apps hosts draw the live dashboard beside the result; others ignore it.
+    _meta: DASHBOARD_TOOL_META,
     requiredScopes: CORE,
     handler: async ({ top, limit, sort_by, include_cmdline }): Promise<CallToolResult> => {
       const sample = await query(deps, 'processes');

@@ -1,5 +1,6 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
+import { DASHBOARD_TOOL_META } from '../dashboard.js';
 import { CollectorTimeoutError } from '../sampler/errors.js';
 import {
   CORE,
@@ -38,6 +39,8 @@ export const getSystemSnapshot = (deps: ToolDeps) =>
       sampled_at: sampledAt,
     }),
     annotations: { title: 'System snapshot', ...READ_ONLY },
+    // MCP Apps hosts draw the live dashboard beside the result; others ignore it.
+    _meta: DASHBOARD_TOOL_META,
     requiredScopes: CORE,
     handler: async () => {
       const [info, load, mem, procs] = await Promise.all([

@@ -1,0 +1,289 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/**
+ * The live dashboard (MCP Apps view) in headless Chromium, wired to the real server: a test host
+ * page built on the ext-apps host-side API (`test/host/host.ts`, `AppBridge`) mounts the view
+ * that `resources/read` returns in a sandboxed iframe under the resource's CSP, and forwards the
+ * view's tool calls to an MCP client of the server process. The test reads what the view shows
+ * and compares it with direct tool calls, watches it update and pause, and saves the screenshot
+ * the README shows (docs/dashboard.png).
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import type { McpClient } from '@mcpkit/protocol';
+import {
+  type HttpProcess,
+  killSpawned,
+  removeTempDirs,
+  spawnHttpServer,
+  tempDir,
+} from '@mcpkit/protocol/testing';
+import { build } from 'esbuild';
+import { type BrowserContext, chromium, type Frame, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UI_EXTENSION, UI_MIME_TYPE } from '../src/dashboard.js';
+
+type Json = Record<string, unknown>;
+/** What test/host/host.ts puts on the host page's window. */
+type HostWindow = { mountView(options: Json): Promise<void> };
+
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const VIEWS = fileURLToPath(new URL('../dist/views/', import.meta.url));
+const HOST = fileURLToPath(new URL('./host/host.ts', import.meta.url));
+const SHOT = fileURLToPath(new URL('../docs/dashboard.png', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+/** The view budget (scripts/build-views.mjs): 150 KB gzip, 300 KB as shipped. */
+const MAX_GZIP = 150 * 1024;
+const MAX_RAW = 300 * 1024;
+
+/** Chromium is required in CI (.ci/run installs it); a machine without it skips, saying why. */
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && !process.env.CI) console.warn(`skipping browser tests: no ${CHROMIUM}`);
+
+/** The dashboard's own byte formatting, to compare what it shows with a direct call. */
+function bytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = n;
+  let u = 0;
+  while (Math.abs(v) >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+}
+
+async function structured(client: McpClient, name: string, args: Json = {}): Promise<Json> {
+  const result = await client.callTool(name, args);
+  expect(result.isError ?? false).toBe(false);
+  return result.structuredContent as Json;
+}
+
+describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Chromium', () => {
+  let server: HttpProcess;
+  let client: McpClient;
+  let browser: BrowserContext;
+  let page: Page;
+  let view: Frame;
+  /** Every tool call the view made through the host, in order. */
+  const calls: { name: string; at: number }[] = [];
+  /** Requests the page tried to make anywhere (the view must make none). */
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    expect(existsSync(CLI), 'build the package first (pnpm build)').toBe(true);
+    server = await spawnHttpServer(process.execPath, [CLI, '--transport', 'http', '--port', '0']);
+    client = await server.connect({
+      capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } },
+    });
+    const host = await build({
+      entryPoints: [HOST],
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      write: false,
+      logLevel: 'error',
+    });
+    // A fresh profile per run: nothing of an earlier run (or of a person's browser) leaks in.
+    browser = await chromium.launchPersistentContext(tempDir('sysinfo-chromium-'), {
+      executablePath: CHROMIUM,
+      viewport: { width: 1000, height: 800 },
+      headless: true,
+      timeout: 30_000,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(20_000);
+    // Nothing may leave the machine; the view itself should ask for nothing at all.
+    await page.route('**/*', (route) => {
+      requests.push(route.request().url());
+      return route.request().url().startsWith('http://127.0.0.1')
+        ? route.continue()
+        : route.abort();
+    });
+    await page.exposeFunction('hostCallTool', async (params: Json) => {
+      const name = String(params.name);
+      calls.push({ name, at: Date.now() });
+      return client.callTool(name, (params.arguments as Json | undefined) ?? {});
+    });
+    // The host page: a heading, the slot, and room to scroll the view out of sight.
+    await page.setContent(
+      '<!doctype html><html lang="en"><head><title>test host</title></head><body style="margin:0;font-family:sans-serif"><div id="slot" style="width:960px"></div><div id="after" style="height:3000px"></div></body></html>',
+    );
+    await page.addScriptTag({ content: host.outputFiles[0]?.text ?? '' });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    killSpawned();
+    removeTempDirs();
+  });
+
+  it('prints the shipped size of every view, each within budget', () => {
+    const files = readdirSync(VIEWS).filter((f) => f.endsWith('.html'));
+    expect(files).toContain('dashboard.html');
+    let total = 0;
+    for (const file of files) {
+      const html = readFileSync(`${VIEWS}${file}`);
+      const gz = gzipSync(html).length;
+      total += html.length;
+      console.log(
+        `view ${file}: ${(html.length / 1024).toFixed(1)} KB (${(gz / 1024).toFixed(1)} KB gzip)`,
+      );
+      expect(html.length).toBeLessThan(MAX_RAW);
+      expect(gz).toBeLessThan(MAX_GZIP);
+      expect(html.toString()).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\/cdn/i);
+    }
+    console.log(`views total: ${(total / 1024).toFixed(1)} KB`);
+  });
+
+  it('is linked from get_system_snapshot, declared per the extension, and mounts in the host', async () => {
+    expect(client.serverCapabilities?.extensions).toEqual({
+      [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] },
+    });
+    const tools = await client.listTools();
+    const linked = tools.filter((t) => (t._meta as Json | undefined)?.ui !== undefined);
+    expect(linked.map((t) => t.name).sort()).toEqual([
+      'get_cpu_info',
+      'get_memory_info',
+      'get_processes',
+      'get_system_snapshot',
+    ]);
+    const snapshotTool = tools.find((t) => t.name === 'get_system_snapshot');
+    const uri = ((snapshotTool?._meta as Json | undefined)?.ui as Json | undefined)?.resourceUri;
+    expect(uri).toBe('ui://system-info/dashboard');
+    const read = await client.readResource(uri as string);
+    const content = read.contents[0] as unknown as Json;
+    expect(content.mimeType).toBe(UI_MIME_TYPE);
+    const ui = (content._meta as Json).ui as Json;
+    expect(ui.csp).toEqual({ connectDomains: [], resourceDomains: [] });
+
+    const snapshot = await client.callTool('get_system_snapshot', {});
+    await page.evaluate((options) => (window as unknown as HostWindow).mountView(options), {
+      html: content.text as string,
+      csp: ui.csp as Json,
+      toolArgs: {},
+      toolResult: snapshot as unknown as Json,
+      title: 'System dashboard',
+    });
+    const frame = page.frames().find((f) => f !== page.mainFrame());
+    expect(frame).toBeDefined();
+    view = frame as Frame;
+    await view.waitForFunction(() => Number(document.body.dataset.updates ?? 0) >= 1);
+  });
+
+  it('shows the numbers a direct tool call answers', async () => {
+    const [cpu, memory, disks, os] = await Promise.all([
+      structured(client, 'get_cpu_info', { per_cpu: true }),
+      structured(client, 'get_memory_info'),
+      structured(client, 'get_disk_info'),
+      structured(client, 'get_os_info'),
+    ]);
+    // Wait for the semi-tier readings (disks) too.
+    await view.waitForSelector('[data-mount]', { state: 'attached' });
+    const shown = await view.evaluate(() => {
+      const mem = document.getElementById('mem-row');
+      const swap = document.getElementById('swap-row');
+      return {
+        cores: document.querySelectorAll('[data-cpu]').length,
+        memTotal: Number(mem?.dataset.total),
+        memText: mem?.textContent ?? '',
+        swapTotal: Number(swap?.dataset.total),
+        mounts: [...document.querySelectorAll<HTMLElement>('[data-mount]')].map((e) => ({
+          mount: e.dataset.mount,
+          size: Number(e.dataset.size),
+        })),
+        host: document.getElementById('host')?.textContent ?? '',
+        processes: document.querySelectorAll('[data-pid]').length,
+        cpuTotal: document.getElementById('cpu-total')?.textContent ?? '',
+      };
+    });
+    expect(shown.cores).toBe((cpu.per_cpu as unknown[]).length);
+    expect(shown.memTotal).toBe(memory.total_bytes);
+    expect(shown.memText).toContain(bytes(memory.total_bytes as number));
+    expect(shown.swapTotal).toBe(memory.swap_total_bytes);
+    const fs = (disks.filesystems as Json[]).map((f) => ({ mount: f.mount, size: f.size_bytes }));
+    expect(shown.mounts).toEqual(fs);
+    expect(shown.host).toContain(os.hostname as string);
+    expect(shown.processes).toBeGreaterThan(0);
+    expect(shown.processes).toBeLessThanOrEqual(8);
+    expect(shown.cpuTotal).toMatch(/^\d+\.\d %$/);
+  });
+
+  it('updates itself through the bridge', async () => {
+    const before = await view.evaluate(() => ({
+      updates: Number(document.body.dataset.updates),
+      sampledAt: document.body.dataset.sampledAt,
+    }));
+    await view.waitForFunction(
+      (b) =>
+        Number(document.body.dataset.updates) > b.updates &&
+        document.body.dataset.sampledAt !== b.sampledAt,
+      before,
+      { timeout: 15_000 },
+    );
+    expect(calls.some((c) => c.name === 'get_cpu_info')).toBe(true);
+    // The sensitive scope is not enabled: the view never asks for sessions and shows none.
+    expect(calls.some((c) => c.name === 'get_user_sessions')).toBe(false);
+    expect(await view.locator('#sessions-section').isHidden()).toBe(true);
+  });
+
+  it('saves a screenshot that is not blank, and made no network request', async () => {
+    await view.waitForFunction(() => Number(document.body.dataset.updates) >= 2);
+    mkdirSync(fileURLToPath(new URL('../docs/', import.meta.url)), { recursive: true });
+    const png = await page.locator('#slot iframe').screenshot({ path: SHOT });
+    expect(png.length).toBeGreaterThan(10_000);
+    // Decode it in the browser: a blank (or single-colour) image has a handful of colours.
+    const colours = await page.evaluate(async (b64) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = img.width;
+      canvas.height = img.height;
+      const ctx = canvas.getContext('2d');
+      if (!ctx) return 0;
+      ctx.drawImage(img, 0, 0);
+      const data = ctx.getImageData(0, 0, img.width, img.height).data;
+      const seen = new Set<number>();
+      for (let i = 0; i < data.length; i += 4)
+        seen.add(((data[i] ?? 0) << 16) | ((data[i + 1] ?? 0) << 8) | (data[i + 2] ?? 0));
+      return seen.size;
+    }, png.toString('base64'));
+    expect(colours).toBeGreaterThan(50);
+    expect(requests).toEqual([]);
+  });
+
+  it('stops calling tools while scrolled out of sight, and resumes', async () => {
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await view.waitForFunction(() => document.body.dataset.state === 'paused');
+    await new Promise((r) => setTimeout(r, 300)); // a tick already under way may finish
+    const paused = calls.length;
+    await new Promise((r) => setTimeout(r, 5_000)); // more than two refresh intervals
+    expect(calls.length).toBe(paused);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await view.waitForFunction(() => document.body.dataset.state === 'live');
+    await expect.poll(() => calls.length, { timeout: 10_000 }).toBeGreaterThan(paused);
+  });
+
+  it('pauses and resumes from the keyboard', async () => {
+    const toggle = page.frameLocator('#slot iframe').locator('#toggle');
+    await toggle.focus();
+    await toggle.press('Enter');
+    await view.waitForFunction(() => document.body.dataset.state === 'paused');
+    expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+    await toggle.press(' ');
+    await view.waitForFunction(() => document.body.dataset.state === 'live');
+    expect(await toggle.textContent()).toBe('Pause');
+  });
+});
