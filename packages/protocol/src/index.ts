@@ -24,6 +24,7 @@ export {
   type DispatcherOptions,
   type DispatchOptions,
   type EngineLogger,
+  type DispatchObserver,
   NO_REPLY,
 } from './jsonrpc/dispatcher.js';
 export {
@@ -61,6 +62,7 @@ export type {
   ServerTransport,
 } from './mcp/transport.js';
 export { type AuthInfo, McpSession, type OutboundChannel } from './mcp/session.js';
+export type { McpCall, McpCallOutcome, McpObserver } from './mcp/observe.js';
 export { type AskOptions, type McpCallExtra, McpContext } from './mcp/context.js';
 export {
   defineTool,
@@ -143,6 +145,14 @@ export {
 export { StreamableHttpHandler, type StreamableOptions } from './http/streamable.js';
 export { type Authenticator, bearerToken, type StaticToken, staticTokens } from './http/auth.js';
 export { checkHostAndOrigin, isLoopback, type OriginPolicy } from './http/origin.js';
+export type { HttpPage, PageAuth } from './http/pages.js';
+
+// Observability: Prometheus metrics of a server (served at /metrics by createMcpHttpServer)
+export {
+  DEFAULT_BUCKETS,
+  McpMetrics,
+  type McpMetricsOptions,
+} from './observability/metrics.js';
 
 // CLI: the runner every app's bin is (flags = environment variables, --help, stdio | http)
 export {

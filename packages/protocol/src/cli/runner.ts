@@ -9,6 +9,7 @@ import {
 import type { McpServer } from '../mcp/server.js';
 import type { AuthInfo } from '../mcp/session.js';
 import { serveMcpStdio } from '../mcp/stdio.js';
+import { McpMetrics } from '../observability/metrics.js';
 import { type CliOption, CliUsageError, type CliValues, resolveOptions, usage } from './options.js';
 
 /**
@@ -45,6 +46,21 @@ export const COMMON_OPTIONS: readonly CliOption[] = [
     type: 'string',
     default: 'info',
     choices: PINO_LOG_LEVELS,
+  },
+  {
+    name: 'metrics',
+    env: 'MCP_METRICS',
+    description: "Prometheus metrics at /metrics over HTTP (behind the app's tokens, if any)",
+    type: 'string',
+    default: 'on',
+    choices: ['on', 'off'],
+  },
+  {
+    name: 'metrics-token',
+    env: 'MCP_METRICS_TOKEN',
+    description: "a bearer token that reads /metrics only (a scraper's), besides the app's tokens",
+    type: 'string',
+    placeholder: '',
   },
   {
     // Actions, not settings: never read from the environment (MCP_VERSION=2025-06-18 in a
@@ -204,9 +220,15 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
   process.once('SIGTERM', () => stop('SIGTERM'));
   let httpServer: ReturnType<typeof createMcpHttpServer>;
   try {
+    // Metrics of every HTTP app unless switched off; an app may bring its own (to add to them).
+    const metrics = values.metrics === 'off' ? undefined : (http?.metrics ?? new McpMetrics());
+    metrics?.observe(server);
+    const metricsToken = (values['metrics-token'] as string | undefined) || http?.metricsToken;
     httpServer = createMcpHttpServer(server, {
       logger,
       ...http,
+      metrics,
+      ...(metricsToken ? { metricsToken } : {}),
       host: values.host as string,
       port,
     });

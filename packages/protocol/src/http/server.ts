@@ -7,9 +7,11 @@ import { ErrorCode } from '../jsonrpc/errors.js';
 import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
 import type { McpServer } from '../mcp/server.js';
 import type { AuthInfo } from '../mcp/session.js';
+import type { McpMetrics } from '../observability/metrics.js';
 import { type Authenticator, bearerToken, type StaticToken, staticTokens } from './auth.js';
 import { BodyTooLargeError, isJsonContentType, readBody } from './body.js';
 import { checkHostAndOrigin, isLoopback, type OriginPolicy } from './origin.js';
+import { countRejections, createExtras, type HttpPage } from './pages.js';
 import { PlainHttpHandler } from './plain.js';
 import { sendEmpty, sendError } from './respond.js';
 import { StreamableHttpHandler, type StreamableOptions } from './streamable.js';
@@ -71,6 +73,17 @@ export interface McpHttpOptions extends OriginPolicy {
   maxBatchSize?: number;
   /** Where refusals and handler trouble are logged. */
   logger?: EngineLogger;
+  /**
+   * Prometheus metrics served at `metricsPath` (`new McpMetrics()`; runCli makes one): behind
+   * the same bearer auth as MCP when `auth` is set, or `metricsToken`. Default: none.
+   */
+  metrics?: McpMetrics;
+  /** Where `metrics` are served. Default '/metrics'. */
+  metricsPath?: string;
+  /** A bearer token that reads `/metrics` only (a scraper's), besides the app's tokens. */
+  metricsToken?: string;
+  /** Pages of the app's own beside MCP (a status page), asked first; see {@link HttpPage}. */
+  pages?: readonly HttpPage[];
 }
 
 /** What {@link createMcpHttpServer} returns: a Node HTTP server, not yet listening. */
@@ -154,10 +167,28 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     }));
   const logger = options.logger;
 
+  const metrics = options.metrics;
+  const extras = createExtras({
+    metrics,
+    metricsPath: options.metricsPath ?? '/metrics',
+    metricsToken: options.metricsToken,
+    pages: options.pages ?? [],
+    authenticate,
+    failures,
+    failurePoints,
+    origin: options,
+    host,
+    logger,
+  });
+
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
+    // /metrics and the app's pages: decided without an await (MCP requests pay nothing).
+    const extra = extras?.(req, res, path);
+    if (extra) return extra;
+    if (metrics) countRejections(res, metrics);
     const isPlain = plain !== undefined && plainPaths.has(path);
     const isStreamable = streamable !== undefined && path === streamablePath;
     if (!isPlain && !isStreamable) {

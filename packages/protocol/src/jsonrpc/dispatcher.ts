@@ -38,6 +38,20 @@ export interface DispatcherOptions {
   onUnknownNotification?: (method: string, params: JsonRpcParams | undefined) => void;
 }
 
+/**
+ * Told of every request a {@link Dispatcher} answers (not notifications): what metrics and
+ * tracing hang on. `begin` returns a token that `run` and `end` get back. An observer must not
+ * throw; one that does is logged and the call goes on.
+ */
+export interface DispatchObserver<E> {
+  /** A request arrives; `known` says whether a method of that name is registered. */
+  begin(method: string, known: boolean, params: JsonRpcParams | undefined, extra: E): unknown;
+  /** Runs the handler (e.g. inside a tracing context); called only when present. */
+  run?<T>(token: unknown, fn: () => T): T;
+  /** The request's answer (undefined when none is sent: `NO_REPLY`). */
+  end(token: unknown, response: JsonRpcResponse | undefined): void;
+}
+
 /** Per-call inputs a transport supplies. */
 export interface DispatchOptions<E> {
   /** Handed to every handler as `ctx.extra` (the caller's identity, session …). */
@@ -69,6 +83,7 @@ export class Dispatcher<E = unknown> {
   readonly #maxBatchSize: number;
   readonly #logger: EngineLogger | undefined;
   readonly #onUnknownNotification: DispatcherOptions['onUnknownNotification'];
+  #observer: DispatchObserver<E> | undefined;
 
   constructor(options: DispatcherOptions = {}) {
     this.#maxBatchSize = options.maxBatchSize ?? 1000;
@@ -84,6 +99,14 @@ export class Dispatcher<E = unknown> {
       this.#methods.set(def.name, def);
     }
     return this;
+  }
+
+  /**
+   * Watch every request from now on (one observer; undefined removes it). Without one the hot
+   * path pays a single property read.
+   */
+  observe(observer: DispatchObserver<E> | undefined): void {
+    this.#observer = observer;
   }
 
   /** Remove a method; false when there was none by that name. */
@@ -160,6 +183,50 @@ export class Dispatcher<E = unknown> {
   }
 
   #invoke(
+    id: JsonRpcId | undefined,
+    methodName: string,
+    params: Parameters<MethodDefinition['parseParams']>[0],
+    options: DispatchOptions<E>,
+  ): MaybePromise<JsonRpcResponse | undefined> {
+    const observer = this.#observer;
+    if (observer === undefined || id === undefined)
+      return this.#call(id, methodName, params, options);
+    return this.#observed(observer, id, methodName, params, options);
+  }
+
+  #observed(
+    observer: DispatchObserver<E>,
+    id: JsonRpcId,
+    methodName: string,
+    params: Parameters<MethodDefinition['parseParams']>[0],
+    options: DispatchOptions<E>,
+  ): MaybePromise<JsonRpcResponse | undefined> {
+    let token: unknown;
+    try {
+      token = observer.begin(methodName, this.#methods.has(methodName), params, options.extra);
+    } catch (err) {
+      this.#logger?.error({ err, method: methodName }, 'observer failed');
+      return this.#call(id, methodName, params, options);
+    }
+    const end = (response: JsonRpcResponse | undefined) => {
+      try {
+        observer.end(token, response);
+      } catch (err) {
+        this.#logger?.error({ err, method: methodName }, 'observer failed');
+      }
+      return response;
+    };
+    const reply = observer.run
+      ? observer.run(token, () => this.#call(id, methodName, params, options))
+      : this.#call(id, methodName, params, options);
+    if (!isPromiseLike(reply)) return end(reply);
+    return Promise.resolve(reply).then(end, (err: unknown) => {
+      end(undefined);
+      throw err;
+    });
+  }
+
+  #call(
     id: JsonRpcId | undefined,
     methodName: string,
     params: Parameters<MethodDefinition['parseParams']>[0],

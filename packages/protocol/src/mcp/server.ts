@@ -24,6 +24,7 @@ import { toolMethods } from './handlers/tools.js';
 import { RequestStateCodec } from './input-rounds.js';
 import type { ServerInternals } from './internals.js';
 import type { ArgumentIssue } from './json-schema.js';
+import { dispatchObserver, type McpObserver } from './observe.js';
 import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';
 import { CANCELLATION, McpSession, type OutboundChannel } from './session.js';
@@ -186,6 +187,7 @@ export class McpServer {
   readonly #privateToolList: boolean;
   readonly #changedLists = new Set<ListKind>();
   #held: Promise<unknown> | undefined;
+  #observers: McpObserver[] = [];
   #hints: Partial<Record<CacheableMethod, CacheHint>>;
 
   constructor(options: McpServerOptions) {
@@ -355,6 +357,33 @@ export class McpServer {
         return closed;
       },
     };
+  }
+
+  /**
+   * Watch every request this server answers, in both eras and on every transport (metrics,
+   * tracing); returns the function that stops watching.
+   *
+   * @example
+   * ```ts
+   * const stop = server.observe({
+   *   begin: (call) => performance.now(),
+   *   end: (started, outcome) => console.log(outcome.status, performance.now() - (started as number)),
+   * });
+   * ```
+   */
+  observe(observer: McpObserver): () => void {
+    this.#observers = [...this.#observers, observer];
+    this.#applyObservers();
+    return () => {
+      this.#observers = this.#observers.filter((o) => o !== observer);
+      this.#applyObservers();
+    };
+  }
+
+  #applyObservers(): void {
+    const observer = dispatchObserver(this.#observers, (name) => this.#findTool(name)?.name);
+    this.#dispatcher.observe(observer);
+    this.#modern.observe(observer);
   }
 
   /** Add JSON-RPC methods of your own beside the MCP ones (they get the session as `ctx.extra`). */

@@ -9,6 +9,13 @@ export { type HttpClientOptions, type ServedHttp, serveHttp } from './http.js';
 export { type HttpProcess, type HttpProcessOptions, spawnHttpServer } from './http-process.js';
 export { type PostOptions, type PostReply, postJson } from './post.js';
 export { isAlive, killGroup, killSpawned, waitGone } from './processes.js';
+// Prometheus: a strict parser of the text format, to test a /metrics endpoint.
+export {
+  type PromFamily,
+  type PromSample,
+  parsePrometheusText,
+  sampleValue,
+} from './prometheus.js';
 export { seededRandom } from './random.js';
 export {
   connectRaw,
