@@ -145,6 +145,27 @@ export {
 export { StreamableHttpHandler, type StreamableOptions } from './http/streamable.js';
 export { type Authenticator, bearerToken, type StaticToken, staticTokens } from './http/auth.js';
 export { checkHostAndOrigin, isLoopback, type OriginPolicy } from './http/origin.js';
+export {
+  Health,
+  type HealthOptions,
+  type ReadinessCheck,
+  type ReadinessReport,
+} from './http/health.js';
+export {
+  type AppendOptions,
+  MemoryStateStore,
+  type SessionRecord,
+  type StateStore,
+  type StoredEvents,
+  type StoreRateLimitOptions,
+  StoreUnavailableError,
+} from './fleet/store.js';
+export {
+  createRedisStateStore,
+  RedisStateStore,
+  type RedisStateStoreOptions,
+} from './fleet/redis.js';
+export { type FleetNotifier, type SubscriberMatch, shareNotifications } from './fleet/notify.js';
 export type { HttpPage, PageAuth } from './http/pages.js';
 
 // Observability: Prometheus metrics of a server (served at /metrics by createMcpHttpServer)

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { createRedisStateStore } from '../fleet/redis.js';
+import { type StateStore, StoreUnavailableError } from '../fleet/store.js';
 import { createMcpHttpServer, type McpHttpOptions } from '../http/server.js';
 import {
   createLogger,
@@ -63,6 +65,29 @@ export const COMMON_OPTIONS: readonly CliOption[] = [
     placeholder: '',
   },
   {
+    // MCP_-prefixed: a REDIS_URL a user's shell holds for something else must not turn an app
+    // into a fleet member.
+    name: 'redis-url',
+    env: 'MCP_REDIS_URL',
+    description:
+      'HTTP fleet mode: sessions, stream replay, rate limits and notifications shared in Redis (redis://…)',
+    type: 'string',
+    placeholder: '',
+  },
+  {
+    name: 'redis-prefix',
+    env: 'MCP_REDIS_PREFIX',
+    description: 'prefix of the Redis keys and channels (default mcpkit:<command>:)',
+    type: 'string',
+  },
+  {
+    name: 'drain-timeout',
+    env: 'MCP_DRAIN_TIMEOUT',
+    description: 'on SIGTERM/SIGINT over HTTP: seconds in-flight calls get to finish',
+    type: 'string',
+    default: '10',
+  },
+  {
     // Actions, not settings: never read from the environment (MCP_VERSION=2025-06-18 in a
     // user's shell made every app exit with a usage error).
     name: 'help',
@@ -86,6 +111,12 @@ export interface RunContext {
   positionals: string[];
   /** The process's log, on stderr at `--log-level`. */
   logger: Logger;
+  /**
+   * The fleet's shared state (`--redis-url`, HTTP only); undefined when the app runs alone. The
+   * HTTP server uses it for sessions and rate limits; an app may share its notifications through
+   * it (`shareNotifications`). runCli closes it after the app's `close`.
+   */
+  state?: StateStore;
 }
 
 /** An app as {@link runCli} runs it: its name, flags, and how to build its server. */
@@ -168,6 +199,13 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
   }
   const logger = createLogger({ name: app.command, level: values['log-level'] as PinoLogLevel });
   const ctx: RunContext = { values, positionals, logger };
+  const drainSec = Number(values['drain-timeout']);
+  if (!Number.isFinite(drainSec) || drainSec < 0) {
+    process.stderr.write(
+      `${app.command}: --drain-timeout must be a number of seconds ≥ 0; got '${values['drain-timeout']}'\n`,
+    );
+    return 2;
+  }
   if (positionals.length > 0) {
     if (!app.run) {
       process.stderr.write(`${app.command}: unexpected argument '${positionals[0]}'\n`);
@@ -183,10 +221,26 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     );
     return 2;
   }
+  const redisUrl = values['redis-url'];
+  if (typeof redisUrl === 'string' && redisUrl !== '' && values.transport === 'http') {
+    try {
+      ctx.state = await createRedisStateStore(redisUrl, {
+        prefix: (values['redis-prefix'] as string | undefined) ?? `mcpkit:${app.command}:`,
+      });
+    } catch (err) {
+      if (!StoreUnavailableError.is(err)) throw err;
+      // One line a person can act on: which Redis, and why not.
+      process.stderr.write(`${app.command}: --redis-url: ${err.message}\n`);
+      return 1;
+    }
+    logger.info({ state: 'redis' }, 'fleet mode: shared state in Redis');
+  }
+  const state = ctx.state;
   let built: Awaited<ReturnType<CliApp['build']>>;
   try {
     built = await app.build(ctx);
   } catch (err) {
+    await state?.close();
     if (err instanceof CliUsageError) {
       process.stderr.write(`${app.command}: ${err.message}\n`);
       return 2;
@@ -194,7 +248,15 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     logger.fatal({ err }, 'failed to start');
     return 1;
   }
-  const { server, http, close, stdioAuth } = built;
+  const { server, http, stdioAuth } = built;
+  // The app's resources first, then the shared store they may still publish through.
+  const close = async () => {
+    try {
+      await built.close?.();
+    } finally {
+      await state?.close();
+    }
+  };
 
   if (values.transport === 'stdio') {
     guardStdout();
@@ -226,6 +288,8 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     const metricsToken = (values['metrics-token'] as string | undefined) || http?.metricsToken;
     httpServer = createMcpHttpServer(server, {
       logger,
+      ...(state ? { state } : {}),
+      drainTimeoutMs: drainSec * 1000,
       ...http,
       metrics,
       ...(metricsToken ? { metricsToken } : {}),
@@ -253,8 +317,9 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     await close?.();
     return 1;
   }
-  logger.info({ signal: await stopped }, 'shutting down');
-  await httpServer.close();
-  await close?.();
+  logger.info({ signal: await stopped }, 'shutting down: draining');
+  // Not ready any more, no new connections, in-flight calls finish; then the app lets go.
+  await httpServer.drain();
+  await close();
   return 0;
 }

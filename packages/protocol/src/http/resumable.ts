@@ -8,8 +8,16 @@ import type { SseStream } from './sse.js';
 /** Messages kept per stream for replay; a long call's older notifications make room. */
 export const MAX_REPLAY_EVENTS = 1000;
 
+/**
+ * Where a stream's messages are also written so another instance can replay them (a fleet's
+ * state store): called in order, once per message; `done` with the last one (json '' when the
+ * stream ended without a message of its own).
+ */
+export type StreamMirror = (json: string, done: boolean) => void;
+
 export class StreamLog {
   readonly id: string;
+  readonly #mirror: StreamMirror | undefined;
   #events: string[] = [];
   /** Messages dropped from the front of #events (event n is at index n - 1 - #dropped). */
   #dropped = 0;
@@ -18,9 +26,10 @@ export class StreamLog {
   #done = false;
   finishedAt = 0;
 
-  constructor(id: string, live: SseStream) {
+  constructor(id: string, live: SseStream, mirror?: StreamMirror) {
     this.id = id;
     this.#live = live;
+    this.#mirror = mirror;
   }
 
   get done(): boolean {
@@ -31,7 +40,9 @@ export class StreamLog {
     this.#live?.prime(`${this.id}-0`, retryMs);
   }
 
-  send(json: string): void {
+  /** Log and send one message; `last`: it ends the stream (its response). */
+  send(json: string, last = false): void {
+    this.#mirror?.(json, last);
     this.#sent++;
     this.#events.push(json);
     if (this.#events.length > MAX_REPLAY_EVENTS) {
@@ -50,8 +61,9 @@ export class StreamLog {
     live?.end();
   }
 
-  /** The stream's last message was sent. */
-  finish(): void {
+  /** The stream's last message was sent (`mirrored`: it said so to the mirror already). */
+  finish(mirrored = false): void {
+    if (!mirrored) this.#mirror?.('', true);
     this.#done = true;
     this.finishedAt = Date.now();
     this.detach();

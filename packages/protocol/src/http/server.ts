@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { type StateStore, StoreUnavailableError } from '../fleet/store.js';
 import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import { ErrorCode } from '../jsonrpc/errors.js';
 import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
@@ -10,6 +11,7 @@ import type { AuthInfo } from '../mcp/session.js';
 import type { McpMetrics } from '../observability/metrics.js';
 import { type Authenticator, bearerToken, type StaticToken, staticTokens } from './auth.js';
 import { BodyTooLargeError, isJsonContentType, readBody } from './body.js';
+import { Health, type HealthOptions } from './health.js';
 import { checkHostAndOrigin, isLoopback, type OriginPolicy } from './origin.js';
 import { countRejections, createExtras, type HttpPage } from './pages.js';
 import { PlainHttpHandler } from './plain.js';
@@ -38,7 +40,10 @@ export interface RateLimitOptions {
   points: number;
   /** Window in seconds. */
   durationSec: number;
-  /** A limiter of your own (Redis, PostgreSQL …) instead of the in-memory one. */
+  /**
+   * A limiter of your own (Redis, PostgreSQL …) instead of the in-memory one. Default: the
+   * `state` store's (exact across a fleet when it is Redis), else one in memory.
+   */
   limiter?: RateLimiterAbstract;
   /** The JSON-RPC error in a 429's body. Default -32000 "Rate limit exceeded". */
   error?: (retryAfterSec: number) => JsonRpcErrorObject;
@@ -74,6 +79,19 @@ export interface McpHttpOptions extends OriginPolicy {
   /** Where refusals and handler trouble are logged. */
   logger?: EngineLogger;
   /**
+   * Shared state of a fleet (`createRedisStateStore`): Streamable HTTP sessions and replay, and
+   * the rate-limit buckets, so any instance serves any session and a limit is exact across
+   * instances. It becomes a readiness check (`state`). Default: each process on its own memory.
+   */
+  state?: StateStore;
+  /** `/healthz` and `/readyz` (paths, readiness checks, timeout). Default both on. */
+  health?: HealthOptions;
+  /**
+   * How long {@link McpHttpServer.drain} waits for in-flight requests before it closes what is
+   * left. Default 10 000 ms.
+   */
+  drainTimeoutMs?: number;
+  /**
    * Prometheus metrics served at `metricsPath` (`new McpMetrics()`; runCli makes one): behind
    * the same bearer auth as MCP when `auth` is set, or `metricsToken`. Default: none.
    */
@@ -96,6 +114,14 @@ export interface McpHttpServer {
   listen(): Promise<{ url: string; port: number; host: string }>;
   /** Stop listening, end the Streamable sessions and close open connections. */
   close(): Promise<void>;
+  /**
+   * Graceful stop (SIGTERM): `/readyz` answers 503, no new connection is accepted, responses
+   * say `Connection: close`, open `subscriptions/listen` requests are answered, in-flight calls
+   * finish (at most `timeoutMs`, default the `drainTimeoutMs` option); then `close()`.
+   */
+  drain(timeoutMs?: number): Promise<void>;
+  /** `/healthz` and `/readyz`: add readiness checks here (`health.addCheck(name, check)`). */
+  readonly health: Health;
   /** The request handler, to mount in a server of your own. */
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
@@ -135,6 +161,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     ? mcp.connect(
         new StreamableHttpHandler({
           ...(options.logger ? { logger: options.logger } : {}),
+          ...(options.state ? { state: options.state } : {}),
           ...options.streamable,
         }),
       )
@@ -143,6 +170,11 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
   const maxBatch = options.maxBatchSize ?? 100;
   const limiter = options.rateLimit
     ? (options.rateLimit.limiter ??
+      options.state?.rateLimiter({
+        keyPrefix: 'calls',
+        points: options.rateLimit.points,
+        durationSec: options.rateLimit.durationSec,
+      }) ??
       new RateLimiterMemory({
         points: options.rateLimit.points,
         duration: options.rateLimit.durationSec,
@@ -166,6 +198,13 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       data: { retryAfter },
     }));
   const logger = options.logger;
+  const health = new Health(options.health, logger);
+  const state = options.state;
+  if (state) health.addCheck('state', () => state.ping());
+  // Requests whose response is not finished yet, but for GET streams (they last as long as the
+  // client wants; a drain ends them after the calls).
+  const inFlight = new Set<ServerResponse>();
+  let drained: (() => void) | undefined;
 
   const metrics = options.metrics;
   const extras = createExtras({
@@ -185,6 +224,9 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
+    // Probes come from load balancers, before auth and Host checks: they carry neither, and
+    // say nothing but which checks pass.
+    if (health.handle(req, res, path)) return;
     // /metrics and the app's pages: decided without an await (MCP requests pay nothing).
     const extra = extras?.(req, res, path);
     if (extra) return extra;
@@ -234,14 +276,14 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
 
     // Without a limiter nothing is charged, and the hot path pays nothing for it.
     const rateKey = limiter ? (auth?.subject ?? req.socket.remoteAddress ?? 'unknown') : '';
-    if (limiter && !(await charge(limiter, rateKey, 1, res, rateError))) return;
+    if (limiter && !(await charge(limiter, rateKey, 1, res, rateError, logger))) return;
 
     if (method === 'GET') {
-      (streamable as StreamableHttpHandler).handleGet(req, res, auth);
+      await (streamable as StreamableHttpHandler).handleGet(req, res, auth);
       return;
     }
     if (method === 'DELETE') {
-      (streamable as StreamableHttpHandler).handleDelete(req, res, auth);
+      await (streamable as StreamableHttpHandler).handleDelete(req, res, auth);
       return;
     }
     if (!isJsonContentType(req.headers['content-type'])) {
@@ -284,7 +326,11 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       return;
     }
     // The request itself paid one point; the rest of a batch pays one per message.
-    if (batch > 1 && limiter && !(await charge(limiter, rateKey, batch - 1, res, rateError))) {
+    if (
+      batch > 1 &&
+      limiter &&
+      !(await charge(limiter, rateKey, batch - 1, res, rateError, logger))
+    ) {
       return;
     }
     if (isPlain) await (plain as PlainHttpHandler).handlePost(req, res, body, auth);
@@ -292,11 +338,27 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    // A draining server tells every client to take its next request elsewhere.
+    if (health.draining) res.shouldKeepAlive = false;
+    if (req.method !== 'GET') {
+      inFlight.add(res);
+      res.once('close', () => {
+        inFlight.delete(res);
+        if (inFlight.size === 0) drained?.();
+      });
+    }
     route(req, res).catch((err: unknown) => {
       // A client that hung up mid-body is routine, and anyone can do it in a loop: one debug
       // line without a stack, never an error with one (which would let a client flood the log).
       if (req.destroyed || isClientAbort(err)) {
         logger?.debug({ url: req.url, code: (err as { code?: unknown }).code }, 'client aborted');
+        return;
+      }
+      if (StoreUnavailableError.is(err)) {
+        // The shared store is away: a clear, retryable 503, not a 500 with nothing to act on.
+        logger?.warn({ err: err.message, url: req.url }, 'state store unavailable');
+        if (!res.headersSent) sendUnavailable(res);
+        else res.end();
         return;
       }
       logger?.error({ err, url: req.url }, 'http request failed');
@@ -314,10 +376,18 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
   // server closing first can reset a request the client just sent on that socket.
   server.keepAliveTimeout = 65_000;
 
+  const close = (): Promise<void> =>
+    new Promise((resolve) => {
+      streamable?.close();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+
   return {
     server,
     streamable,
     handle,
+    health,
     listen: () =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -332,13 +402,38 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
           });
         });
       }),
-    close: () =>
-      new Promise((resolve) => {
-        streamable?.close();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close,
+    drain: async (timeoutMs = options.drainTimeoutMs ?? 10_000) => {
+      health.startDraining();
+      // No new connections; idle keep-alive ones go now, busy ones after their response.
+      server.close();
+      server.closeIdleConnections();
+      // Calls already running answer with `Connection: close` too.
+      for (const res of inFlight) res.shouldKeepAlive = false;
+      mcp.closeSubscriptions();
+      if (inFlight.size > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, timeoutMs);
+          timer.unref();
+          drained = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      await close();
+    },
   };
+}
+
+/** The shared store is unreachable: 503, retry in a second (another instance may have it). */
+function sendUnavailable(res: ServerResponse): void {
+  sendError(
+    res,
+    503,
+    { code: -32000, message: 'Service unavailable: shared state store unreachable' },
+    { 'Retry-After': '1' },
+  );
 }
 
 /** The error a request stream reports when its client went away (Node: 'aborted', ECONNRESET). */
@@ -371,12 +466,19 @@ async function charge(
   points: number,
   res: ServerResponse,
   rateError: (retryAfter: number) => JsonRpcErrorObject,
+  logger: EngineLogger | undefined,
 ): Promise<boolean> {
   try {
     await limiter.consume(key, points);
     return true;
   } catch (err) {
-    if (!(err instanceof RateLimiterRes)) throw err;
+    if (!(err instanceof RateLimiterRes)) {
+      // A store-backed limiter whose store is away: nothing can be counted, so nothing is
+      // served (failing open would lift the limit whenever Redis is down).
+      logger?.warn({ err: (err as Error)?.message ?? err }, 'rate limiter unavailable');
+      sendUnavailable(res);
+      return false;
+    }
     const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
     sendError(res, 429, rateError(retryAfter), { 'Retry-After': String(retryAfter) });
     return false;

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SessionRecord, StateStore } from '../fleet/store.js';
 import { JsonRpcClient } from '../jsonrpc/client.js';
 import { decodeFrame, encodeResponse, type Frame, type Incoming } from '../jsonrpc/codec.js';
 import type { EngineLogger } from '../jsonrpc/dispatcher.js';
@@ -7,10 +9,10 @@ import { isPromiseLike } from '../jsonrpc/method.js';
 import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
 import { type AuthInfo, McpSession, type OutboundChannel } from '../mcp/session.js';
 import type { ServerPort, ServerTransport } from '../mcp/transport.js';
-import { isSupportedVersion } from '../mcp/versions.js';
+import { isSupportedVersion, type ProtocolVersion } from '../mcp/versions.js';
 import { answerByEra } from './modern.js';
 import { sendEmpty, sendError, sendJson } from './respond.js';
-import { parseEventId, StreamLog } from './resumable.js';
+import { MAX_REPLAY_EVENTS, parseEventId, StreamLog, type StreamMirror } from './resumable.js';
 import { SseStream } from './sse.js';
 
 /** Options of {@link StreamableHttpHandler}. */
@@ -32,6 +34,12 @@ export interface StreamableOptions {
   keepAliveMs?: number;
   /** Where dropped streams and misbehaving clients are logged. */
   logger?: EngineLogger;
+  /**
+   * A fleet's shared state (`createRedisStateStore`): sessions are written there, so any
+   * instance serves any session's POST, GET and DELETE, and resumable streams are replayable
+   * from any instance. Session caps (`maxSessions`, `maxSessionsPerIdentity`) stay per instance.
+   */
+  state?: StateStore;
 }
 
 interface HttpSession {
@@ -44,6 +52,17 @@ interface HttpSession {
   stream: SseStream | undefined;
   /** POST streams kept for resumption, by stream id. */
   readonly logs: Map<string, StreamLog>;
+  /** With a state store: the record last written or read (JSON), so only changes are written. */
+  stored: string | undefined;
+  /** With a state store: when its expiry there was last pushed back. */
+  touchedAt: number;
+}
+
+/** A session's change, as instances tell each other (`record: null`: it ended). */
+interface SessionNews {
+  id: string;
+  origin: string;
+  record: SessionRecord | null;
 }
 
 /** How long a finished stream stays replayable, and the reconnection delay we advise. */
@@ -98,6 +117,12 @@ export class StreamableHttpHandler implements ServerTransport {
   readonly #logger: EngineLogger | undefined;
   readonly #sessions = new Map<string, HttpSession>();
   readonly #sweeper: ReturnType<typeof setInterval> | undefined;
+  readonly #state: StateStore | undefined;
+  /** This handler's name among the fleet's (its own news is not news to it). */
+  readonly #origin = randomBytes(6).toString('hex');
+  /** Stream ids are unique across the fleet: this prefix, then a counter. */
+  readonly #streamPrefix: string;
+  #unsubscribe: Promise<(() => Promise<void>) | undefined> | undefined;
 
   constructor(options: StreamableOptions = {}) {
     this.#stateful = options.sessions ?? true;
@@ -106,6 +131,16 @@ export class StreamableHttpHandler implements ServerTransport {
     this.#maxPerIdentity = options.maxSessionsPerIdentity ?? 100;
     this.#keepAliveMs = options.keepAliveMs ?? 25_000;
     this.#logger = options.logger;
+    this.#state = this.#stateful ? options.state : undefined;
+    this.#streamPrefix = this.#state ? this.#origin.slice(0, 8) : '';
+    if (this.#state) {
+      this.#unsubscribe = this.#state
+        .subscribe('sessions', (message) => this.#onNews(message))
+        .catch((err: unknown) => {
+          this.#logger?.error({ err }, 'cannot hear session changes of the other instances');
+          return undefined;
+        });
+    }
     if (this.#stateful) {
       this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, this.#idleMs));
       this.#sweeper.unref();
@@ -134,10 +169,14 @@ export class StreamableHttpHandler implements ServerTransport {
     return this.#stateful ? 'GET, POST, DELETE' : 'POST';
   }
 
-  /** End every session and stop the idle sweeper. */
+  /**
+   * End every session and stop the idle sweeper. With a state store, sessions stay there for
+   * the other instances; this one stops hearing of their changes.
+   */
   close(): void {
     if (this.#sweeper) clearInterval(this.#sweeper);
     for (const id of [...this.#sessions.keys()]) this.#end(id);
+    void this.#unsubscribe?.then((off) => off?.()).catch(() => undefined);
   }
 
   /**
@@ -221,7 +260,7 @@ export class StreamableHttpHandler implements ServerTransport {
       session = this.#newSession(auth, identity);
       created = true;
     } else {
-      session = this.#lookup(req, res, auth, replyId);
+      session = await this.#lookup(req, res, auth, replyId);
       if (!session) return;
     }
     const version = req.headers['mcp-protocol-version'];
@@ -257,7 +296,8 @@ export class StreamableHttpHandler implements ServerTransport {
     let log: StreamLog | undefined;
     const ensureLog = (): StreamLog => {
       if (!log) {
-        log = new StreamLog((++streamCounter).toString(36), stream());
+        const id = this.#streamPrefix + (++streamCounter).toString(36);
+        log = new StreamLog(id, stream(), this.#mirrorFor(current, id));
         current.logs.set(log.id, log);
         log.prime(RETRY_MS);
       }
@@ -304,20 +344,31 @@ export class StreamableHttpHandler implements ServerTransport {
           this.#byIdentity.set(session.identity, ids);
         }
         ids.add(session.mcp.id);
+        try {
+          await this.#save(session);
+        } catch (err) {
+          // A session the fleet cannot see is none: the client is told (503) and retries.
+          this.#end(session.mcp.id);
+          throw err;
+        }
         sessionHeader['Mcp-Session-Id'] = session.mcp.id;
       } else {
         this.#server.closeSession(session.mcp);
       }
     } else if (!this.#stateful) {
       this.#server.closeSession(session.mcp);
+    } else {
+      // What this request changed (initialized, log level, subscriptions) is the fleet's before
+      // the client hears back.
+      await this.#save(session);
     }
     if (!hasRequests) {
       sendEmpty(res, 202, sessionHeader);
       return;
     }
     if (log) {
-      if (text !== undefined) log.send(text);
-      log.finish();
+      if (text !== undefined) log.send(text, true);
+      log.finish(text !== undefined);
       return;
     }
     if (sse?.started) {
@@ -330,7 +381,11 @@ export class StreamableHttpHandler implements ServerTransport {
   }
 
   /** Serve a GET: the session's SSE stream, or a stream resumed from `Last-Event-ID`. */
-  handleGet(req: IncomingMessage, res: ServerResponse, auth: AuthInfo | undefined): void {
+  async handleGet(
+    req: IncomingMessage,
+    res: ServerResponse,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
     if (!this.#stateful) {
       sendEmpty(res, 405, { Allow: this.allowedMethods });
       return;
@@ -343,12 +398,14 @@ export class StreamableHttpHandler implements ServerTransport {
       });
       return;
     }
-    const session = this.#lookup(req, res, auth);
+    const session = await this.#lookup(req, res, auth);
     if (!session) return;
     const lastEventId = req.headers['last-event-id'];
     if (typeof lastEventId === 'string') {
       const at = parseEventId(lastEventId);
       const log = at && session.logs.get(at.stream);
+      // A stream of another instance: replayed from the store, then followed there.
+      if (at && !log && this.#state && (await this.#resumeFromStore(session, at, res))) return;
       if (!at || !log) {
         sendError(res, 404, {
           code: ErrorCode.InvalidRequest,
@@ -385,14 +442,19 @@ export class StreamableHttpHandler implements ServerTransport {
   }
 
   /** Serve a DELETE: end the session named by `Mcp-Session-Id`. */
-  handleDelete(req: IncomingMessage, res: ServerResponse, auth: AuthInfo | undefined): void {
+  async handleDelete(
+    req: IncomingMessage,
+    res: ServerResponse,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
     if (!this.#stateful) {
       sendEmpty(res, 405, { Allow: this.allowedMethods });
       return;
     }
     if (refuseSessionless(req, res)) return;
-    const session = this.#lookup(req, res, auth);
+    const session = await this.#lookup(req, res, auth);
     if (!session) return;
+    await this.#forget(session.mcp.id);
     this.#end(session.mcp.id);
     sendEmpty(res, 204);
   }
@@ -404,7 +466,16 @@ export class StreamableHttpHandler implements ServerTransport {
         throw new Error('no stream to the client');
       },
     });
-    return { mcp, client, subject: auth?.subject, identity, stream: undefined, logs: new Map() };
+    return {
+      mcp,
+      client,
+      subject: auth?.subject,
+      identity,
+      stream: undefined,
+      logs: new Map(),
+      stored: undefined,
+      touchedAt: 0,
+    };
   }
 
   /**
@@ -423,17 +494,24 @@ export class StreamableHttpHandler implements ServerTransport {
     }
     if (!idlest) return false;
     this.#logger?.debug({ identity, session: idlest.mcp.id }, 'session cap: idlest session ended');
-    this.#end(idlest.mcp.id);
+    const ended = idlest.mcp.id;
+    this.#end(ended);
+    this.#forget(ended).catch((err: unknown) =>
+      this.#logger?.warn({ err, session: ended }, 'ended session left in the state store'),
+    );
     return true;
   }
 
-  /** The session a request names, or an answer (400/404) already sent. */
-  #lookup(
+  /**
+   * The session a request names, or an answer (400/404) already sent. With a state store, a
+   * session another instance opened is read from it (one round trip, then kept here).
+   */
+  async #lookup(
     req: IncomingMessage,
     res: ServerResponse,
     auth: AuthInfo | undefined,
     requestId: JsonRpcId = null,
-  ): HttpSession | undefined {
+  ): Promise<HttpSession | undefined> {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string' || id.length === 0) {
       sendError(
@@ -448,7 +526,13 @@ export class StreamableHttpHandler implements ServerTransport {
       );
       return undefined;
     }
-    const session = this.#sessions.get(id);
+    let session = this.#sessions.get(id);
+    if (!session && this.#state) {
+      const record = await this.#state.getSession(id);
+      // Another request may have brought it here meanwhile.
+      session = this.#sessions.get(id);
+      if (!session && record && record.subject === auth?.subject) session = this.#adopt(id, record);
+    }
     // A session is bound to the caller that opened it; to anyone else it does not exist.
     if (!session || session.subject !== auth?.subject) {
       sendError(res, 404, { code: -32001, message: 'Session not found' }, {}, requestId);
@@ -467,6 +551,172 @@ export class StreamableHttpHandler implements ServerTransport {
     session.client.close();
     session.stream?.end();
     this.#server.closeSession(session.mcp);
+  }
+
+  /** A session another instance opened, served here from now on. */
+  #adopt(id: string, record: SessionRecord): HttpSession {
+    const session = this.#newSessionShell(this.#server.openSession(undefined, id), record);
+    applyRecord(session, record);
+    this.#sessions.set(id, session);
+    let ids = this.#byIdentity.get(session.identity);
+    if (!ids) {
+      ids = new Set();
+      this.#byIdentity.set(session.identity, ids);
+    }
+    ids.add(id);
+    return session;
+  }
+
+  #newSessionShell(mcp: McpSession, record: SessionRecord): HttpSession {
+    const client = new JsonRpcClient({
+      send: () => {
+        throw new Error('no stream to the client');
+      },
+    });
+    return {
+      mcp,
+      client,
+      subject: record.subject,
+      identity: record.identity,
+      stream: undefined,
+      logs: new Map(),
+      stored: undefined,
+      touchedAt: Date.now(),
+    };
+  }
+
+  /**
+   * Write what changed in `session` to the store and tell the other instances; when nothing
+   * did, push its expiry back now and then (not on every request: that would be a round trip
+   * per call).
+   */
+  async #save(session: HttpSession): Promise<void> {
+    const state = this.#state;
+    if (!state) return;
+    const record = recordOf(session);
+    const json = JSON.stringify(record);
+    const now = Date.now();
+    const id = session.mcp.id;
+    if (json === session.stored) {
+      if (now - session.touchedAt < this.#idleMs / 10) return;
+      session.touchedAt = now;
+      await state.touchSession(id, this.#idleMs);
+      return;
+    }
+    await state.putSession(id, record, this.#idleMs);
+    session.stored = json;
+    session.touchedAt = now;
+    const news: SessionNews = { id, origin: this.#origin, record };
+    await state.publish('sessions', JSON.stringify(news));
+  }
+
+  /** Remove a session from the store, and from every instance that holds it. */
+  async #forget(id: string): Promise<void> {
+    const state = this.#state;
+    if (!state) return;
+    await state.deleteSession(id);
+    const news: SessionNews = { id, origin: this.#origin, record: null };
+    await state.publish('sessions', JSON.stringify(news));
+  }
+
+  /** Another instance changed or ended a session: this one's copy follows. */
+  #onNews(message: string): void {
+    let news: SessionNews;
+    try {
+      news = JSON.parse(message) as SessionNews;
+    } catch {
+      this.#logger?.warn({ message: message.slice(0, 200) }, 'unreadable session news dropped');
+      return;
+    }
+    if (news.origin === this.#origin) return;
+    const session = this.#sessions.get(news.id);
+    if (!session) return;
+    if (news.record === null) this.#end(news.id);
+    else applyRecord(session, news.record);
+  }
+
+  /** A resumable stream's messages, also written to the store for the other instances. */
+  #mirrorFor(session: HttpSession, streamId: string): StreamMirror | undefined {
+    const state = this.#state;
+    if (!state) return undefined;
+    const key = `${session.mcp.id}:${streamId}`;
+    let tail: Promise<unknown> = state
+      .openStream(key, LOG_TTL_MS)
+      .catch((err: unknown) =>
+        this.#logger?.warn({ err, stream: streamId }, 'stream not stored for replay'),
+      );
+    return (json, done) => {
+      // In order, off the response's path: the client is never kept waiting for the store.
+      tail = tail
+        .then(() =>
+          state.appendEvent(key, json, { max: MAX_REPLAY_EVENTS, ttlMs: LOG_TTL_MS, done }),
+        )
+        .catch((err: unknown) =>
+          this.#logger?.warn({ err, stream: streamId }, 'stream message not stored for replay'),
+        );
+    };
+  }
+
+  /**
+   * Resume a stream another instance served: follow it first (nothing said meanwhile is
+   * missed), then replay what the store kept after `at.n`, then go on live until its last
+   * message. False when the store does not know the stream.
+   */
+  async #resumeFromStore(
+    session: HttpSession,
+    at: { stream: string; n: number },
+    res: ServerResponse,
+  ): Promise<boolean> {
+    const state = this.#state as StateStore;
+    const key = `${session.mcp.id}:${at.stream}`;
+    const stream = new SseStream(res, { 'Mcp-Session-Id': session.mcp.id });
+    let last = at.n;
+    let replaying = true;
+    const pending: { n: number; json: string; done: boolean }[] = [];
+    let off: (() => Promise<void>) | undefined;
+    const stop = () => {
+      const unsubscribe = off;
+      off = undefined;
+      unsubscribe?.().catch(() => undefined);
+    };
+    const deliver = (n: number, json: string, done: boolean) => {
+      if (n <= last || stream.closed) return;
+      last = n;
+      if (json !== '') stream.send(json, `${at.stream}-${n}`);
+      if (done) {
+        stream.end();
+        stop();
+      }
+    };
+    off = await state.subscribe(`stream:${key}`, (message) => {
+      const event = JSON.parse(message) as { n: number; json: string; done: boolean };
+      if (replaying) pending.push(event);
+      else deliver(event.n, event.json, event.done);
+    });
+    let stored: Awaited<ReturnType<StateStore['readEvents']>>;
+    try {
+      stored = await state.readEvents(key, at.n);
+    } catch (err) {
+      stop();
+      throw err;
+    }
+    if (!stored) {
+      stop();
+      return false;
+    }
+    res.once('close', stop);
+    stream.start();
+    const count = stored.events.length;
+    stored.events.forEach((json, i) => {
+      deliver(stored.first + i, json, stored.done && i === count - 1);
+    });
+    if (stored.done && count === 0) {
+      stream.end();
+      stop();
+    }
+    replaying = false;
+    for (const event of pending) deliver(event.n, event.json, event.done);
+    return true;
   }
 
   #sweep(): void {
@@ -489,4 +739,45 @@ function identityOf(req: IncomingMessage, auth: AuthInfo | undefined): string {
   return auth?.subject !== undefined
     ? `subject:${auth.subject}`
     : `address:${req.socket.remoteAddress ?? ''}`;
+}
+
+/** What the store keeps of a session. */
+function recordOf(session: HttpSession): SessionRecord {
+  const mcp = session.mcp;
+  const record: SessionRecord = {
+    identity: session.identity,
+    protocolVersion: mcp.protocolVersion,
+    clientCapabilities: mcp.clientCapabilities,
+    initialized: mcp.initialized,
+    subscriptions: [...mcp.subscriptions],
+  };
+  if (session.subject !== undefined) record.subject = session.subject;
+  if (mcp.clientInfo) record.clientInfo = mcp.clientInfo;
+  if (mcp.logLevel) record.logLevel = mcp.logLevel;
+  if (mcp.subscriber) {
+    record.subscriber = { subject: mcp.subscriber.subject, scopes: [...mcp.subscriber.scopes] };
+    if (mcp.subscriber.data) record.subscriber.data = { ...mcp.subscriber.data };
+  }
+  return record;
+}
+
+/** A stored session's state onto this instance's copy. */
+function applyRecord(session: HttpSession, record: SessionRecord): void {
+  const mcp = session.mcp;
+  mcp.protocolVersion = record.protocolVersion as ProtocolVersion;
+  mcp.clientInfo = record.clientInfo;
+  mcp.clientCapabilities = record.clientCapabilities;
+  mcp.initializeAnswered = true;
+  mcp.initialized = record.initialized;
+  mcp.logLevel = record.logLevel;
+  mcp.subscriptions.clear();
+  for (const uri of record.subscriptions) mcp.subscriptions.add(uri);
+  mcp.subscriber = record.subscriber
+    ? {
+        subject: record.subscriber.subject,
+        scopes: new Set(record.subscriber.scopes),
+        ...(record.subscriber.data ? { data: record.subscriber.data } : {}),
+      }
+    : undefined;
+  session.stored = JSON.stringify(record);
 }

@@ -266,7 +266,7 @@ export class McpServer {
     );
     const dispatcher = this.#router;
     this.#port = {
-      openSession: (channel) => this.#openSession(channel),
+      openSession: (channel, id) => this.#openSession(channel, id),
       closeSession: (session) => this.#closeSession(session),
       dispatch: (frame, extra, onResponse) => {
         const cancellation = extra.session[CANCELLATION];
@@ -601,8 +601,8 @@ export class McpServer {
 
   // --- Internals ------------------------------------------------------------------------------
 
-  #openSession(channel?: OutboundChannel): McpSession {
-    const session = new McpSession(channel);
+  #openSession(channel?: OutboundChannel, id?: string): McpSession {
+    const session = new McpSession(channel, undefined, id);
     this.#sessions.add(session);
     return session;
   }

@@ -92,11 +92,13 @@ export class McpSession {
   /**
    * A session reaching its client through `channel`, if it has one yet. A modern request's scope
    * shares the cancellation registry of the connection it arrived on, so the connection's
-   * `notifications/cancelled` reaches it.
+   * `notifications/cancelled` reaches it. `id`: a session opened elsewhere (another instance of
+   * a fleet) keeps its id.
    */
-  constructor(channel?: OutboundChannel, cancellation = new CancellationRegistry()) {
+  constructor(channel?: OutboundChannel, cancellation = new CancellationRegistry(), id?: string) {
     this.channel = channel;
     this[CANCELLATION] = cancellation;
+    this.#id = id;
   }
 
   /** A random id, made on first use: throwaway sessions of stateless requests never need one. */

@@ -37,9 +37,10 @@ export interface McpConnection {
 export interface ServerPort {
   /**
    * A session the server keeps until `closeSession`: list changes, `resourceUpdated` and log
-   * messages reach its client through `channel` (or one set on it later).
+   * messages reach its client through `channel` (or one set on it later). `id`: the id of a
+   * session opened elsewhere (another instance of a fleet); default a new random one.
    */
-  openSession(channel?: OutboundChannel): McpSession;
+  openSession(channel?: OutboundChannel, id?: string): McpSession;
   /** Forget a session and abort its calls still in flight. */
   closeSession(session: McpSession): void;
   /**
