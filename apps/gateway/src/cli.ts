@@ -1,9 +1,12 @@
 #!/usr/bin/env node
-import { CliUsageError, runCli } from '@mcpkit/protocol';
+import { dirname } from 'node:path';
+import { CliUsageError, McpMetrics, runCli } from '@mcpkit/protocol';
 import { ConfigError, defaultConfig, exposureWarnings, isStdio, loadConfig } from './config.js';
 import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
 import { ignoreHangup, watchConfig } from './reload.js';
+import { observeGateway } from './status/metrics.js';
+import { statusPage } from './status/page.js';
 
 /** How long the first lists wait for backends to start; later ones join via list_changed. */
 const STARTUP_WAIT_MS = 15_000;
@@ -23,7 +26,7 @@ process.exitCode = await runCli({
     {
       name: 'events',
       env: 'MCP_GATEWAY_EVENTS',
-      description: `event log file (default: ${defaultEventLogPath()})`,
+      description: `event log file (default: one per config under ${dirname(defaultEventLogPath())})`,
       type: 'string',
     },
     {
@@ -43,7 +46,9 @@ process.exitCode = await runCli({
       throw err;
     }
     const events = EventLog.open(
-      (values.events as string | undefined) ?? config.gateway.events.path ?? defaultEventLogPath(),
+      (values.events as string | undefined) ??
+        config.gateway.events.path ??
+        defaultEventLogPath(values.config as string | undefined),
       {
         retentionDays: config.gateway.events.retention_days,
         maxEvents: config.gateway.events.max_events,
@@ -107,13 +112,21 @@ process.exitCode = await runCli({
       ...(config.gateway.tokens ?? []),
     ];
     for (const warning of exposureWarnings(config, tokens.length > 0)) logger.warn(warning);
+    // /metrics (the protocol's request metrics and the backends'), and the status page at `/`,
+    // both behind the same tokens as MCP.
+    const metrics = values.metrics === 'off' ? undefined : new McpMetrics();
+    if (metrics) observeGateway(gateway, metrics);
+    const page = statusPage(gateway);
     return {
       server: gateway.server,
       http: {
         plainPaths: ['/messages/', '/messages'],
         ...(tokens.length > 0 ? { auth: { tokens } } : {}),
+        ...(metrics ? { metrics } : {}),
+        pages: [page],
       },
       close: () => {
+        page.close();
         unwatch();
         return gateway.stop();
       },

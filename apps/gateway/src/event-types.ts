@@ -9,7 +9,7 @@ export type EventStatus = 'success' | 'failure' | 'pending';
 export interface GatewayEvent {
   /** ISO 8601 UTC with milliseconds, e.g. 2026-11-22T06:11:03.123Z */
   timestamp: string;
-  /** UUID per client request (or per lifecycle event) */
+  /** an id in UUID form per client request (or per lifecycle event) */
   trace_id: string;
   /** gateway.started, backend.started, backend.failed, backend.restarted, gateway.tool_call, … */
   event_type: string;
@@ -25,6 +25,8 @@ export interface GatewayEvent {
   duration_ms?: number | null;
   /** small JSON details (error message, pid, …) */
   data?: Record<string, unknown> | null;
+  /** the gateway process that recorded it (`host:pid:random`; see `gateway_status`) */
+  instance?: string | null;
 }
 
 /** The filters of `get_events`: every one given must match. */
@@ -35,6 +37,8 @@ export interface EventQuery {
   event_type?: string;
   /** events that ended this way */
   status?: EventStatus;
+  /** events of one gateway process (its `instance` id) */
+  instance?: string;
   /** "30m", "24h", "7d", "2w" or an ISO 8601 date; events at or after it */
   since?: string;
   /** 1..1000, default 100 */
@@ -51,9 +55,14 @@ export interface EventLogOptions {
   flushIntervalMs?: number;
   /** the clock, in epoch ms; default Date.now */
   now?: () => number;
+  /** the id on every event recorded (default: `host:pid:random`, new per process) */
+  instance?: string;
 }
 
-/** An event as `EventLog.record` takes it: timestamp and trace id are filled in when omitted. */
+/**
+ * An event as `EventLog.record` takes it: timestamp, trace id and instance are filled in when
+ * omitted.
+ */
 export type RecordedEvent = Omit<GatewayEvent, 'timestamp' | 'trace_id'> & {
   timestamp?: string;
   trace_id?: string;

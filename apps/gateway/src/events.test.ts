@@ -1,12 +1,16 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@mcpkit/protocol/testing';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteSink } from './events/sqlite-sink.js';
 import {
   defaultEventLogPath,
   EventLog,
   EventQueryError,
+  type EventSink,
   type EventStatus,
   type GatewayEvent,
   parseSince,
@@ -25,8 +29,8 @@ const others: Database.Database[] = [];
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'events-test-'));
 });
-afterEach(() => {
-  for (const log of logs.splice(0)) log.close();
+afterEach(async () => {
+  for (const log of logs.splice(0)) await log.close();
   for (const db of others.splice(0)) db.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -52,7 +56,7 @@ function rowsOnDisk(path: string): number {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('parseSince', () => {
-  it('counts durations back from now', () => {
+  it('counts durations back from now', async () => {
     expect(parseSince('30m', T0)).toBe(T0 - 30 * MIN);
     expect(parseSince('24h', T0)).toBe(T0 - DAY);
     expect(parseSince('7d', T0)).toBe(T0 - 7 * DAY);
@@ -60,7 +64,7 @@ describe('parseSince', () => {
     expect(parseSince(' 1h ', T0)).toBe(T0 - HOUR);
   });
 
-  it('reads ISO 8601 dates, UTC unless they carry an offset', () => {
+  it('reads ISO 8601 dates, UTC unless they carry an offset', async () => {
     expect(parseSince('2026-11-22T06:11:03.123Z', T0)).toBe(Date.parse('2026-11-22T06:11:03.123Z'));
     expect(parseSince('2026-11-22', T0)).toBe(Date.parse('2026-11-22T00:00:00Z'));
     expect(parseSince('2026-11-22T06:11', T0)).toBe(Date.parse('2026-11-22T06:11:00Z'));
@@ -98,7 +102,7 @@ describe('parseSince', () => {
     expect(() => parseSince(since, T0)).toThrow(EventQueryError);
   });
 
-  it('names the accepted forms in its error', () => {
+  it('names the accepted forms in its error', async () => {
     expect(() => parseSince('yesterday', T0)).toThrow(/"24h".*ISO 8601.*"yesterday"/);
   });
 });
@@ -110,7 +114,7 @@ describe('defaultEventLogPath', () => {
     else process.env.XDG_STATE_HOME = saved;
   });
 
-  it('lives under XDG_STATE_HOME, else ~/.local/state', () => {
+  it('lives under XDG_STATE_HOME, else ~/.local/state', async () => {
     process.env.XDG_STATE_HOME = '/var/state';
     expect(defaultEventLogPath()).toBe('/var/state/mcpkit/gateway-events.db');
     delete process.env.XDG_STATE_HOME;
@@ -120,8 +124,19 @@ describe('defaultEventLogPath', () => {
   });
 });
 
+describe('defaultEventLogPath per config', () => {
+  it('gives each config file its own log, and the built-in config the shared name', () => {
+    const a = defaultEventLogPath('/etc/mcpkit/team.json');
+    expect(a).toMatch(/\/mcpkit\/gateway-events-team-[0-9a-f]{8}\.db$/);
+    expect(defaultEventLogPath('/etc/mcpkit/team.json')).toBe(a);
+    expect(defaultEventLogPath('/srv/other/team.json')).not.toBe(a);
+    expect(defaultEventLogPath('/x/we ird$name.json')).toMatch(/gateway-events-we_ird_name-/);
+    expect(defaultEventLogPath()).toMatch(/\/mcpkit\/gateway-events\.db$/);
+  });
+});
+
 describe('EventLog.record', () => {
-  it('returns the complete event at once, with a v4 UUID and the current time', () => {
+  it('returns the complete event at once, with a v4 UUID and the current time', async () => {
     const { log } = open();
     const event = log.record({ event_type: 'gateway.started', status: 'success', source: 'gw' });
     expect(event).toEqual({
@@ -134,12 +149,14 @@ describe('EventLog.record', () => {
       tool: null,
       duration_ms: null,
       data: null,
+      instance: log.instance,
     });
+    expect(log.instance).toMatch(/^.+:\d+:[0-9a-f]{6}$/);
     const other = log.record({ event_type: 'gateway.started', status: 'success', source: 'gw' });
     expect(other.trace_id).not.toBe(event.trace_id);
   });
 
-  it('keeps a given trace_id and normalises a given timestamp', () => {
+  it('keeps a given trace_id and normalises a given timestamp', async () => {
     const { log } = open();
     const event = log.record({
       event_type: 'gateway.tool_call',
@@ -155,51 +172,51 @@ describe('EventLog.record', () => {
     expect(event.trace_id).toBe('trace-1');
     expect(event.timestamp).toBe('2026-11-22T06:11:03.000Z');
     // What query returns is what record returned.
-    expect(log.query({})).toEqual([event]);
+    expect(await log.query({})).toEqual([event]);
   });
 
-  it('writes nothing synchronously', () => {
+  it('writes nothing synchronously', async () => {
     const { log, path } = open();
     for (let i = 0; i < 100; i++) log.record({ event_type: 'e', status: 'success', source: 'gw' });
     expect(rowsOnDisk(path)).toBe(0);
   });
 
-  it('rejects a malformed event at once rather than poisoning a batch', () => {
+  it('rejects a malformed event at once rather than poisoning a batch', async () => {
     const { log } = open();
     const base = { event_type: 'e', status: 'success' as EventStatus, source: 'gw' };
     expect(() => log.record({ ...base, status: 'ok' as EventStatus })).toThrow(TypeError);
     expect(() => log.record({ ...base, event_type: '' })).toThrow(TypeError);
     expect(() => log.record({ ...base, source: 7 as unknown as string })).toThrow(TypeError);
     expect(() => log.record({ ...base, timestamp: 'noon' })).toThrow(TypeError);
-    expect(log.count()).toBe(0);
+    expect(await log.count()).toBe(0);
   });
 
-  it('stores unserialisable data as a note instead of failing the call', () => {
+  it('stores unserialisable data as a note instead of failing the call', async () => {
     const { log } = open();
     const circular: Record<string, unknown> = {};
     circular.self = circular;
     log.record({ event_type: 'e', status: 'success', source: 'gw', data: circular });
     log.record({ event_type: 'e', status: 'success', source: 'gw', data: { n: 10n } });
-    for (const event of log.query({})) expect(event.data).toHaveProperty('unserializable');
+    for (const event of await log.query({})) expect(event.data).toHaveProperty('unserializable');
   });
 
-  it('stores a non-finite duration as null', () => {
+  it('stores a non-finite duration as null', async () => {
     const { log } = open();
     log.record({ event_type: 'e', status: 'success', source: 'gw', duration_ms: Number.NaN });
-    expect(log.query({})[0]?.duration_ms).toBeNull();
+    expect((await log.query({}))[0]?.duration_ms).toBeNull();
   });
 });
 
 describe('flush batching', () => {
-  it('writes 1000 events in one go, on flush', () => {
+  it('writes 1000 events in one go, on flush', async () => {
     const { log, path } = open();
     for (let i = 0; i < 1000; i++) {
       log.record({ event_type: 'gateway.tool_call', status: 'success', source: 'gw' });
     }
     expect(rowsOnDisk(path)).toBe(0);
-    log.flush();
+    await log.flush();
     expect(rowsOnDisk(path)).toBe(1000);
-    expect(log.count()).toBe(1000);
+    expect(await log.count()).toBe(1000);
   });
 
   it('flushes on its timer, as a single transaction', async () => {
@@ -219,19 +236,36 @@ describe('flush batching', () => {
     expect([...seen].sort((a, b) => a - b)).toEqual([0, 1000]);
   });
 
-  it('does not keep the process alive', () => {
-    const { log } = open();
-    log.record({ event_type: 'e', status: 'success', source: 'gw' });
-    const timer = (log as unknown as { timer: NodeJS.Timeout }).timer;
-    expect(timer.hasRef()).toBe(false);
+  it('neither keeps the process alive nor loses what it queued when the process ends', async () => {
+    // A real process: it records and then has nothing left to do (exit by the end of the event
+    // loop), or calls process.exit() — either way the queued events are on disk afterwards.
+    const path = join(dir, 'exit.db');
+    const events = new URL('./events.js', import.meta.url).href.replace('/src/', '/dist/');
+    for (const ending of ['', 'process.exit(0);']) {
+      const script = `import { EventLog } from ${JSON.stringify(events)};
+        const log = EventLog.open(${JSON.stringify(path)}, { flushIntervalMs: 60000 });
+        for (let i = 0; i < 500; i++) log.record({ event_type: 'e', status: 'success', source: 'gw' });
+        ${ending}`;
+      const started = Date.now();
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        timeout: 20_000,
+        encoding: 'utf8',
+      });
+      expect(child.status, child.stderr).toBe(0);
+      // Far below the 60 s flush interval: no timer or worker held the process.
+      expect(Date.now() - started).toBeLessThan(15_000);
+    }
+    expect(rowsOnDisk(path)).toBe(1000);
   });
 
-  it('writes a burst of 2000 at once, bounding memory', () => {
-    const { log, path } = open();
+  it('writes a burst of 2000 at once, bounding memory', async () => {
+    const { log, path } = open({ flushIntervalMs: 60_000 });
     for (let i = 0; i < 1999; i++) log.record({ event_type: 'e', status: 'success', source: 'gw' });
+    await new Promise((r) => setTimeout(r, 100));
     expect(rowsOnDisk(path)).toBe(0);
     log.record({ event_type: 'e', status: 'success', source: 'gw' });
-    expect(rowsOnDisk(path)).toBe(2000);
+    // Written by the worker without any read or flush from here, long before the timer.
+    await waitFor('the burst on disk', () => rowsOnDisk(path) === 2000 || undefined, 5000);
   });
 });
 
@@ -239,7 +273,7 @@ describe('a write that fails', () => {
   it('keeps the events, warns once, never throws from the timer or a read, and retries', async () => {
     const { log, path } = open({ flushIntervalMs: 0 });
     log.record({ event_type: 'stored', status: 'success', source: 'gw' });
-    log.flush();
+    await log.flush();
     const locker = new Database(path);
     others.push(locker);
     locker.exec('BEGIN IMMEDIATE'); // another writer holds the lock past the busy timeout
@@ -253,14 +287,14 @@ describe('a write that fails', () => {
         await new Promise((r) => setTimeout(r, 10));
       }
       // Reads still answer from what is stored; an explicit flush reports the failure.
-      expect(log.query({}).map((e) => e.event_type)).toEqual(['stored']);
-      expect(() => log.flush()).toThrow(/locked/);
+      expect((await log.query({})).map((e) => e.event_type)).toEqual(['stored']);
+      await expect(log.flush()).rejects.toThrow(/locked/);
       await new Promise((r) => setImmediate(r));
       expect(warnings).toEqual([
         expect.stringMatching(/cannot write events, will retry: .*locked/),
       ]);
       locker.exec('COMMIT');
-      expect(log.query({}).map((e) => e.event_type)).toEqual(['pending', 'stored']);
+      expect((await log.query({})).map((e) => e.event_type)).toEqual(['pending', 'stored']);
     } finally {
       process.off('warning', onWarning);
       if (locker.inTransaction) locker.exec('ROLLBACK');
@@ -294,59 +328,61 @@ describe('EventLog.query', () => {
   }
   const idx = (events: GatewayEvent[]) => events.map((e) => (e.data as { i: number }).i);
 
-  it('returns the newest first, 100 by default', () => {
+  it('returns the newest first, 100 by default', async () => {
     const { log, all } = seeded();
-    expect(log.query({})).toEqual(all);
+    expect(await log.query({})).toEqual(all);
   });
 
-  it('applies the default limit of 100', () => {
+  it('applies the default limit of 100', async () => {
     const { log } = open();
     for (let i = 0; i < 150; i++) log.record({ event_type: 'e', status: 'success', source: 'gw' });
-    expect(log.query({})).toHaveLength(100);
-    expect(log.query({ limit: 1000 })).toHaveLength(150);
+    expect(await log.query({})).toHaveLength(100);
+    expect(await log.query({ limit: 1000 })).toHaveLength(150);
   });
 
-  it('breaks timestamp ties by recording order, later first', () => {
+  it('breaks timestamp ties by recording order, later first', async () => {
     const { log } = open();
     for (let i = 0; i < 5; i++) {
       log.record({ event_type: 'e', status: 'success', source: 'gw', data: { i } });
     }
-    log.flush();
+    await log.flush();
     for (let i = 5; i < 10; i++) {
       log.record({ event_type: 'e', status: 'success', source: 'gw', data: { i } });
     }
-    expect(idx(log.query({}))).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
-    expect(idx(log.query({ event_type: 'e', status: 'success', limit: 3 }))).toEqual([9, 8, 7]);
+    expect(idx(await log.query({}))).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    expect(idx(await log.query({ event_type: 'e', status: 'success', limit: 3 }))).toEqual([
+      9, 8, 7,
+    ]);
   });
 
-  it('filters by trace_id', () => {
+  it('filters by trace_id', async () => {
     const { log } = seeded();
-    expect(idx(log.query({ trace_id: 'trace-3' }))).toEqual([6, 7]);
-    expect(log.query({ trace_id: 'nope' })).toEqual([]);
+    expect(idx(await log.query({ trace_id: 'trace-3' }))).toEqual([6, 7]);
+    expect(await log.query({ trace_id: 'nope' })).toEqual([]);
   });
 
-  it('filters by event_type', () => {
+  it('filters by event_type', async () => {
     const { log } = seeded();
-    const got = log.query({ event_type: 'backend.started' });
+    const got = await log.query({ event_type: 'backend.started' });
     expect(idx(got)).toEqual(Array.from({ length: 16 }, (_, k) => 1 + 3 * k));
   });
 
-  it('filters by status', () => {
+  it('filters by status', async () => {
     const { log } = seeded();
-    expect(idx(log.query({ status: 'failure' }))).toEqual(
+    expect(idx(await log.query({ status: 'failure' }))).toEqual(
       Array.from({ length: 12 }, (_, k) => 1 + 4 * k),
     );
   });
 
-  it('filters by since, relative or absolute, inclusively', () => {
+  it('filters by since, relative or absolute, inclusively', async () => {
     const { log } = seeded();
-    expect(idx(log.query({ since: '2h' }))).toEqual([0, 1, 2, 3, 4]);
-    expect(idx(log.query({ since: iso(T0 - 60 * MIN) }))).toEqual([0, 1, 2]);
-    expect(log.query({ since: '1d' })).toHaveLength(48);
-    expect(log.query({ since: '2026-12-01' })).toEqual([]);
+    expect(idx(await log.query({ since: '2h' }))).toEqual([0, 1, 2, 3, 4]);
+    expect(idx(await log.query({ since: iso(T0 - 60 * MIN) }))).toEqual([0, 1, 2]);
+    expect(await log.query({ since: '1d' })).toHaveLength(48);
+    expect(await log.query({ since: '2026-12-01' })).toEqual([]);
   });
 
-  it('combines every filter with every other', () => {
+  it('combines every filter with every other', async () => {
     const { log, all } = seeded();
     const sinceValues = [undefined, '6h', iso(T0 - 90 * MIN)];
     const traceValues = [undefined, 'trace-0', 'trace-5', 'nope'];
@@ -369,7 +405,7 @@ describe('EventLog.query', () => {
                 )
                 .slice(0, limit ?? 100);
               const q = { trace_id, event_type, status, since, limit };
-              expect(log.query(q), JSON.stringify(q)).toEqual(expected);
+              expect(await log.query(q), JSON.stringify(q)).toEqual(expected);
               checked++;
             }
           }
@@ -379,29 +415,31 @@ describe('EventLog.query', () => {
     expect(checked).toBe(4 * 4 * 4 * 3 * 2);
   });
 
-  it('rejects a bad limit, status or since with EventQueryError', () => {
+  it('rejects a bad limit, status or since with EventQueryError', async () => {
     const { log } = seeded();
     for (const limit of [0, -1, 1001, 1.5, Number.NaN, '10' as unknown as number]) {
-      expect(() => log.query({ limit }), String(limit)).toThrow(EventQueryError);
+      await expect(log.query({ limit }), String(limit)).rejects.toThrow(EventQueryError);
     }
-    expect(log.query({ limit: 1 })).toHaveLength(1);
-    expect(log.query({ limit: 1000 })).toHaveLength(48);
-    expect(() => log.query({ status: 'ok' as EventStatus })).toThrow(EventQueryError);
-    expect(() => log.query({ since: 'last week' })).toThrow(EventQueryError);
-    expect(() => log.query({ trace_id: 5 as unknown as string })).toThrow(EventQueryError);
-    expect(() => log.query({ limit: 0 })).toThrow(/limit must be an integer from 1 to 1000/);
+    expect(await log.query({ limit: 1 })).toHaveLength(1);
+    expect(await log.query({ limit: 1000 })).toHaveLength(48);
+    await expect(log.query({ status: 'ok' as EventStatus })).rejects.toThrow(EventQueryError);
+    await expect(log.query({ since: 'last week' })).rejects.toThrow(EventQueryError);
+    await expect(log.query({ trace_id: 5 as unknown as string })).rejects.toThrow(EventQueryError);
+    await expect(log.query({ limit: 0 })).rejects.toThrow(
+      /limit must be an integer from 1 to 1000/,
+    );
   });
 
-  it('reads events still in the buffer', () => {
+  it('reads events still in the buffer', async () => {
     const { log, path } = open();
     log.record({ event_type: 'e', status: 'pending', source: 'gw' });
     expect(rowsOnDisk(path)).toBe(0);
-    expect(log.query({ status: 'pending' })).toHaveLength(1);
+    expect(await log.query({ status: 'pending' })).toHaveLength(1);
   });
 });
 
 describe('indexes', () => {
-  it('serve every query shape, filter and order, with no sort step and no table scan', () => {
+  it('serve every query shape, filter and order, with no sort step and no table scan', async () => {
     const { log } = open();
     const since = '24h';
     const cases: [Parameters<EventLog['query']>[0], string][] = [
@@ -416,20 +454,24 @@ describe('indexes', () => {
       [{ event_type: 'e', status: 'failure', since }, 'events_type_status_ts'],
       [{ status: 'failure' }, 'events_status_ts'],
       [{ status: 'failure', since }, 'events_status_ts'],
+      [{ instance: 'i' }, 'events_instance_ts'],
+      [{ instance: 'i', since }, 'events_instance_ts'],
     ];
     for (const [q, index] of cases) {
-      const plan = log.explain(q).join(' | ');
+      const plan = (await log.explain(q)).join(' | ');
       expect(plan, JSON.stringify(q)).toMatch(
         new RegExp(`^(SEARCH|SCAN) events USING INDEX ${index}\\b`),
       );
       expect(plan, JSON.stringify(q)).not.toMatch(/TEMP B-TREE/);
     }
-    expect(log.explain({ event_type: 'e', since }).join()).toMatch(/\(event_type=\? AND ts>\?\)/);
+    expect((await log.explain({ event_type: 'e', since })).join()).toMatch(
+      /\(event_type=\? AND ts>\?\)/,
+    );
   });
 });
 
 describe('persistence', () => {
-  it('survives closing and reopening', () => {
+  it('survives closing and reopening', async () => {
     const { log, path } = open();
     const recorded = [
       log.record({
@@ -440,42 +482,42 @@ describe('persistence', () => {
       }),
       log.record({ event_type: 'backend.failed', status: 'failure', source: 'fs', backend: 'fs' }),
     ];
-    log.close();
+    await log.close();
     const again = EventLog.open(path, { now: () => T0 });
     logs.push(again);
-    expect(again.query({})).toEqual(recorded.reverse());
-    expect(again.count()).toBe(2);
+    expect(await again.query({})).toEqual(recorded.reverse());
+    expect(await again.count()).toBe(2);
   });
 
-  it('flushes on close, then refuses reads but tolerates late records', () => {
+  it('flushes on close, then refuses reads but tolerates late records', async () => {
     const { log, path } = open();
     log.record({ event_type: 'e', status: 'success', source: 'gw' });
-    log.close();
-    log.close();
+    await log.close();
+    await log.close();
     expect(rowsOnDisk(path)).toBe(1);
     expect(log.record({ event_type: 'late', status: 'success', source: 'gw' }).event_type).toBe(
       'late',
     );
-    expect(() => log.query({})).toThrow(/closed/);
+    await expect(log.query({})).rejects.toThrow(/closed/);
   });
 
-  it('works in memory', () => {
+  it('works in memory', async () => {
     const log = EventLog.open(':memory:');
     logs.push(log);
     log.record({ event_type: 'e', status: 'success', source: 'gw' });
-    expect(log.count()).toBe(1);
+    expect(await log.count()).toBe(1);
   });
 
-  it('creates missing parent directories', () => {
+  it('creates missing parent directories', async () => {
     const path = join(dir, 'a', 'b', 'events.db');
     const log = EventLog.open(path);
     logs.push(log);
     log.record({ event_type: 'e', status: 'success', source: 'gw' });
-    log.flush();
+    await log.flush();
     expect(rowsOnDisk(path)).toBe(1);
   });
 
-  it('throws a clear error at open for a path it cannot use', () => {
+  it('throws a clear error at open for a path it cannot use', async () => {
     const file = join(dir, 'file');
     writeFileSync(file, 'not a directory');
     expect(() => EventLog.open(join(file, 'events.db'))).toThrow(
@@ -496,7 +538,7 @@ describe('persistence', () => {
     );
   });
 
-  it('rejects bad options', () => {
+  it('rejects bad options', async () => {
     expect(() => EventLog.open(':memory:', { maxEvents: 0 })).toThrow(RangeError);
     expect(() => EventLog.open(':memory:', { retentionDays: -1 })).toThrow(RangeError);
     expect(() => EventLog.open(':memory:', { flushIntervalMs: Number.NaN })).toThrow(RangeError);
@@ -504,7 +546,7 @@ describe('persistence', () => {
 });
 
 describe('retention', () => {
-  it('drops events older than retentionDays', () => {
+  it('drops events older than retentionDays', async () => {
     const { log, clock } = open({ retentionDays: 7 });
     for (let d = 0; d < 10; d++) {
       log.record({
@@ -515,24 +557,24 @@ describe('retention', () => {
         data: { d },
       });
     }
-    expect(log.prune()).toBe(3); // 7, 8 and 9 days (and a millisecond) old
-    expect(log.count()).toBe(7);
+    expect(await log.prune()).toBe(3); // 7, 8 and 9 days (and a millisecond) old
+    expect(await log.count()).toBe(7);
     clock.now += 2 * DAY;
-    expect(log.prune()).toBe(2);
-    expect(log.query({}).map((e) => (e.data as { d: number }).d)).toEqual([0, 1, 2, 3, 4]);
+    expect(await log.prune()).toBe(2);
+    expect((await log.query({})).map((e) => (e.data as { d: number }).d)).toEqual([0, 1, 2, 3, 4]);
   });
 
-  it('prunes by age when it opens', () => {
+  it('prunes by age when it opens', async () => {
     const { log, path } = open({ retentionDays: 1 });
     log.record({ event_type: 'old', status: 'success', source: 'gw', timestamp: iso(T0 - HOUR) });
     log.record({ event_type: 'new', status: 'success', source: 'gw' });
-    log.close();
+    await log.close();
     const later = EventLog.open(path, { retentionDays: 1, now: () => T0 + DAY - MIN });
     logs.push(later);
-    expect(later.query({}).map((e) => e.event_type)).toEqual(['new']);
+    expect((await later.query({})).map((e) => e.event_type)).toEqual(['new']);
   });
 
-  it('keeps at most maxEvents, dropping the oldest first', () => {
+  it('keeps at most maxEvents, dropping the oldest first', async () => {
     const { log } = open({ maxEvents: 10 });
     for (let i = 0; i < 15; i++) {
       // recorded out of time order: age decides, not insertion order
@@ -545,18 +587,185 @@ describe('retention', () => {
         data: { age },
       });
     }
-    expect(log.prune()).toBe(5);
-    expect(log.count()).toBe(10);
-    expect(log.query({}).map((e) => (e.data as { age: number }).age)).toEqual([
+    expect(await log.prune()).toBe(5);
+    expect(await log.count()).toBe(10);
+    expect((await log.query({})).map((e) => (e.data as { age: number }).age)).toEqual([
       0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
     ]);
-    expect(log.prune()).toBe(0);
+    expect(await log.prune()).toBe(0);
   });
 
-  it('prunes on its own every ~10 000 inserts', () => {
+  it('prunes on its own every ~10 000 inserts', async () => {
     const { log, path } = open({ maxEvents: 500 });
     for (let i = 0; i < 10_000; i++)
       log.record({ event_type: 'e', status: 'success', source: 'gw' });
+    await log.flush();
+    await log.count(); // answered after the batch and its prune
     expect(rowsOnDisk(path)).toBe(500);
+  });
+});
+
+describe('instances', () => {
+  it('stamps every event with the instance id and filters by it', async () => {
+    const path = join(dir, 'shared.db');
+    const a = EventLog.open(path, { instance: 'host:1:aaaaaa' });
+    const b = EventLog.open(path, { instance: 'host:2:bbbbbb' });
+    logs.push(a, b);
+    a.record({ event_type: 'e', status: 'success', source: 'gw', data: { from: 'a' } });
+    b.record({ event_type: 'e', status: 'success', source: 'gw', data: { from: 'b' } });
+    b.record({ event_type: 'e', status: 'success', source: 'gw', instance: null });
+    await a.flush();
+    await b.flush();
+    const all = await a.query({});
+    expect(all.map((e) => e.instance).sort()).toEqual(['host:1:aaaaaa', 'host:2:bbbbbb', null]);
+    const onlyB = await a.query({ instance: 'host:2:bbbbbb' });
+    expect(onlyB.map((e) => e.data)).toEqual([{ from: 'b' }]);
+    await expect(a.query({ instance: 7 as unknown as string })).rejects.toThrow(EventQueryError);
+  });
+
+  it('migrates a log written before instance ids, keeping its events', async () => {
+    const path = join(dir, 'v1.db');
+    const old = new Database(path);
+    old.exec(`CREATE TABLE events (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, trace_id TEXT NOT NULL,
+      event_type TEXT NOT NULL, status TEXT NOT NULL, source TEXT NOT NULL, backend TEXT, tool TEXT,
+      duration_ms REAL, data TEXT);
+      CREATE INDEX events_ts ON events (ts);`);
+    old.pragma('user_version = 1');
+    old
+      .prepare(
+        'INSERT INTO events (ts, trace_id, event_type, status, source) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run(T0 - MIN, 'old-trace', 'gateway.started', 'success', 'gw');
+    old.close();
+    const { log } = { log: EventLog.open(path, { now: () => T0, instance: 'new' }) };
+    logs.push(log);
+    log.record({ event_type: 'gateway.started', status: 'success', source: 'gw' });
+    const events = await log.query({});
+    expect(events.map((e) => [e.trace_id === 'old-trace', e.instance])).toEqual([
+      [false, 'new'],
+      [true, null],
+    ]);
+    expect(await log.explain({ instance: 'new' })).toEqual([
+      expect.stringMatching(/USING INDEX events_instance_ts/),
+    ]);
+  });
+});
+
+/**
+ * The real SQLite sink, held back: appends wait until the test lets them through, as a stalled
+ * disk would make them.
+ */
+function heldBack(): { sink: EventSink; release: () => void } {
+  const real = SqliteSink.open(join(dir, 'slow.db'), 30 * DAY, 1_000_000);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const sink: EventSink = {
+    location: real.location,
+    append: async (rows, now) => {
+      await gate;
+      return real.append(rows, now);
+    },
+    query: (f) => real.query(f),
+    explain: (f) => real.explain(f),
+    count: () => real.count(),
+    prune: (now) => real.prune(now),
+    close: (rows, now) => real.close(rows, now),
+    closeSync: (rows, now, ms) => real.closeSync(rows, now, ms),
+  };
+  return { sink, release };
+}
+
+describe('watching and keeping up', () => {
+  it('flush() waits for a batch its timer already handed over', async () => {
+    const { sink, release } = heldBack();
+    const log = EventLog.over(sink, { flushIntervalMs: 0 });
+    logs.push(log);
+    log.record({ event_type: 'e', status: 'success', source: 'gw' });
+    await waitFor('the timer to hand the batch over', () => log.stats().pending === 1 || undefined);
+    await new Promise((r) => setTimeout(r, 20));
+    let flushed = false;
+    const flush = log.flush().then(() => {
+      flushed = true;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(flushed).toBe(false);
+    release();
+    await flush;
+    expect(log.stats()).toMatchObject({ written: 1, pending: 0 });
+  });
+
+  it('tells subscribers of every event as it is recorded, until they stop', async () => {
+    const { log } = open();
+    const seen: string[] = [];
+    const stop = log.subscribe((e) => seen.push(e.event_type));
+    log.subscribe(() => {
+      throw new Error('a broken watcher');
+    });
+    log.record({ event_type: 'one', status: 'success', source: 'gw' });
+    stop();
+    log.record({ event_type: 'two', status: 'success', source: 'gw' });
+    expect(seen).toEqual(['one']);
+    expect(await log.count()).toBe(2);
+  });
+
+  it('reports what it recorded, stored and still holds', async () => {
+    const { log, clock } = open({ flushIntervalMs: 60_000 });
+    for (let i = 0; i < 10; i++) log.record({ event_type: 'e', status: 'success', source: 'gw' });
+    clock.now += 250;
+    expect(log.stats()).toMatchObject({ recorded: 10, written: 0, pending: 10, lag_ms: 250 });
+    await log.flush();
+    expect(log.stats()).toEqual({
+      recorded: 10,
+      written: 10,
+      pending: 0,
+      lag_ms: 0,
+      aggregated: 0,
+      dropped: 0,
+      failing: false,
+    });
+  });
+
+  it('aggregates successful calls while the store lags, keeping failures one by one', async () => {
+    const { sink: slow, release } = heldBack();
+    const log = EventLog.over(slow, { now: () => T0, flushIntervalMs: 60_000 });
+    logs.push(log);
+    const call = (tool: string, status: EventStatus, duration_ms: number) =>
+      log.record({
+        event_type: 'gateway.tool_call',
+        status,
+        source: 'gw',
+        backend: 'fs',
+        tool,
+        duration_ms,
+        ...(status === 'failure' ? { data: { error: 'boom' } } : {}),
+      });
+    // 20 000 rows handed to the sink (10 batches of 2 000), none stored yet: it lags.
+    for (let i = 0; i < 20_000; i++) call('fs__read', 'success', 1);
+    expect(log.stats().pending).toBe(20_000);
+    for (let i = 0; i < 300; i++) call('fs__read', 'success', i === 299 ? 9 : 3);
+    for (let i = 0; i < 100; i++) call('fs__list', 'success', 2);
+    call('fs__read', 'failure', 5);
+    const stats = log.stats();
+    expect(stats.aggregated).toBe(400);
+    // Two aggregate buckets and the failure, besides the 20 000 in flight.
+    expect(stats.pending).toBe(20_003);
+    release();
+    await log.flush();
+    const aggregates = await log.query({ event_type: 'gateway.tool_call', limit: 3 });
+    const byTool = Object.fromEntries(
+      aggregates.filter((e) => e.data?.aggregated).map((e) => [e.tool, e]),
+    );
+    expect(byTool.fs__read).toMatchObject({
+      status: 'success',
+      backend: 'fs',
+      duration_ms: 3.02,
+      data: { aggregated: 300, max_duration_ms: 9 },
+    });
+    expect(byTool.fs__list?.data).toMatchObject({ aggregated: 100, max_duration_ms: 2 });
+    expect(await log.query({ status: 'failure' })).toHaveLength(1);
+    expect(await log.count()).toBe(20_000 + 2 + 1);
+    expect(log.stats()).toMatchObject({ recorded: 20_401, written: 20_003, pending: 0 });
   });
 });

@@ -1,27 +1,26 @@
 /**
- * The gateway's persistent telemetry event log: one SQLite table, written in batches.
+ * The gateway's telemetry event log. `record()` sits on the hot path of every forwarded tool call:
+ * it validates the event, fills in `timestamp`, `trace_id` and `instance`, and appends a row to an
+ * in-memory queue — no I/O, no promise. Every `flushIntervalMs` (100 ms by default, or at once for
+ * a burst of 2 000) the queue goes to the sink as one batch; the SQLite sink writes it from a
+ * worker thread (sqlite-worker.ts), so neither the insert nor a WAL checkpoint stalls the event
+ * loop. `query()`, `count()` and `prune()` hand the queue over first, and the sink answers in
+ * order: readers in this process always see their own writes; another process sharing the file
+ * sees an event within `flushIntervalMs` plus one batch write.
  *
- * `record()` sits on the hot path of every forwarded tool call, so it only validates the event,
- * fills in `timestamp` / `trace_id` and appends a ready-to-bind row to an in-memory buffer. A timer
- * (unref'd, so it never keeps the process alive) flushes the buffer every `flushIntervalMs` in ONE
- * transaction through one prepared statement. `query()`, `count()`, `prune()` and `close()` flush
- * first, so readers in this process always see their own writes.
+ * Under overload — the sink is more than OVERLOAD_ROWS behind (a slow or locked disk) — the log
+ * degrades instead of growing or slowing calls: successful calls are aggregated per (type,
+ * source, backend, tool) into one event per flush (`data.aggregated` calls, mean and max
+ * duration), failures and lifecycle events are still kept one by one, and what cannot be kept is
+ * dropped oldest first. Both are counted in `stats()` (shown by `gateway_status`).
  *
- * Durability is that of telemetry, deliberately: WAL with `synchronous=NORMAL`, plus the buffer.
- * A crash of the process (or SIGKILL) loses the events still buffered — those of the last
- * ≤ `flushIntervalMs`, 100 ms by default; an OS crash or power loss may also roll back the last
- * transactions committed to the WAL (NORMAL does not fsync each commit). Neither corrupts the
- * database. A normal `process.exit()` flushes every open log.
- *
- * Timestamps are stored as integer epoch milliseconds (indexable, compact) and returned as ISO 8601
- * UTC strings with milliseconds; `data` is stored as JSON text. The file may be shared by several
- * gateway processes (WAL allows concurrent readers and serialises the writers).
+ * Durability is that of telemetry, deliberately: a crash of the process (or SIGKILL) loses the
+ * events still queued — those of the last ≤ `flushIntervalMs`; a normal `process.exit()` writes
+ * every open log synchronously (bounded wait for the worker).
  */
-import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
-import Database from 'better-sqlite3';
+import { createHash, randomBytes } from 'node:crypto';
+import { homedir, hostname } from 'node:os';
+import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import {
   DAY_MS,
   DEFAULT_QUERY_LIMIT,
@@ -29,87 +28,58 @@ import {
   type EventLogOptions,
   type EventQuery,
   EventQueryError,
-  type EventStatus,
   type GatewayEvent,
   MAX_QUERY_LIMIT,
   parseSince,
   type RecordedEvent,
 } from './event-types.js';
+import type { EventFilter, EventRow, EventSink } from './events/sink.js';
+import { SqliteSink } from './events/sqlite-sink.js';
+import { nextTraceId } from './trace-id.js';
 
 export * from './event-types.js';
+export type { EventFilter, EventRow, EventSink } from './events/sink.js';
 
-/** Prune (by age and by count) after this many inserts, besides once at open. */
-const PRUNE_EVERY_INSERTS = 10_000;
 /**
- * A burst that fills the buffer this far (20 000 events/s with the default interval) is written
- * at once, from record(): it bounds memory and the event-loop stall of one batch (measured ~80 ms
- * into a million-event file; a 100 ms timer batch of 100 events takes ~2 ms).
+ * A burst that fills the queue this far (20 000 events/s with the default interval) goes to the
+ * sink at once: it bounds the size of one message to the worker and of one transaction.
  */
-const FLUSH_AT_BUFFERED = 2_000;
-/** While writes keep failing (disk full, locked), keep at most this many events, newest. */
+const FLUSH_AT_QUEUED = 2_000;
+/** Rows handed to the sink and not yet stored beyond which the log aggregates (see header). */
+const OVERLOAD_ROWS = 20_000;
+/** While the sink keeps failing or lags, keep at most this many events, newest. */
 const MAX_RETAINED = 100_000;
-/** How long a write waits for another process's lock, and how soon a failed batch is retried. */
-const BUSY_TIMEOUT_MS = 250;
+/** How soon a failed batch is retried. */
 const RETRY_MS = 1000;
+/** How long a normal exit waits for the worker to store the last events. */
+const EXIT_WAIT_MS = 2000;
 
-const SCHEMA_VERSION = 1;
-// `id` (the rowid) is insertion order: the deterministic tie-break between equal timestamps. Every
-// index implicitly ends in the rowid, so `ORDER BY ts DESC, id DESC` is read straight off each of
-// them, backwards, and a LIMIT stops the scan early — no sort step, whichever filter is used.
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS events (
-    id          INTEGER PRIMARY KEY,
-    ts          INTEGER NOT NULL,
-    trace_id    TEXT NOT NULL,
-    event_type  TEXT NOT NULL,
-    status      TEXT NOT NULL,
-    source      TEXT NOT NULL,
-    backend     TEXT,
-    tool        TEXT,
-    duration_ms REAL,
-    data        TEXT
-  );
-  CREATE INDEX IF NOT EXISTS events_ts ON events (ts);
-  CREATE INDEX IF NOT EXISTS events_trace_ts ON events (trace_id, ts);
-  CREATE INDEX IF NOT EXISTS events_type_ts ON events (event_type, ts);
-  CREATE INDEX IF NOT EXISTS events_status_ts ON events (status, ts);
-  CREATE INDEX IF NOT EXISTS events_type_status_ts ON events (event_type, status, ts);
-`;
-
-type Row = [
-  ts: number,
-  trace_id: string,
-  event_type: string,
-  status: EventStatus,
-  source: string,
-  backend: string | null,
-  tool: string | null,
-  duration_ms: number | null,
-  data: string | null,
-];
-
-interface DbRow {
-  ts: number;
-  trace_id: string;
-  event_type: string;
-  status: EventStatus;
-  source: string;
-  backend: string | null;
-  tool: string | null;
-  duration_ms: number | null;
-  data: string | null;
-}
-
-/** `${XDG_STATE_HOME ?? ~/.local/state}/mcpkit/gateway-events.db` */
-export function defaultEventLogPath(): string {
+/**
+ * The default event log of a gateway: `${XDG_STATE_HOME ?? ~/.local/state}/mcpkit/`, one file per
+ * config so two gateways on one machine do not mix their events — `gateway-events.db` for the
+ * built-in config, `gateway-events-<config name>-<hash of its absolute path>.db` for a file.
+ */
+export function defaultEventLogPath(configPath?: string): string {
   const xdg = process.env.XDG_STATE_HOME;
   // The XDG spec: a relative (or empty) XDG_STATE_HOME is invalid and must be ignored.
   const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'state');
-  return join(base, 'mcpkit', 'gateway-events.db');
+  if (configPath === undefined) return join(base, 'mcpkit', 'gateway-events.db');
+  const absolute = resolve(configPath);
+  const name = basename(absolute, extname(absolute)).replace(/[^A-Za-z0-9._-]+/g, '_') || 'config';
+  const hash = createHash('sha256').update(absolute).digest('hex').slice(0, 8);
+  return join(base, 'mcpkit', `gateway-events-${name}-${hash}.db`);
 }
 
-// Flush every open log on a normal exit (process.exit(), end of the event loop): better-sqlite3
-// is synchronous, so an 'exit' listener can still write. One listener for all logs.
+/**
+ * An id for this gateway process, on every event it records: `host:pid:random` — readable, and
+ * unique even when a pid is reused after a restart.
+ */
+export function newInstanceId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+// Write every open log on a normal exit (process.exit(), end of the event loop): the sink stores
+// the last events synchronously, bounded. One listener for all logs.
 const openLogs = new Set<EventLog>();
 let exitHookInstalled = false;
 function installExitHook(): void {
@@ -118,7 +88,7 @@ function installExitHook(): void {
   process.on('exit', () => {
     for (const log of openLogs) {
       try {
-        log.close();
+        log.closeSync();
       } catch {
         // exiting anyway: nothing left to tell
       }
@@ -163,101 +133,152 @@ function serializeData(data: Record<string, unknown> | null | undefined): string
   }
 }
 
+/** Validates a `get_events` query into the sink's filter; EventQueryError for a bad one. */
+function toFilter(q: EventQuery, now: number): EventFilter {
+  const limit = q.limit ?? DEFAULT_QUERY_LIMIT;
+  if (
+    typeof limit !== 'number' ||
+    !Number.isInteger(limit) ||
+    limit < 1 ||
+    limit > MAX_QUERY_LIMIT
+  ) {
+    throw new EventQueryError(
+      `limit must be an integer from 1 to ${MAX_QUERY_LIMIT}, got ${JSON.stringify(q.limit)}`,
+    );
+  }
+  if (q.status !== undefined && !EVENT_STATUSES.includes(q.status)) {
+    throw new EventQueryError(
+      `status must be one of ${EVENT_STATUSES.join(', ')}, got ${JSON.stringify(q.status)}`,
+    );
+  }
+  const filter: EventFilter = { limit };
+  for (const key of ['trace_id', 'event_type', 'instance'] as const) {
+    const value = q[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') {
+      throw new EventQueryError(`${key} must be a string, got ${JSON.stringify(value)}`);
+    }
+    filter[key] = value;
+  }
+  if (q.status !== undefined) filter.status = q.status;
+  if (q.since !== undefined) filter.sinceMs = parseSince(q.since, now);
+  return filter;
+}
+
+/** How the log is keeping up, for `gateway_status` and metrics. */
+export interface EventLogStats {
+  /** events recorded since open (an aggregated call counts once per call) */
+  recorded: number;
+  /** rows the sink has stored */
+  written: number;
+  /** rows queued or handed to the sink and not yet stored */
+  pending: number;
+  /** ms since the oldest of those was recorded; 0 when none */
+  lag_ms: number;
+  /** successful calls folded into aggregate events while the sink lagged */
+  aggregated: number;
+  /** events dropped, oldest first, while the sink failed or lagged */
+  dropped: number;
+  /** whether the last write failed (it is retried) */
+  failing: boolean;
+}
+
+/** Rows handed to the sink in one append: how many, and when the first was recorded. */
+interface Batch {
+  rows: number;
+  since: number;
+}
+
+/** A successful call folded into its aggregate while the sink lags. */
+interface Aggregate {
+  row: EventRow;
+  count: number;
+  totalMs: number;
+  maxMs: number;
+  firstTs: number;
+}
+
 /**
- * The gateway's telemetry: events in SQLite (WAL), recorded on the hot path into a buffer and
- * written in batches, pruned by age and count, queried by `get_events`. Open with
- * {@link EventLog.open}.
+ * The gateway's telemetry: events recorded on the hot path into a queue and stored in batches by
+ * a sink (SQLite in a worker thread by default), pruned by age and count, queried by `get_events`.
+ * Open with {@link EventLog.open}, or over another sink with {@link EventLog.over}.
  */
 export class EventLog {
-  /** The SQLite file (or `:memory:`). */
+  /** Where the events go (a file path, ':memory:', or the sink's location). */
   readonly path: string;
-  private readonly db: Database.Database;
-  private readonly now: () => number;
-  private readonly retentionMs: number;
-  private readonly maxEvents: number;
-  private readonly flushIntervalMs: number;
-  private readonly insertMany: (rows: Row[]) => void;
-  private readonly queries = new Map<string, Database.Statement>();
-  private buffer: Row[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private insertsSincePrune = 0;
-  private failing = false;
-  private dropped = 0;
-  private closed = false;
-
-  private constructor(path: string, db: Database.Database, options: Required<EventLogOptions>) {
-    this.path = path;
-    this.db = db;
-    this.now = options.now;
-    this.retentionMs = options.retentionDays * DAY_MS;
-    this.maxEvents = options.maxEvents;
-    this.flushIntervalMs = options.flushIntervalMs;
-    const insert = db.prepare(
-      `INSERT INTO events (ts, trace_id, event_type, status, source, backend, tool, duration_ms, data)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.insertMany = db.transaction((rows: Row[]) => {
-      for (const row of rows) insert.run(row);
-    });
-  }
+  /** The id on every event this log records, unless the event names its own. */
+  readonly instance: string;
+  readonly #sink: EventSink;
+  readonly #now: () => number;
+  readonly #flushIntervalMs: number;
+  #queue: EventRow[] = [];
+  /** Batches handed to the sink, oldest first: size and first timestamp (for the lag). */
+  readonly #inflight: Batch[] = [];
+  #inflightRows = 0;
+  /** The latest batch handed to the sink, until it settles. */
+  #last: Promise<void> | undefined;
+  #aggregates = new Map<string, Aggregate>();
+  readonly #listeners = new Set<(event: GatewayEvent) => void>();
+  #timer: NodeJS.Timeout | undefined;
+  #failing = false;
+  #closed = false;
+  #recorded = 0;
+  #written = 0;
+  #aggregated = 0;
+  #dropped = 0;
+  #droppedSinceWarning = 0;
 
   /**
-   * Opens (creating it, its parent directories, the table and the indexes if need be) the log at
-   * `path`, a file path or ':memory:', and prunes it. Any problem with the path — a directory that
-   * cannot be created or written, a file that is not a database — throws here, with the path in
-   * the message, rather than later from a background flush.
+   * Opens (creating it, its parent directories, the table and the indexes if need be) the SQLite
+   * log at `path`, a file path or ':memory:', and prunes it. Any problem with the path — a
+   * directory that cannot be created or written, a file that is not an event log — throws here,
+   * with the path in the message, rather than later from a background write.
    */
   static open(path: string, options: EventLogOptions = {}): EventLog {
     if (typeof path !== 'string' || path === '') {
       throw new TypeError('EventLog.open needs a file path or ":memory:"');
     }
-    const resolved: Required<EventLogOptions> = {
-      retentionDays: checkOption('retentionDays', options.retentionDays ?? 30, 0, false),
-      maxEvents: checkOption('maxEvents', options.maxEvents ?? 1_000_000, 1, true),
-      flushIntervalMs: checkOption('flushIntervalMs', options.flushIntervalMs ?? 100, 0, false),
-      now: options.now ?? Date.now,
-    };
-    let db: Database.Database | undefined;
-    let log: EventLog;
+    const retentionDays = checkOption('retentionDays', options.retentionDays ?? 30, 0, false);
+    const maxEvents = checkOption('maxEvents', options.maxEvents ?? 1_000_000, 1, true);
+    let sink: SqliteSink;
     try {
-      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-      db = new Database(path);
-      // WAL + synchronous=NORMAL: commits don't fsync (checkpoints do). See the header comment.
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      // Another gateway sharing the file may hold the write lock for a moment. Waiting blocks
-      // the event loop, so not for long: a batch that still finds it locked is retried later.
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      // 16 MiB of page cache (default 2 MiB): the trace_id index takes random inserts, and at a
-      // million events it is ~50 MB; this halves the cost of a large batch.
-      db.pragma('cache_size = -16384');
-      // wal_autocheckpoint stays at SQLite's 1000 pages: the WAL stays ≤ ~4 MB, and the flush that
-      // crosses it checkpoints (with fsync) inline, ~30-50 ms into a million-event file. Larger
-      // values give rarer but longer stalls.
-      const version = db.pragma('user_version', { simple: true }) as number;
-      if (version > SCHEMA_VERSION) {
-        throw new Error(
-          `its schema version ${version} is newer than this gateway's (${SCHEMA_VERSION})`,
-        );
-      }
-      db.exec(SCHEMA);
-      if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
-      log = new EventLog(path, db, resolved);
-      log.pruneNow();
+      sink = SqliteSink.open(path, retentionDays * DAY_MS, maxEvents);
     } catch (err) {
-      db?.close();
       const reason = err instanceof Error ? err.message : String(err);
       throw new Error(`cannot open the event log at ${path}: ${reason}`, { cause: err });
     }
+    return EventLog.over(sink, options);
+  }
+
+  /** A log over any {@link EventSink} (the SQLite one is {@link EventLog.open}'s). Prunes it. */
+  static over(sink: EventSink, options: EventLogOptions = {}): EventLog {
+    const log = new EventLog(sink, {
+      flushIntervalMs: checkOption('flushIntervalMs', options.flushIntervalMs ?? 100, 0, false),
+      now: options.now ?? Date.now,
+      instance: options.instance ?? newInstanceId(),
+    });
+    log.#sink.prune(log.#now()).catch((err: unknown) => log.#warnFailure(err));
     openLogs.add(log);
     installExitHook();
     return log;
   }
 
+  private constructor(
+    sink: EventSink,
+    options: { flushIntervalMs: number; now: () => number; instance: string },
+  ) {
+    this.path = sink.location;
+    this.#sink = sink;
+    this.#now = options.now;
+    this.#flushIntervalMs = options.flushIntervalMs;
+    this.instance = options.instance;
+  }
+
   /**
-   * Returns the complete event at once (`timestamp` now and a v4 UUID `trace_id` unless given);
-   * it is written with the next batch. Cheap: no I/O. Throws TypeError only for a malformed event
-   * (a programming error), never for a storage problem. After close() events are dropped.
+   * Returns the complete event at once (`timestamp` now, a fresh `trace_id` and this log's
+   * `instance` unless given); it is stored with the next batch. Cheap: no I/O. Throws TypeError
+   * only for a malformed event (a programming error), never for a storage problem. After close()
+   * events are dropped.
    */
   record(event: RecordedEvent): GatewayEvent {
     const status = event.status;
@@ -267,10 +288,8 @@ export class EventLog {
       );
     }
     let ts: number;
-    let timestamp: string;
     if (event.timestamp === undefined) {
-      ts = this.now();
-      timestamp = new Date(ts).toISOString();
+      ts = this.#now();
     } else {
       ts = Date.parse(event.timestamp);
       if (Number.isNaN(ts)) {
@@ -278,293 +297,316 @@ export class EventLog {
           `event timestamp must be an ISO 8601 date, got ${JSON.stringify(event.timestamp)}`,
         );
       }
-      timestamp = new Date(ts).toISOString();
     }
     const trace_id =
-      event.trace_id === undefined ? randomUUID() : requiredString('trace_id', event.trace_id);
+      event.trace_id === undefined ? nextTraceId() : requiredString('trace_id', event.trace_id);
     const event_type = requiredString('event_type', event.event_type);
     const source = requiredString('source', event.source);
     const backend = nullableString('backend', event.backend);
     const tool = nullableString('tool', event.tool);
+    const instance =
+      event.instance === undefined ? this.instance : nullableString('instance', event.instance);
     const d = event.duration_ms;
     const duration_ms = typeof d === 'number' && Number.isFinite(d) ? d : null;
     const data = event.data ?? null;
-    if (!this.closed) {
-      this.buffer.push([
-        ts,
-        trace_id,
-        event_type,
-        status,
-        source,
-        backend,
-        tool,
-        duration_ms,
-        serializeData(data),
-      ]);
-      // While writes fail, a retry is already scheduled: don't stall every call on the lock.
-      if (this.buffer.length >= FLUSH_AT_BUFFERED && !this.failing) this.flushQuietly();
-      else if (this.timer === undefined) this.schedule(this.flushIntervalMs);
+    const recorded: GatewayEvent = {
+      timestamp: new Date(ts).toISOString(),
+      trace_id,
+      event_type,
+      status,
+      source,
+      backend,
+      tool,
+      duration_ms,
+      data,
+      instance,
+    };
+    if (this.#closed) return recorded;
+    this.#recorded++;
+    const row: EventRow = [
+      ts,
+      trace_id,
+      event_type,
+      status,
+      source,
+      backend,
+      tool,
+      duration_ms,
+      data === null ? null : serializeData(data),
+      instance,
+    ];
+    if (this.#inflightRows >= OVERLOAD_ROWS && status === 'success' && data === null) {
+      this.#aggregate(row);
+    } else {
+      this.#queue.push(row);
+      if (this.#queue.length + this.#inflightRows > MAX_RETAINED) this.#drop(1);
+      if (this.#queue.length >= FLUSH_AT_QUEUED && !this.#failing) this.#shipQuietly();
+      else this.#schedule(this.#flushIntervalMs);
     }
-    return { timestamp, trace_id, event_type, status, source, backend, tool, duration_ms, data };
+    if (this.#listeners.size > 0) {
+      for (const listener of this.#listeners) {
+        try {
+          listener(recorded);
+        } catch {
+          // A watcher's bug must not fail the call being recorded.
+        }
+      }
+    }
+    return recorded;
   }
 
   /**
-   * Newest first (ties: the later recorded first), after writing what is buffered. If that write
-   * fails (another process holds the lock), the events already stored are still returned.
+   * Calls `listener` with every event recorded from now on, synchronously from record() (keep it
+   * cheap: a status page queues it). Returns the function that stops it.
    */
-  query(q: EventQuery = {}): GatewayEvent[] {
-    const { sql, params } = this.compile(q);
-    this.assertOpen();
-    this.flushQuietly();
-    return (this.statement(sql).all(...params) as DbRow[]).map(toEvent);
+  subscribe(listener: (event: GatewayEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
   }
 
   /**
-   * SQLite's plan for `query(q)`, one line per step (e.g. "SEARCH events USING INDEX
+   * Newest first (ties: the later recorded first), including every event recorded before the
+   * call. A bad filter rejects with EventQueryError. If storing the queued events fails (another
+   * process holds the lock), the events already stored are still returned.
+   */
+  async query(q: EventQuery = {}): Promise<GatewayEvent[]> {
+    const filter = toFilter(q, this.#now());
+    this.#assertOpen();
+    this.#shipQuietly();
+    return this.#sink.query(filter);
+  }
+
+  /**
+   * The store's plan for `query(q)`, one line per step (e.g. "SEARCH events USING INDEX
    * events_type_ts (event_type=? AND ts>?)"): for tests and for diagnosing a slow get_events.
    */
-  explain(q: EventQuery = {}): string[] {
-    const { sql, params } = this.compile(q);
-    this.assertOpen();
-    const plan = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as {
-      detail: string;
-    }[];
-    return plan.map((step) => step.detail);
+  async explain(q: EventQuery = {}): Promise<string[]> {
+    const filter = toFilter(q, this.#now());
+    this.#assertOpen();
+    return this.#sink.explain(filter);
   }
 
-  /** Events stored, after writing what is buffered (as query() does). */
-  count(): number {
-    this.assertOpen();
-    this.flushQuietly();
-    return this.countStored();
+  /** Events stored, including every one recorded before the call (as query() does). */
+  async count(): Promise<number> {
+    this.#assertOpen();
+    this.#shipQuietly();
+    return this.#sink.count();
   }
 
   /**
-   * Writes the buffered events now, in one transaction. Throws if the database refuses them; they
-   * stay buffered and are retried.
+   * Stores the queued events now. Rejects if the store refuses them; they stay queued and are
+   * retried.
    */
-  flush(): void {
-    this.assertOpen();
-    try {
-      this.write();
-    } catch (err) {
-      this.failing = true;
-      this.schedule(RETRY_MS);
-      throw err;
-    }
+  async flush(): Promise<void> {
+    this.#assertOpen();
+    await this.#ship();
   }
 
   /**
    * Deletes the events older than `retentionDays` and then, oldest first, those beyond
-   * `maxEvents`; returns how many. Runs at open and every ~10 000 inserts on its own.
+   * `maxEvents`; resolves with how many. Runs at open and every ~10 000 inserts on its own.
    */
-  prune(): number {
-    this.flush();
-    return this.pruneNow();
+  async prune(): Promise<number> {
+    await this.flush();
+    return this.#sink.prune(this.#now());
+  }
+
+  /** How the log is keeping up (see {@link EventLogStats}). */
+  stats(): EventLogStats {
+    const oldest = this.#inflight[0]?.since ?? this.#queue[0]?.[0];
+    return {
+      recorded: this.#recorded,
+      written: this.#written,
+      pending: this.#queue.length + this.#inflightRows + this.#aggregates.size,
+      lag_ms: oldest === undefined ? 0 : Math.max(0, this.#now() - oldest),
+      aggregated: this.#aggregated,
+      dropped: this.#dropped,
+      failing: this.#failing,
+    };
   }
 
   /**
-   * Writes what is buffered, stops the timer, closes the database. Idempotent. A shutdown is not
-   * held up by a failing write: the events it could not write are reported as a warning.
+   * Stores what is queued, stops the timer, releases the store. Idempotent. A shutdown is not held
+   * up by a failing write: the events it could not store are reported as a warning.
    */
-  close(): void {
-    if (this.closed) return;
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    const rows = this.#takeAll();
     try {
-      this.write();
+      await this.#sink.close(rows, this.#now());
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       process.emitWarning(
-        `event log ${this.path}: ${this.buffer.length} events lost at close: ${reason}`,
-        { code: 'MCPKIT_EVENT_LOG' },
+        `event log ${this.path}: ${rows.length} events lost at close: ${reason}`,
+        {
+          code: 'MCPKIT_EVENT_LOG',
+        },
       );
-    } finally {
-      this.closed = true;
-      openLogs.delete(this);
-      this.clearTimer();
-      this.buffer = [];
-      this.db.close();
     }
   }
 
-  private write(): void {
-    this.clearTimer();
-    if (this.buffer.length === 0) return;
-    const rows = this.buffer;
-    this.buffer = [];
-    try {
-      this.insertMany(rows); // rolled back as a whole on failure
-    } catch (err) {
-      // Keep the events for the next attempt, newest first if there are too many.
-      this.buffer = rows.concat(this.buffer);
-      const excess = this.buffer.length - MAX_RETAINED;
-      if (excess > 0) {
-        this.buffer.splice(0, excess);
-        this.dropped += excess;
-      }
-      throw err;
+  /** close() for a process that is exiting: stores what is queued before it returns (bounded). */
+  closeSync(): void {
+    if (this.#closed) return;
+    const rows = this.#takeAll();
+    if (!this.#sink.closeSync(rows, this.#now(), EXIT_WAIT_MS) && rows.length > 0) {
+      process.emitWarning(`event log ${this.path}: ${rows.length} events lost at exit`, {
+        code: 'MCPKIT_EVENT_LOG',
+      });
     }
-    if (this.failing) {
-      this.failing = false;
-      if (this.dropped > 0) {
-        process.emitWarning(
-          `event log ${this.path}: writing again; ${this.dropped} events were dropped`,
-          {
-            code: 'MCPKIT_EVENT_LOG',
-          },
-        );
-        this.dropped = 0;
-      }
-    }
-    this.insertsSincePrune += rows.length;
-    if (this.insertsSincePrune >= PRUNE_EVERY_INSERTS) {
-      try {
-        this.pruneNow();
-      } catch {
-        // The events are written; pruning is tried again after the next batch.
-      }
-    }
+  }
+
+  #takeAll(): EventRow[] {
+    this.#closed = true;
+    openLogs.delete(this);
+    this.#clearTimer();
+    const rows = this.#queue.concat(this.#drainAggregates());
+    this.#queue = [];
+    return rows;
   }
 
   /**
-   * The flush of the timer, record(), query() and count(): a storage problem is reported once per
-   * streak of failures, as a process warning, never thrown; the batch is retried in RETRY_MS.
+   * Hands the queue (and the aggregates) to the sink as one batch. Resolves when everything handed
+   * over so far is stored: with nothing queued, when the last batch in flight is (the sink answers
+   * in order), so flush() never returns before an earlier timer's batch.
    */
-  private flushQuietly(): void {
-    try {
-      this.write();
-    } catch (err) {
-      if (!this.failing) {
-        this.failing = true;
-        const reason = err instanceof Error ? err.message : String(err);
-        process.emitWarning(`event log ${this.path}: cannot write events, will retry: ${reason}`, {
-          code: 'MCPKIT_EVENT_LOG',
-        });
-      }
-      this.schedule(RETRY_MS);
-    }
+  #ship(): Promise<void> {
+    this.#clearTimer();
+    const rows =
+      this.#aggregates.size > 0 ? this.#queue.concat(this.#drainAggregates()) : this.#queue;
+    if (rows.length === 0) return this.#last ?? Promise.resolve();
+    this.#queue = [];
+    const batch: Batch = { rows: rows.length, since: rows[0]?.[0] ?? this.#now() };
+    this.#inflight.push(batch);
+    this.#inflightRows += batch.rows;
+    const stored = this.#sink.append(rows, this.#now()).then(
+      () => {
+        this.#settled(batch, stored);
+        this.#written += rows.length;
+        if (this.#failing) this.#recovered();
+      },
+      (err: unknown) => {
+        this.#settled(batch, stored);
+        if (this.#closed) return;
+        // Keep the events for the next attempt, newest first if there are too many.
+        this.#queue = rows.concat(this.#queue);
+        const excess = this.#queue.length + this.#inflightRows - MAX_RETAINED;
+        if (excess > 0) this.#drop(excess);
+        this.#warnFailure(err);
+        this.#schedule(RETRY_MS);
+        throw err;
+      },
+    );
+    this.#last = stored;
+    return stored;
   }
 
-  private schedule(delayMs: number): void {
-    if (this.timer !== undefined || this.closed) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flushQuietly();
+  #settled(batch: Batch, stored: Promise<void>): void {
+    if (this.#last === stored) this.#last = undefined;
+    // The sink answers in order, so this is the oldest; indexOf keeps it right regardless.
+    const at = this.#inflight.indexOf(batch);
+    if (at >= 0) this.#inflight.splice(at, 1);
+    this.#inflightRows -= batch.rows;
+  }
+
+  /**
+   * The flush of the timer, record(), query() and count(): a storage problem is warned about
+   * once per streak of failures and retried, never thrown.
+   */
+  #shipQuietly(): void {
+    this.#ship().catch(() => {});
+  }
+
+  /** A successful call while the sink lags: one more in its (type, source, backend, tool) bucket. */
+  #aggregate(row: EventRow): void {
+    const key = `${row[2]}\u0000${row[4]}\u0000${row[5] ?? ''}\u0000${row[6] ?? ''}`;
+    const ms = row[7] ?? 0;
+    const bucket = this.#aggregates.get(key);
+    this.#aggregated++;
+    if (bucket) {
+      bucket.count++;
+      bucket.totalMs += ms;
+      if (ms > bucket.maxMs) bucket.maxMs = ms;
+    } else {
+      this.#aggregates.set(key, { row, count: 1, totalMs: ms, maxMs: ms, firstTs: row[0] });
+    }
+    this.#schedule(this.#flushIntervalMs);
+  }
+
+  /** The aggregates as rows: one event per bucket, `data.aggregated` calls, mean duration. */
+  #drainAggregates(): EventRow[] {
+    if (this.#aggregates.size === 0) return [];
+    const rows: EventRow[] = [];
+    for (const a of this.#aggregates.values()) {
+      const [, , type, status, source, backend, tool, , , instance] = a.row;
+      const mean = Math.round((a.totalMs / a.count) * 100) / 100;
+      const data = {
+        aggregated: a.count,
+        max_duration_ms: a.maxMs,
+        first: new Date(a.firstTs).toISOString(),
+      };
+      rows.push([
+        this.#now(),
+        nextTraceId(),
+        type,
+        status,
+        source,
+        backend,
+        tool,
+        mean,
+        JSON.stringify(data),
+        instance,
+      ]);
+    }
+    this.#aggregates = new Map();
+    return rows;
+  }
+
+  /** Drops the `n` oldest queued events (memory stays bounded whatever the sink does). */
+  #drop(n: number): void {
+    const removed = Math.min(n, this.#queue.length);
+    this.#queue.splice(0, removed);
+    this.#dropped += removed;
+    this.#droppedSinceWarning += removed;
+  }
+
+  #warnFailure(err: unknown): void {
+    if (this.#failing) return;
+    this.#failing = true;
+    const reason = err instanceof Error ? err.message : String(err);
+    process.emitWarning(`event log ${this.path}: cannot write events, will retry: ${reason}`, {
+      code: 'MCPKIT_EVENT_LOG',
+    });
+  }
+
+  #recovered(): void {
+    this.#failing = false;
+    if (this.#droppedSinceWarning === 0) return;
+    process.emitWarning(
+      `event log ${this.path}: writing again; ${this.#droppedSinceWarning} events were dropped`,
+      { code: 'MCPKIT_EVENT_LOG' },
+    );
+    this.#droppedSinceWarning = 0;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#timer !== undefined || this.#closed) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#shipQuietly();
     }, delayMs);
-    this.timer.unref();
+    this.#timer.unref();
   }
 
-  private clearTimer(): void {
-    if (this.timer === undefined) return;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+  #clearTimer(): void {
+    if (this.#timer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
-  private pruneNow(): number {
-    let removed = 0;
-    if (Number.isFinite(this.retentionMs)) {
-      removed += this.statement('DELETE FROM events WHERE ts < ?').run(
-        this.now() - this.retentionMs,
-      ).changes;
-    }
-    // count(*) walks a whole index; max(id) - min(id) + 1 (ids only grow) bounds it in two seeks.
-    const bound = this.statement(
-      'SELECT coalesce((SELECT max(id) FROM events) - (SELECT min(id) FROM events) + 1, 0) AS n',
-    ).get() as { n: number };
-    const excess = bound.n > this.maxEvents ? this.countStored() - this.maxEvents : 0;
-    if (excess > 0) {
-      removed += this.statement(
-        'DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY ts, id LIMIT ?)',
-      ).run(excess).changes;
-    }
-    this.insertsSincePrune = 0;
-    return removed;
+  #assertOpen(): void {
+    if (this.#closed) throw new Error(`the event log ${this.path} is closed`);
   }
-
-  private countStored(): number {
-    return (this.statement('SELECT count(*) AS n FROM events').get() as { n: number }).n;
-  }
-
-  private statement(sql: string): Database.Statement {
-    let stmt = this.queries.get(sql);
-    if (stmt === undefined) {
-      stmt = this.db.prepare(sql);
-      this.queries.set(sql, stmt);
-    }
-    return stmt;
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new Error(`the event log ${this.path} is closed`);
-  }
-
-  /** Validates `q` and builds its SQL; one statement text per combination of filters. */
-  private compile(q: EventQuery): { sql: string; params: (string | number)[] } {
-    const limit = q.limit ?? DEFAULT_QUERY_LIMIT;
-    if (
-      typeof limit !== 'number' ||
-      !Number.isInteger(limit) ||
-      limit < 1 ||
-      limit > MAX_QUERY_LIMIT
-    ) {
-      throw new EventQueryError(
-        `limit must be an integer from 1 to ${MAX_QUERY_LIMIT}, got ${JSON.stringify(q.limit)}`,
-      );
-    }
-    if (q.status !== undefined && !EVENT_STATUSES.includes(q.status)) {
-      throw new EventQueryError(
-        `status must be one of ${EVENT_STATUSES.join(', ')}, got ${JSON.stringify(q.status)}`,
-      );
-    }
-    for (const key of ['trace_id', 'event_type'] as const) {
-      if (q[key] !== undefined && typeof q[key] !== 'string') {
-        throw new EventQueryError(`${key} must be a string, got ${JSON.stringify(q[key])}`);
-      }
-    }
-    const where: string[] = [];
-    const params: (string | number)[] = [];
-    for (const key of ['trace_id', 'event_type', 'status'] as const) {
-      const value = q[key];
-      if (value === undefined) continue;
-      where.push(`${key} = ?`);
-      params.push(value);
-    }
-    if (q.since !== undefined) {
-      where.push('ts >= ?');
-      params.push(parseSince(q.since, this.now()));
-    }
-    params.push(limit);
-    const sql = `SELECT ts, trace_id, event_type, status, source, backend, tool, duration_ms, data
-      FROM events INDEXED BY ${indexFor(q)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY ts DESC, id DESC LIMIT ?`;
-    return { sql, params };
-  }
-}
-
-/**
- * The index that serves `q`, chosen here rather than left to the planner's guess between
- * indexes that look equally good without statistics (INDEXED BY also turns a schema drift into an
- * error instead of a silent table scan). A trace is a handful of rows, so its index wins whenever
- * trace_id is given. Every index ends in (ts, rowid): equality filter, `since` range and the
- * newest-first order come from one backwards scan that the LIMIT stops early.
- */
-function indexFor(q: EventQuery): string {
-  if (q.trace_id !== undefined) return 'events_trace_ts';
-  if (q.event_type !== undefined) {
-    return q.status !== undefined ? 'events_type_status_ts' : 'events_type_ts';
-  }
-  return q.status !== undefined ? 'events_status_ts' : 'events_ts';
-}
-
-function toEvent(row: DbRow): GatewayEvent {
-  return {
-    timestamp: new Date(row.ts).toISOString(),
-    trace_id: row.trace_id,
-    event_type: row.event_type,
-    status: row.status,
-    source: row.source,
-    backend: row.backend,
-    tool: row.tool,
-    duration_ms: row.duration_ms,
-    data: row.data === null ? null : (JSON.parse(row.data) as Record<string, unknown>),
-  };
 }

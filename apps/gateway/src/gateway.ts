@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type CacheableMethod,
   type CacheHint,
@@ -22,6 +21,7 @@ import { clientError, proxyPrompt, proxyResource, proxyTemplate, type Route } fr
 import { gatewayStatus } from './tools/gateway-status.js';
 import { getEvents } from './tools/get-events.js';
 import { search } from './tools/search.js';
+import { nextTraceId } from './trace-id.js';
 import { VERSION } from './version.js';
 
 export { VERSION };
@@ -256,7 +256,7 @@ export class Gateway {
       status: 'success',
       source: this.config.gateway.name,
     });
-    this.events.close();
+    await this.events.close();
   }
 
   /** Calls of modern clients parked until their retry brings the input a backend asked for. */
@@ -432,7 +432,7 @@ export class Gateway {
       }
     }
     const { backend, original } = route;
-    const trace = randomUUID();
+    const trace = nextTraceId();
     const started = performance.now();
     const park = modern ? this.#bridge.open() : undefined;
     const sink = park ?? clientSink(ctx);

@@ -424,7 +424,7 @@ describe('two backends advertising the same tool names in one namespace', () => 
   });
 
   it('records each collision once, not on every rebuild', async () => {
-    const events = g.events.query({ event_type: 'registry.collision', limit: 1000 });
+    const events = await g.events.query({ event_type: 'registry.collision', limit: 1000 });
     const details = events.map((e) => JSON.stringify(e.data));
     expect(new Set(details).size).toBe(details.length);
   });

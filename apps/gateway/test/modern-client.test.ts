@@ -180,14 +180,12 @@ describe('the input bridge is bounded', () => {
     expect(bounded.parkedCalls).toBe(1);
     await waitFor('the parked call expired', () => bounded.parkedCalls === 0 || undefined);
     // … and the backend call was given up (cancelled), not left to run.
-    await waitFor('the expired call recorded as failed', () =>
-      bounded.events
-        .query({ event_type: 'gateway.tool_call', status: 'failure' })
-        .some(
-          (e) =>
-            e.tool === 'old__test_sampling' &&
-            JSON.stringify(e.data).includes('No retry within 300 ms'),
-        )
+    await waitFor('the expired call recorded as failed', async () =>
+      (await bounded.events.query({ event_type: 'gateway.tool_call', status: 'failure' })).some(
+        (e) =>
+          e.tool === 'old__test_sampling' &&
+          JSON.stringify(e.data).includes('No retry within 300 ms'),
+      )
         ? true
         : undefined,
     );

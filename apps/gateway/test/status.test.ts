@@ -46,3 +46,37 @@ describe('backend latency in gateway_status', () => {
     expect(late?.p99).toBeLessThan(600);
   });
 });
+
+describe('the event log in gateway_status and get_events', () => {
+  it('shows the instance id and how the log keeps up, and get_events filters by instance', async () => {
+    await call('rich__echo', { text: 'logged' });
+    const status = await peer.request<{
+      structuredContent: { gateway: { instance: string; events: Record<string, unknown> } };
+    }>('tools/call', { name: 'gateway_status', arguments: {} });
+    const { instance, events } = status.result?.structuredContent.gateway ?? {
+      instance: '',
+      events: {},
+    };
+    expect(instance).toBe(gateway.events.instance);
+    expect(events).toMatchObject({
+      path: ':memory:',
+      aggregated: 0,
+      dropped: 0,
+      failing: false,
+    });
+    expect(events.recorded).toBeGreaterThan(0);
+    type Events = { structuredContent: { events: { instance: string }[] } };
+    const mine = await peer.request<Events>('tools/call', {
+      name: 'get_events',
+      arguments: { instance, event_type: 'gateway.tool_call' },
+    });
+    const found = mine.result?.structuredContent.events ?? [];
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((e) => e.instance === instance)).toBe(true);
+    const other = await peer.request<Events>('tools/call', {
+      name: 'get_events',
+      arguments: { instance: 'elsewhere:1:000000' },
+    });
+    expect(other.result?.structuredContent.events).toEqual([]);
+  });
+});

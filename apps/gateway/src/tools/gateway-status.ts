@@ -60,6 +60,11 @@ export const gatewayStatus = (gateway: Gateway) =>
           // Calls of 2026-07-28 clients waiting for their retry with input (see bridge.ts).
           parked_calls: gateway.parkedCalls,
           collisions: gateway.collisions,
+          // This process's id on the events it records (get_events filters by it).
+          instance: gateway.events.instance,
+          // The event log keeping up: pending rows and their lag, calls aggregated or events
+          // dropped while its store lagged or failed (see events.ts).
+          events: { path: gateway.events.path, ...gateway.events.stats() },
         },
         backends,
       };

@@ -11,17 +11,22 @@ export const getEvents = (gateway: Gateway) =>
       trace_id: z.string().optional(),
       event_type: z.string().optional(),
       status: z.enum(['success', 'failure', 'pending']).optional(),
+      instance: z
+        .string()
+        .optional()
+        .describe("one gateway process's events (its id, from gateway_status)"),
       since: z.string().optional().describe('"30m", "24h", "7d" or an ISO 8601 time'),
       limit: z.number().int().min(1).max(1000).default(100),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    handler: (args) => {
-      let events: ReturnType<typeof gateway.events.query>;
+    handler: async (args) => {
+      let events: Awaited<ReturnType<typeof gateway.events.query>>;
       try {
-        events = gateway.events.query({
+        events = await gateway.events.query({
           ...(args.trace_id ? { trace_id: args.trace_id } : {}),
           ...(args.event_type ? { event_type: args.event_type } : {}),
           ...(args.status ? { status: args.status } : {}),
+          ...(args.instance ? { instance: args.instance } : {}),
           ...(args.since ? { since: args.since } : {}),
           limit: args.limit,
         });
