@@ -9,6 +9,7 @@ import {
 import { caller, ownProject, requireScope } from './access.js';
 import { apiKeyAuthenticator } from './auth.js';
 import type { Store } from './db/types.js';
+import { designSystemView, UI_EXTENSION, UI_MIME_TYPE } from './design-system-view.js';
 import { authorizationFailed, Code, invalidParams, notFound } from './errors.js';
 import { projectResources } from './resources.js';
 import { PROJECTS_URI } from './tools/common.js';
@@ -32,6 +33,8 @@ export interface ProjectsServerOptions {
   store: Store;
   /** Where the McpServer logs. */
   logger?: EngineLogger;
+  /** Reads the design-system view instead of dist/views/design-system.html (tests). */
+  loadDesignSystemView?: () => Promise<string>;
 }
 
 /**
@@ -81,6 +84,8 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
       if (projectId === undefined) throw notFound('resource', uri);
       await ownProject(options.store, who, projectId);
     },
+    // MCP Apps: get_design_system's result is drawn by the ui://projects/design-system view.
+    extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } },
     ...(options.logger ? { logger: options.logger } : {}),
   });
   // A change is news only for the owner's sessions: `codefluss://projects` is per user.
@@ -93,7 +98,8 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
   server
     .addTool(...allTools(deps))
     .addResource(projects)
-    .addResourceTemplate(designSystem);
+    .addResourceTemplate(designSystem)
+    .addResourceTemplate(designSystemView(options.loadDesignSystemView));
   return server;
 }
 

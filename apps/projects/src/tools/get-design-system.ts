@@ -1,6 +1,7 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
+import { DESIGN_SYSTEM_TOOL_META } from '../design-system-view.js';
 import { defaultTokens, tokenDocument } from '../dtcg.js';
 import { projectId, READ, type ToolDeps } from './common.js';
 
@@ -16,6 +17,8 @@ export const getDesignSystem = (deps: ToolDeps) =>
       updatedAt: z.string(),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
+    // MCP Apps hosts draw the tokens beside the result; others ignore it.
+    _meta: DESIGN_SYSTEM_TOOL_META,
     requiredScopes: READ,
     handler: async ({ projectId: id }, ctx) => {
       const project = await ownProject(deps.store, caller(ctx), id);

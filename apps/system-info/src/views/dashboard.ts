@@ -332,11 +332,11 @@ const running = () => !userPaused && visible && onScreen;
 
 function showStatus(): void {
   const why = userPaused
-    ? 'paused'
+    ? 'Paused'
     : !visible
-      ? 'paused while hidden'
+      ? 'Paused while hidden'
       : !onScreen
-        ? 'paused while off screen'
+        ? 'Paused while off screen'
         : '';
   const when = document.body.dataset.sampledAt
     ? new Date(document.body.dataset.sampledAt).toLocaleTimeString()

@@ -1,0 +1,224 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/**
+ * The design-system view (MCP Apps) in headless Chromium, wired to a real server over HTTP: the
+ * test host page of system-info (`apps/system-info/test/host/host.ts`, built on the ext-apps
+ * `AppBridge`) mounts the view that `resources/read` returns in a sandboxed iframe under the
+ * resource's CSP, hands it the demo project's `get_design_system` result, and forwards the view's
+ * tool calls to an MCP client of the server. The test checks that every token of the document is
+ * drawn, and saves the screenshot the README shows (docs/design-system.png).
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import type { McpClient } from '@mcpkit/protocol';
+import { removeTempDirs, type ServedHttp, serveHttp, tempDir } from '@mcpkit/protocol/testing';
+import { build } from 'esbuild';
+import { type BrowserContext, chromium, type Frame, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../src/db/types.js';
+import { DEMO_EMAIL, seedDemo } from '../src/demo.js';
+import { DESIGN_SYSTEM_VIEW_URI, UI_EXTENSION, UI_MIME_TYPE } from '../src/design-system-view.js';
+import { createProjectsServer, projectsHttpOptions } from '../src/server.js';
+import { tempStore, userWithKey } from './helpers.js';
+
+type Json = Record<string, unknown>;
+/** What the host page puts on its window. */
+type HostWindow = { mountView(options: Json): Promise<void> };
+
+const VIEW = fileURLToPath(new URL('../dist/views/design-system.html', import.meta.url));
+// One test host for every app's views: system-info's, built on the ext-apps host API.
+const HOST = fileURLToPath(new URL('../../system-info/test/host/host.ts', import.meta.url));
+/**
+ * The README's screenshot is rewritten only on request (`UPDATE_SCREENSHOTS=1`), so a test run
+ * leaves the work tree as it was; otherwise the shot goes to a temp dir, checked all the same.
+ */
+const SHOT =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? fileURLToPath(new URL('../docs/design-system.png', import.meta.url))
+    : join(tempDir('projects-shot-'), 'design-system.png');
+const CHROMIUM = '/usr/bin/chromium';
+const UI_CAPS = { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } };
+
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && !process.env.CI) console.warn(`skipping browser tests: no ${CHROMIUM}`);
+
+/** Every token path of a DTCG document, in document order (what the view must draw). */
+function tokenPaths(node: Json, prefix: string[] = []): string[] {
+  if ('$value' in node) return [prefix.join('.')];
+  return Object.entries(node).flatMap(([key, child]) =>
+    key.startsWith('$') || typeof child !== 'object' || child === null || Array.isArray(child)
+      ? []
+      : tokenPaths(child as Json, [...prefix, key]),
+  );
+}
+
+describe.skipIf(!haveChromium && !process.env.CI)('design-system view in headless Chromium', () => {
+  let store: Store;
+  let http: ServedHttp;
+  let client: McpClient;
+  let plain: McpClient;
+  let browser: BrowserContext;
+  let page: Page;
+  let view: Frame;
+  let projectId: string;
+  let tokens: Json;
+  const calls: string[] = [];
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    expect(existsSync(VIEW), 'build the package first (pnpm build)').toBe(true);
+    ({ store } = await tempStore());
+    await seedDemo(store);
+    const { key } = await userWithKey(store, DEMO_EMAIL, ['read']);
+    http = await serveHttp(
+      createProjectsServer({ store }),
+      projectsHttpOptions(store, { points: 1000, windowSec: 60 }),
+    );
+    const headers = { Authorization: `Bearer ${key}` };
+    client = await http.connect({ headers, capabilities: UI_CAPS });
+    plain = await http.connect({ headers });
+    const host = await build({
+      entryPoints: [HOST],
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      write: false,
+      logLevel: 'error',
+    });
+    // A fresh profile per run: nothing of an earlier run (or of a person's browser) leaks in.
+    browser = await chromium.launchPersistentContext(tempDir('projects-chromium-'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      timeout: 30_000,
+      viewport: { width: 1000, height: 800 },
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(20_000);
+    await page.route('**/*', (route) => {
+      requests.push(route.request().url());
+      return route.request().url().startsWith('http://127.0.0.1')
+        ? route.continue()
+        : route.abort();
+    });
+    await page.exposeFunction('hostCallTool', async (params: Json) => {
+      calls.push(String(params.name));
+      return client.callTool(String(params.name), (params.arguments as Json | undefined) ?? {});
+    });
+    await page.setContent(
+      '<!doctype html><html lang="en"><head><title>test host</title></head><body style="margin:0;font-family:sans-serif"><div id="slot" style="width:960px"></div></body></html>',
+    );
+    await page.addScriptTag({ content: host.outputFiles[0]?.text ?? '' });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await http?.close();
+    await store?.close();
+    removeTempDirs();
+  });
+
+  it('prints its shipped size, within budget', () => {
+    const html = readFileSync(VIEW);
+    const gz = gzipSync(html).length;
+    console.log(
+      `view design-system.html: ${(html.length / 1024).toFixed(1)} KB (${(gz / 1024).toFixed(1)} KB gzip)`,
+    );
+    expect(html.length).toBeLessThan(300 * 1024);
+    expect(gz).toBeLessThan(150 * 1024);
+  });
+
+  it('lists the view only to hosts with the extension, linked from get_design_system', async () => {
+    const listed = async (c: McpClient) => (await c.listResources()).map((r) => r.uri);
+    expect(await listed(client)).toContain(DESIGN_SYSTEM_VIEW_URI);
+    expect(await listed(plain)).not.toContain(DESIGN_SYSTEM_VIEW_URI);
+    const tool = (await plain.listTools()).find((t) => t.name === 'get_design_system');
+    expect(tool?._meta).toEqual({ ui: { resourceUri: DESIGN_SYSTEM_VIEW_URI } });
+  });
+
+  it('draws every token of the demo project', async () => {
+    const listed = await client.callTool('list_projects', {});
+    const first = listed.content[0];
+    const projects = JSON.parse(first?.type === 'text' ? first.text : '[]') as Json[];
+    projectId = String(projects.find((p) => p.name === 'Meine Website')?.id);
+    const read = await client.readResource(DESIGN_SYSTEM_VIEW_URI);
+    const content = read.contents[0] as unknown as Json;
+    expect(content.mimeType).toBe(UI_MIME_TYPE);
+    const ui = (content._meta as Json).ui as Json;
+    const result = await client.callTool('get_design_system', { projectId });
+    tokens = (result.structuredContent as Json).tokens as Json;
+    await page.evaluate((options) => (window as unknown as HostWindow).mountView(options), {
+      html: content.text as string,
+      csp: ui.csp as Json,
+      toolArgs: { projectId },
+      toolResult: result as unknown as Json,
+      title: 'Design system',
+    });
+    view = page.frames().find((f) => f !== page.mainFrame()) as Frame;
+    await view.waitForFunction(() => Number(document.body.dataset.tokens ?? 0) > 0);
+    const drawn = await view.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('[data-token]')].map((e) => e.dataset.token),
+    );
+    const expected = tokenPaths(tokens);
+    expect(expected.length).toBeGreaterThan(10);
+    expect([...drawn].sort()).toEqual([...expected].sort());
+    // Swatches name their colour; the alias shows the colour it refers to.
+    const swatches = await view.evaluate(() =>
+      Object.fromEntries(
+        [...document.querySelectorAll<HTMLElement>('[data-type="color"] .swatch')].map((e) => [
+          e.closest('li')?.dataset.token,
+          e.getAttribute('aria-label'),
+        ]),
+      ),
+    );
+    expect(swatches['color.brand.primary']).toBe('color.brand.primary: #2563eb');
+    expect(swatches['color.action']).toBe('color.action: #2563eb');
+    const spacing = await view.locator('[data-token="spacing.lg"]').textContent();
+    expect(spacing).toContain('2rem (32px)');
+  });
+
+  it('refreshes through the bridge from the keyboard', async () => {
+    const button = page.frameLocator('#slot iframe').locator('#refresh');
+    await button.focus();
+    await button.press('Enter');
+    await expect.poll(() => calls).toContain('get_design_system');
+    await view.waitForFunction(() =>
+      /tokens/.test(document.getElementById('status')?.textContent ?? ''),
+    );
+  });
+
+  it('saves a screenshot that is not blank, and made no network request', async () => {
+    mkdirSync(dirname(SHOT), { recursive: true });
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    const png = await page.locator('#slot iframe').screenshot({ path: SHOT });
+    const colours = await page.evaluate(async (b64) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = img.width;
+      canvas.height = img.height;
+      const ctx = canvas.getContext('2d');
+      if (!ctx) return 0;
+      ctx.drawImage(img, 0, 0);
+      const data = ctx.getImageData(0, 0, img.width, img.height).data;
+      const seen = new Set<number>();
+      for (let i = 0; i < data.length; i += 4)
+        seen.add(((data[i] ?? 0) << 16) | ((data[i + 1] ?? 0) << 8) | (data[i + 2] ?? 0));
+      return seen.size;
+    }, png.toString('base64'));
+    expect(colours).toBeGreaterThan(50);
+    expect(requests).toEqual([]);
+  });
+});
