@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-import { type AuthInfo, CliUsageError, runCli } from '@mcpkit/protocol';
+import {
+  type AuthInfo,
+  CliUsageError,
+  type FleetNotifier,
+  runCli,
+  shareNotifications,
+} from '@mcpkit/protocol';
 import { authInfo } from './auth.js';
 import { normalizeEmail, runCommand } from './commands.js';
 import { openStore } from './db/store.js';
@@ -118,7 +124,7 @@ process.exitCode = await runCli({
       await store.close();
     }
   },
-  build: async ({ values, logger }) => {
+  build: async ({ values, logger, state }) => {
     const points = positiveInt(values['rate-limit'], '--rate-limit');
     const window = positiveInt(values['rate-window'], '--rate-window');
     const store = await openStore(values['database-url'] as string | undefined);
@@ -132,12 +138,34 @@ process.exitCode = await runCli({
       values['api-key'] as string | undefined,
       values.user as string | undefined,
     );
-    const server = createProjectsServer({ store, logger });
+    // Fleet mode (--redis-url): changes travel over Redis pub/sub to every instance's
+    // subscribers. Redis, not PostgreSQL LISTEN/NOTIFY: the fleet has Redis anyway (sessions,
+    // rate limits), SQLite has no NOTIFY, and one pub/sub path serves every app the same way.
+    let notifier: FleetNotifier | undefined;
+    const server = createProjectsServer({
+      store,
+      logger,
+      ...(state
+        ? {
+            announce: (uri: string, userId: string) =>
+              void notifier?.resourceUpdated(uri, { userId }),
+          }
+        : {}),
+    });
+    if (state) notifier = await shareNotifications(server, state, { logger });
+    const http = projectsHttpOptions(store, { points, windowSec: window });
     return {
       server,
       ...(stdioAuth ? { stdioAuth } : {}),
-      http: projectsHttpOptions(store, { points, windowSec: window }),
-      close: () => store.close(),
+      http: {
+        ...http,
+        // Ready when the database answers (a query, not just an open pool).
+        health: { checks: { database: () => store.getUser('readiness-probe') } },
+      },
+      close: async () => {
+        await notifier?.close();
+        await store.close();
+      },
     };
   },
 });

@@ -33,6 +33,12 @@ export interface ProjectsServerOptions {
   store: Store;
   /** Where the McpServer logs. */
   logger?: EngineLogger;
+  /**
+   * Where a change to a user's resources is announced. Default: this process's subscribers.
+   * A fleet passes its `FleetNotifier` (`shareNotifications` over Redis), so subscribers on every
+   * instance hear of it; see cli.ts.
+   */
+  announce?: (uri: string, userId: string) => void;
   /** Reads the design-system view instead of dist/views/design-system.html (tests). */
   loadDesignSystemView?: () => Promise<string>;
 }
@@ -91,8 +97,10 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
   // A change is news only for the owner's sessions: `codefluss://projects` is per user.
   const deps = {
     store: options.store,
-    changed: (uri: string, userId: string) =>
-      void server.resourceUpdated(uri, (session) => session.subscriber?.data?.userId === userId),
+    changed:
+      options.announce ??
+      ((uri: string, userId: string) =>
+        void server.resourceUpdated(uri, (session) => session.subscriber?.data?.userId === userId)),
   };
   const { projects, designSystem } = projectResources(options.store);
   server

@@ -88,6 +88,13 @@ export const COMMON_OPTIONS: readonly CliOption[] = [
     default: '10',
   },
   {
+    name: 'drain-delay',
+    env: 'MCP_DRAIN_DELAY',
+    description:
+      'on SIGTERM/SIGINT over HTTP: seconds to keep serving (readyz 503) so a load balancer stops sending first (default 2 with --redis-url, else 0)',
+    type: 'string',
+  },
+  {
     // Actions, not settings: never read from the environment (MCP_VERSION=2025-06-18 in a
     // user's shell made every app exit with a usage error).
     name: 'help',
@@ -200,11 +207,18 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
   const logger = createLogger({ name: app.command, level: values['log-level'] as PinoLogLevel });
   const ctx: RunContext = { values, positionals, logger };
   const drainSec = Number(values['drain-timeout']);
-  if (!Number.isFinite(drainSec) || drainSec < 0) {
-    process.stderr.write(
-      `${app.command}: --drain-timeout must be a number of seconds ≥ 0; got '${values['drain-timeout']}'\n`,
-    );
-    return 2;
+  // A fleet sits behind a balancer that needs a moment to see an instance go; alone, nobody does.
+  const delaySec = Number(values['drain-delay'] ?? (values['redis-url'] ? 2 : 0));
+  for (const [flag, n] of [
+    ['drain-timeout', drainSec],
+    ['drain-delay', delaySec],
+  ] as const) {
+    if (!Number.isFinite(n) || n < 0) {
+      process.stderr.write(
+        `${app.command}: --${flag} must be a number of seconds ≥ 0; got '${values[flag]}'\n`,
+      );
+      return 2;
+    }
   }
   if (positionals.length > 0) {
     if (!app.run) {
@@ -290,6 +304,7 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
       logger,
       ...(state ? { state } : {}),
       drainTimeoutMs: drainSec * 1000,
+      drainDelayMs: delaySec * 1000,
       ...http,
       metrics,
       ...(metricsToken ? { metricsToken } : {}),

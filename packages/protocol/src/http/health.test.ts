@@ -158,6 +158,22 @@ describe('graceful drain', () => {
     await expect(fetch(`${served.url}/healthz`)).rejects.toThrow();
   });
 
+  it('keeps serving through drainDelayMs — readyz 503, Connection: close — then stops', async () => {
+    const served = await start({ drainDelayMs: 300 });
+    const started = Date.now();
+    const drained = served.http.drain(5000);
+    const ready = await fetch(`${served.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ status: 'draining' });
+    const call = await rpc(served, { jsonrpc: '2.0', id: 1, method: 'ping' });
+    expect(call.status).toBe(200);
+    expect(call.headers.get('connection')).toBe('close');
+    await call.text();
+    await drained;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    await expect(fetch(`${served.url}/healthz`)).rejects.toThrow();
+  });
+
   it('gives up on a call that outlasts the drain timeout and closes anyway', async () => {
     const served = await start();
     const inFlight = rpc(served, {

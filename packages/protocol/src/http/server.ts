@@ -92,6 +92,13 @@ export interface McpHttpOptions extends OriginPolicy {
    */
   drainTimeoutMs?: number;
   /**
+   * How long {@link McpHttpServer.drain} keeps serving (every response `Connection: close`,
+   * `/readyz` 503) before it stops accepting connections: the time a load balancer needs to see
+   * the instance as down, so that it never sends a request on a connection being closed. Default
+   * 0 (one process alone has nobody to tell).
+   */
+  drainDelayMs?: number;
+  /**
    * Prometheus metrics served at `metricsPath` (`new McpMetrics()`; runCli makes one): behind
    * the same bearer auth as MCP when `auth` is set, or `metricsToken`. Default: none.
    */
@@ -115,9 +122,10 @@ export interface McpHttpServer {
   /** Stop listening, end the Streamable sessions and close open connections. */
   close(): Promise<void>;
   /**
-   * Graceful stop (SIGTERM): `/readyz` answers 503, no new connection is accepted, responses
-   * say `Connection: close`, open `subscriptions/listen` requests are answered, in-flight calls
-   * finish (at most `timeoutMs`, default the `drainTimeoutMs` option); then `close()`.
+   * Graceful stop (SIGTERM): `/readyz` answers 503 and every response says `Connection: close`;
+   * open `subscriptions/listen` requests are answered; after `drainDelayMs` no new connection is
+   * accepted; in-flight calls finish (at most `timeoutMs`, default the `drainTimeoutMs` option);
+   * then `close()`.
    */
   drain(timeoutMs?: number): Promise<void>;
   /** `/healthz` and `/readyz`: add readiness checks here (`health.addCheck(name, check)`). */
@@ -405,12 +413,16 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     close,
     drain: async (timeoutMs = options.drainTimeoutMs ?? 10_000) => {
       health.startDraining();
-      // No new connections; idle keep-alive ones go now, busy ones after their response.
-      server.close();
-      server.closeIdleConnections();
       // Calls already running answer with `Connection: close` too.
       for (const res of inFlight) res.shouldKeepAlive = false;
       mcp.closeSubscriptions();
+      // Still serving while the balancer learns from /readyz: a connection closed under it now
+      // could carry a request it has just sent (a 502 it would not retry).
+      const delay = options.drainDelayMs ?? 0;
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      // No new connections; idle keep-alive ones go now, busy ones after their response.
+      server.close();
+      server.closeIdleConnections();
       if (inFlight.size > 0) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, timeoutMs);

@@ -1,0 +1,474 @@
+/**
+ * A fleet: three instances of the projects app on one PostgreSQL schema and one Redis (a key
+ * prefix of their own), behind a real HAProxy running `deploy/haproxy.cfg` — round-robin per
+ * request, no stickiness. What must hold:
+ *
+ * - any instance serves any session: the official SDK v1 client (a 2025 session, a GET stream,
+ *   `resources/subscribe`) and SDK v2 pinned to 2026-07-28 (`subscriptions/listen`) each make 200
+ *   calls through the balancer while one instance is SIGKILLed mid-run; no session is lost and no
+ *   call fails beyond the one each client may have had in flight on the killed instance;
+ * - a change made through instance A reaches a subscriber whose GET stream is on instance C;
+ * - a rate limit of N per window per key is exact across the three (N accepted, the rest 429);
+ * - SIGTERM drains: the instance's in-flight calls finish, the balancer sends the rest elsewhere.
+ *
+ * Needs Redis on 127.0.0.1:6379, PostgreSQL on 127.0.0.1:5432 (database `test`) and
+ * /usr/sbin/haproxy (`.ci/run` provides all three); a missing one fails the test, saying which.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { createRedisStateStore } from '@mcpkit/protocol';
+import { waitFor } from '@mcpkit/protocol/testing';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  appEnv,
+  createApiKey,
+  type HttpApp,
+  killAll,
+  REPO,
+  type Scratch,
+  scratch,
+  seedProjects,
+  startHttp,
+  within,
+} from './helpers.js';
+
+const HAPROXY = process.env.HAPROXY ?? '/usr/sbin/haproxy';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PG_URL = process.env.PROJECTS_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PROJECTS_URI = 'codefluss://projects';
+const RATE_LIMIT = 450;
+const CALLS = 200;
+const REQUEST = { timeout: 20_000 };
+
+// The projects app's own PostgreSQL driver: the schema is made (and dropped) with it.
+interface PgClient {
+  connect(): Promise<void>;
+  query(sql: string): Promise<unknown>;
+  end(): Promise<void>;
+}
+const pg = createRequire(join(REPO, 'apps', 'projects', 'package.json'))('pg') as {
+  Client: new (config: { connectionString: string; connectionTimeoutMillis?: number }) => PgClient;
+};
+
+interface Fleet {
+  s: Scratch;
+  schema: string;
+  env: Record<string, string>;
+  instances: HttpApp[];
+  haproxy: ChildProcess;
+  /** The balancer's origin. */
+  lb: string;
+  keys: { v1: string; v2: string; rate: string; raw: string };
+}
+
+let fleet: Fleet | undefined;
+/** What to undo, last first: made as the fleet is built, so a failed start is cleaned too. */
+const undo: (() => unknown)[] = [];
+
+afterAll(async () => {
+  for (const step of undo.reverse()) await Promise.resolve(step()).catch(() => undefined);
+  killAll();
+}, 30_000);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Everything the fleet needs is there, or the test fails naming what is missing. */
+async function preflight(): Promise<void> {
+  if (!existsSync(HAPROXY))
+    throw new Error(`HAProxy not found at ${HAPROXY} (.ci/run installs it)`);
+  const redis = await createRedisStateStore(REDIS_URL, { connectTimeoutMs: 3000 }).catch(
+    (err: Error) => {
+      throw new Error(`Redis unreachable at ${REDIS_URL}: ${err.message}`);
+    },
+  );
+  await redis.close();
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  await client.connect().catch((err: Error) => {
+    throw new Error(`PostgreSQL unreachable at ${PG_URL}: ${err.message}`);
+  });
+  await client.end();
+}
+
+async function startInstance(env: Record<string, string>): Promise<HttpApp> {
+  return startHttp(
+    'projects',
+    ['--rate-limit', String(RATE_LIMIT), '--rate-window', '60', '--log-level', 'info'],
+    env,
+  );
+}
+
+async function startFleet(): Promise<Fleet> {
+  await preflight();
+  const s = scratch('fleet');
+  undo.push(() => s.cleanup());
+  const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
+  const schema = `e2e_fleet_${id}`;
+  const setup = new pg.Client({ connectionString: PG_URL });
+  await setup.connect();
+  await setup.query(`create schema "${schema}"`);
+  await setup.end();
+  undo.push(async () => {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`drop schema if exists "${schema}" cascade`);
+    await client.end();
+  });
+  const url = new URL(PG_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const env = appEnv(s, {
+    DATABASE_URL: url.toString(),
+    MCP_REDIS_URL: REDIS_URL,
+    MCP_REDIS_PREFIX: `e2e-fleet-${id}:`,
+  });
+  await seedProjects(env);
+  const [v1, v2, rate, raw] = await Promise.all([1, 2, 3, 4].map(() => createApiKey(env)));
+  const instances = await Promise.all([1, 2, 3].map(() => startInstance(env)));
+  undo.push(() => Promise.all(instances.map((i) => i.stop())));
+  const port = await freePort();
+  const haproxy = spawn(HAPROXY, ['-db', '-f', join(REPO, 'deploy', 'haproxy.cfg')], {
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      MCP_LB_BIND: `127.0.0.1:${port}`,
+      ...Object.fromEntries(instances.map((i, n) => [`MCP_APP${n + 1}`, new URL(i.url).host])),
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  undo.push(() => haproxy.kill('SIGKILL'));
+  let haproxyErr = '';
+  haproxy.stderr?.on('data', (d: Buffer) => {
+    haproxyErr += d.toString('utf8');
+  });
+  const lb = `http://127.0.0.1:${port}`;
+  const made: Fleet = {
+    s,
+    schema,
+    env,
+    instances,
+    haproxy,
+    lb,
+    keys: { v1: v1 as string, v2: v2 as string, rate: rate as string, raw: raw as string },
+  };
+  fleet = made;
+  // Up when every instance has passed its health checks: each of the three answers in turn.
+  await waitFor(
+    `HAProxy on ${lb} with three healthy instances`,
+    async () => {
+      if (haproxy.exitCode !== null) throw new Error(`HAProxy exited: ${haproxyErr}`);
+      return (await servedBy(lb, 6)).size === 3;
+    },
+    20_000,
+    200,
+  );
+  return made;
+}
+
+/** Which instances answered `n` probes through the balancer. */
+async function servedBy(lb: string, n: number): Promise<Set<string>> {
+  const names = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    const res = await fetch(`${lb}/healthz`).catch(() => undefined);
+    if (res?.ok) names.add(res.headers.get('x-served-by') ?? '?');
+    await res?.text();
+  }
+  return names;
+}
+
+const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+function rawPost(origin: string, key: string, body: unknown, session?: string) {
+  return fetch(`${origin}/mcp`, {
+    method: 'POST',
+    headers: {
+      ...auth(key),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(session ? { 'mcp-session-id': session } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('three projects instances behind HAProxy, Redis and PostgreSQL', () => {
+  beforeAll(async () => {
+    await startFleet();
+  }, 90_000);
+
+  const the = (): Fleet => {
+    if (!fleet) throw new Error('the fleet did not start');
+    return fleet;
+  };
+
+  it('balances round-robin per request, with no stickiness', async () => {
+    const names = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${the().lb}/healthz`);
+      names.push(res.headers.get('x-served-by'));
+      await res.text();
+    }
+    // One keep-alive client connection, three instances in turn.
+    expect(new Set(names)).toEqual(new Set(['app1', 'app2', 'app3']));
+    expect(names.slice(0, 3)).toEqual(names.slice(3));
+  });
+
+  it('tells a subscriber whose GET stream is on C of a change made through A', async () => {
+    const { instances, keys } = the();
+    const [a, b, c] = instances.map((i) => i.url) as [string, string, string];
+    const key = keys.raw;
+    const init = await rawPost(a, key, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'fleet-raw', version: '1' },
+      },
+    });
+    expect(init.status).toBe(200);
+    await init.json();
+    const session = init.headers.get('mcp-session-id') as string;
+    await (
+      await rawPost(b, key, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)
+    ).text();
+    const sub = await rawPost(
+      b,
+      key,
+      { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: PROJECTS_URI } },
+      session,
+    );
+    expect(await sub.json()).toMatchObject({ id: 2, result: {} });
+    const controller = new AbortController();
+    const stream = await fetch(`${c}/mcp`, {
+      headers: { ...auth(key), accept: 'text/event-stream', 'mcp-session-id': session },
+      signal: controller.signal,
+    });
+    expect(stream.status).toBe(200);
+    let text = '';
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of stream.body as AsyncIterable<Uint8Array>) {
+        text += decoder.decode(chunk, { stream: true });
+      }
+    })().catch(() => undefined);
+    const created = await rawPost(
+      a,
+      key,
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'create_project', arguments: { name: 'made on A' } },
+      },
+      session,
+    );
+    const reply = (await created.json()) as { id: number; result?: { isError?: boolean } };
+    expect(reply.id).toBe(3);
+    expect(reply.result?.isError).not.toBe(true);
+    await waitFor('the update on C', () => text.includes('notifications/resources/updated'), 5000);
+    expect(text).toContain(PROJECTS_URI);
+    controller.abort();
+    await reading;
+  });
+
+  it(`accepts exactly ${RATE_LIMIT} calls per key per window across the three, then 429`, async () => {
+    const { lb, keys } = the();
+    const total = RATE_LIMIT + 30;
+    const statuses: number[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < total) {
+        const id = next++;
+        const res = await fetch(`${lb}/api/mcp`, {
+          method: 'POST',
+          headers: { ...auth(keys.rate), 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }),
+        });
+        statuses.push(res.status);
+        await res.text();
+      }
+    };
+    await Promise.all(Array.from({ length: 6 }, worker));
+    const accepted = statuses.filter((s) => s === 200).length;
+    expect(accepted).toBeGreaterThanOrEqual(RATE_LIMIT - 1);
+    expect(accepted).toBeLessThanOrEqual(RATE_LIMIT + 1);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(total - accepted);
+  }, 60_000);
+
+  it(`SDK v1 and SDK v2 make ${CALLS} calls each while an instance is SIGKILLed; nothing is lost`, async () => {
+    const { lb, keys, instances } = the();
+    // SDK v1: a 2025 session (initialize), a GET stream, resources/subscribe.
+    const v1 = new ClientV1({ name: 'fleet-v1', version: '1.0.0' });
+    const v1Updates: string[] = [];
+    v1.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      v1Updates.push(n.params.uri);
+    });
+    const v1Transport = new HttpTransportV1(new URL(`${lb}/mcp`), {
+      requestInit: { headers: auth(keys.v1) },
+      reconnectionOptions: {
+        initialReconnectionDelay: 200,
+        maxReconnectionDelay: 1000,
+        reconnectionDelayGrowFactor: 1.5,
+        maxRetries: 20,
+      },
+    });
+    await within(v1.connect(v1Transport, REQUEST), 20_000, 'SDK v1 connect');
+    const v1Session = v1Transport.sessionId;
+    expect(v1Session).toBeTruthy();
+    await v1.subscribeResource({ uri: PROJECTS_URI }, REQUEST);
+
+    // SDK v2 pinned to 2026-07-28: no session, subscriptions/listen.
+    const v2 = new Client(
+      { name: 'fleet-v2', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    const v2Updates: string[] = [];
+    v2.setNotificationHandler('notifications/resources/updated', (n) => {
+      v2Updates.push(n.params.uri);
+    });
+    await within(
+      v2.connect(
+        new StreamableHTTPClientTransport(new URL(`${lb}/mcp`), {
+          requestInit: { headers: auth(keys.v2) },
+        }),
+        REQUEST,
+      ),
+      20_000,
+      'SDK v2 connect',
+    );
+    expect(v2.getProtocolEra()).toBe('modern');
+    let listening = await v2.listen({ resourceSubscriptions: [PROJECTS_URI] }, REQUEST);
+
+    const victim = instances[1] as HttpApp;
+    let killed = false;
+    const done = { v1: 0, v2: 0 };
+    const failures: { client: string; call: number; error: string }[] = [];
+    const run = async (
+      name: 'v1' | 'v2',
+      call: (n: number) => Promise<{ isError?: unknown }>,
+    ): Promise<void> => {
+      for (let n = 0; n < CALLS; n++) {
+        try {
+          const result = await within(call(n), 25_000, `${name} call ${n}`);
+          if (result.isError) failures.push({ client: name, call: n, error: 'isError' });
+        } catch (err) {
+          failures.push({ client: name, call: n, error: (err as Error).message });
+        }
+        done[name]++;
+        if (!killed && done.v1 >= CALLS / 2 && done.v2 >= CALLS / 2) {
+          killed = true;
+          process.kill(victim.pid, 'SIGKILL');
+        }
+      }
+    };
+    // Every fifth call writes (a project: its owner's subscribers are told), the rest read.
+    const v1Call = (n: number) =>
+      (n % 5 === 0
+        ? v1.callTool(
+            { name: 'create_project', arguments: { name: `v1 ${n}` } },
+            undefined,
+            REQUEST,
+          )
+        : v1.callTool({ name: 'list_projects', arguments: {} }, undefined, REQUEST)) as Promise<{
+        isError?: unknown;
+      }>;
+    const v2Call = (n: number) =>
+      (n % 5 === 0
+        ? v2.callTool({ name: 'create_project', arguments: { name: `v2 ${n}` } }, REQUEST)
+        : v2.callTool({ name: 'list_projects', arguments: {} }, REQUEST)) as Promise<{
+        isError?: unknown;
+      }>;
+    await Promise.all([run('v1', v1Call), run('v2', v2Call)]);
+    expect(killed).toBe(true);
+    console.error(
+      `fleet: ${failures.length} failed call(s) around the kill: ${JSON.stringify(failures)}; updates v1 ${v1Updates.length}, v2 ${v2Updates.length}`,
+    );
+    // At most the one call each client had in flight on the killed instance, failed cleanly.
+    expect(
+      failures.filter((f) => f.client === 'v1').length,
+      JSON.stringify(failures),
+    ).toBeLessThanOrEqual(1);
+    expect(
+      failures.filter((f) => f.client === 'v2').length,
+      JSON.stringify(failures),
+    ).toBeLessThanOrEqual(1);
+    // The session survived the kill: same id, never re-initialized.
+    expect(v1Transport.sessionId).toBe(v1Session);
+    // Both subscriptions heard their own writes (each user owns its projects).
+    expect(v1Updates.length).toBeGreaterThan(0);
+    expect(v2Updates.length).toBeGreaterThan(0);
+
+    // After the kill, a change still reaches both: v1's GET stream came back on a live
+    // instance (the SDK reconnects it), v2 listens again if its stream was on the dead one.
+    if ((await Promise.race([listening.closed, Promise.resolve('open')])) !== 'open') {
+      listening = await v2.listen({ resourceSubscriptions: [PROJECTS_URI] }, REQUEST);
+    }
+    const [v1Before, v2Before] = [v1Updates.length, v2Updates.length];
+    await waitFor(
+      'updates after the kill reach both clients',
+      async () => {
+        await v1.callTool(
+          { name: 'create_project', arguments: { name: 'v1 after' } },
+          undefined,
+          REQUEST,
+        );
+        await v2.callTool({ name: 'create_project', arguments: { name: 'v2 after' } }, REQUEST);
+        return v1Updates.length > v1Before && v2Updates.length > v2Before;
+      },
+      15_000,
+      500,
+    );
+    await listening.close();
+    await v1.close();
+    await v2.close();
+  }, 120_000);
+
+  it('SIGTERM drains an instance: its in-flight calls finish, the balancer routes around it', async () => {
+    const { lb, keys, instances } = the();
+    const draining = instances[2] as HttpApp;
+    const calls = Array.from({ length: 40 }, (_, id) =>
+      fetch(`${lb}/api/mcp`, {
+        method: 'POST',
+        headers: { ...auth(keys.raw), 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'list_projects', arguments: {} },
+        }),
+      }).then(async (res) => ({ status: res.status, body: await res.text() })),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    process.kill(draining.pid, 'SIGTERM');
+    const results = await Promise.all(calls);
+    expect(results.filter((r) => r.status !== 200)).toEqual([]);
+    // It exits on its own (0) once drained; the balancer keeps serving on the one left.
+    await waitFor('the drained instance exited', () => {
+      try {
+        process.kill(draining.pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    const after = await fetch(`${lb}/api/mcp`, {
+      method: 'POST',
+      headers: { ...auth(keys.raw), 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(after.status).toBe(200);
+  }, 60_000);
+});
