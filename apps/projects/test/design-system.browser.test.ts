@@ -164,6 +164,9 @@ describe.skipIf(!haveChromium && !process.env.CI)('design-system view in headles
       toolArgs: { projectId },
       toolResult: result as unknown as Json,
       title: 'Design system',
+      tool: (await client.listTools()).find(
+        (t) => t.name === 'get_design_system',
+      ) as unknown as Json,
     });
     view = page.frames().find((f) => f !== page.mainFrame()) as Frame;
     await view.waitForFunction(() => Number(document.body.dataset.tokens ?? 0) > 0);

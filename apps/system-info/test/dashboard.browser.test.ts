@@ -41,6 +41,8 @@ const SHOT =
     ? fileURLToPath(new URL('../docs/dashboard.png', import.meta.url))
     : join(tempDir('sysinfo-shot-'), 'dashboard.png');
 const CHROMIUM = '/usr/bin/chromium';
+/** How the mcpkit gateway names system-info's tools (namespace `system-info`). */
+const GATEWAY_PREFIX = 'system-info__';
 /** The view budget (scripts/build-views.mjs): 150 KB gzip, 300 KB as shipped. */
 const MAX_GZIP = 150 * 1024;
 const MAX_RAW = 300 * 1024;
@@ -121,7 +123,9 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
     await page.exposeFunction('hostCallTool', async (params: Json) => {
       const name = String(params.name);
       calls.push({ name, at: Date.now() });
-      return client.callTool(name, (params.arguments as Json | undefined) ?? {});
+      // Like the gateway, the host knows the server's tools under a namespace (see the last test).
+      const own = name.startsWith(GATEWAY_PREFIX) ? name.slice(GATEWAY_PREFIX.length) : name;
+      return client.callTool(own, (params.arguments as Json | undefined) ?? {});
     });
     // The host page: a heading, the slot, and room to scroll the view out of sight.
     await page.setContent(
@@ -183,6 +187,7 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
       toolArgs: {},
       toolResult: snapshot as unknown as Json,
       title: 'System dashboard',
+      tool: snapshotTool as unknown as Json,
     });
     const frame = page.frames().find((f) => f !== page.mainFrame());
     expect(frame).toBeDefined();
@@ -305,5 +310,28 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
     await toggle.press(' ');
     await view.waitForFunction(() => document.body.dataset.state === 'live');
     expect(await toggle.textContent()).toBe('Pause');
+  });
+  it('calls tools under the names a proxy gave them (the gateway namespace)', async () => {
+    const tools = await client.listTools();
+    const snapshotTool = tools.find((t) => t.name === 'get_system_snapshot');
+    const read = await client.readResource('ui://system-info/dashboard');
+    const content = read.contents[0] as unknown as Json;
+    // The first view pauses, so every call from here on is the new one's.
+    await page.frameLocator('#slot iframe').first().locator('#toggle').click();
+    await view.waitForFunction(() => document.body.dataset.state === 'paused');
+    await new Promise((r) => setTimeout(r, 300)); // a tick already under way may finish
+    const before = calls.length;
+    await page.evaluate((options) => (window as unknown as HostWindow).mountView(options), {
+      html: content.text as string,
+      csp: ((content._meta as Json).ui as Json).csp as Json,
+      toolArgs: {},
+      toolResult: (await client.callTool('get_system_snapshot', {})) as unknown as Json,
+      title: 'System dashboard behind a gateway',
+      tool: { ...snapshotTool, name: `${GATEWAY_PREFIX}get_system_snapshot` },
+    });
+    await expect
+      .poll(() => calls.slice(before).map((c) => c.name), { timeout: 15_000 })
+      .toContain(`${GATEWAY_PREFIX}get_cpu_info`);
+    expect(calls.slice(before).filter((c) => !c.name.startsWith(GATEWAY_PREFIX))).toEqual([]);
   });
 });

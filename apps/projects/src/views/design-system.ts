@@ -268,8 +268,18 @@ app.addEventListener('toolresult', (params) => {
 });
 app.addEventListener('hostcontextchanged', (ctx) => applyContext(ctx));
 
+/**
+ * What a proxy put before this server's tool names, read off the tool the host says it called:
+ * behind the mcpkit gateway `get_design_system` is `projects__get_design_system`, and Refresh
+ * must call it by that name. Empty when the host talks to the server directly.
+ */
+let toolPrefix = '';
+
 function applyContext(ctx: McpUiHostContext | undefined): void {
   if (ctx?.theme) applyDocumentTheme(ctx.theme);
+  const name = ctx?.toolInfo?.tool?.name;
+  if (typeof name === 'string' && name.endsWith('get_design_system'))
+    toolPrefix = name.slice(0, name.length - 'get_design_system'.length);
 }
 
 refresh.addEventListener('click', async () => {
@@ -278,7 +288,7 @@ refresh.addEventListener('click', async () => {
   status('Refreshing…');
   try {
     const result = await app.callServerTool({
-      name: 'get_design_system',
+      name: `${toolPrefix}get_design_system`,
       arguments: { projectId },
     });
     if (result.isError) {

@@ -274,6 +274,8 @@ const app = new App(
   { autoResize: true },
 );
 let updates = 0;
+/** See {@link prefixOf}. */
+let toolPrefix = '';
 let userPaused = false;
 let visible = document.visibilityState === 'visible';
 let onScreen = true;
@@ -282,7 +284,7 @@ const timers: ReturnType<typeof setTimeout>[] = [];
 /** Calls a tool through the host; a failure is drawn where its readings would be, never thrown. */
 async function call(name: string, args: Json, target?: string): Promise<Json | undefined> {
   try {
-    const result = await app.callServerTool({ name, arguments: args });
+    const result = await app.callServerTool({ name: `${toolPrefix}${name}`, arguments: args });
     if (result.isError) {
       const text = result.content?.find((c) => c.type === 'text');
       if (target)
@@ -399,8 +401,24 @@ toggle.addEventListener('click', () => {
   changed();
 });
 
+/** The tools the dashboard is linked from: the host names one of them in `toolInfo`. */
+const LINKED = ['get_system_snapshot', 'get_cpu_info', 'get_memory_info', 'get_processes'];
+
+/**
+ * What a proxy put before this server's tool names, read off the tool the host says it called:
+ * behind the mcpkit gateway `get_system_snapshot` is `system-info__get_system_snapshot`, and the
+ * view's own calls must use the same prefix. Empty when the host talks to the server directly.
+ */
+function prefixOf(ctx: McpUiHostContext | undefined): string {
+  const name = ctx?.toolInfo?.tool?.name;
+  if (typeof name !== 'string') return '';
+  const own = LINKED.find((t) => name.endsWith(t));
+  return own ? name.slice(0, name.length - own.length) : '';
+}
+
 function applyContext(ctx: McpUiHostContext | undefined): void {
   if (ctx?.theme) applyDocumentTheme(ctx.theme);
+  if (ctx?.toolInfo) toolPrefix = prefixOf(ctx);
 }
 
 app.addEventListener('toolresult', (params) => {

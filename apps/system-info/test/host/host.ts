@@ -7,6 +7,7 @@
  */
 import {
   AppBridge,
+  type McpUiHostContext,
   type McpUiResourceCsp,
   PostMessageTransport,
 } from '@modelcontextprotocol/ext-apps/app-bridge';
@@ -24,6 +25,8 @@ export interface MountOptions {
   toolResult: Json;
   /** Accessible name of the iframe. */
   title: string;
+  /** The tool as the host lists it (`hostContext.toolInfo.tool`): a proxy may have renamed it. */
+  tool?: Json;
 }
 
 declare global {
@@ -76,6 +79,13 @@ window.mountView = async (options) => {
         displayMode: 'inline',
         platform: 'web',
         containerDimensions: { maxHeight: 2000, width: 1000 },
+        ...(options.tool
+          ? {
+              toolInfo: {
+                tool: options.tool as NonNullable<McpUiHostContext['toolInfo']>['tool'],
+              },
+            }
+          : {}),
       },
     },
   );
