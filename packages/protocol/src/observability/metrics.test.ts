@@ -199,6 +199,9 @@ describe('McpMetrics at /metrics', () => {
 describe('parsePrometheusText', () => {
   it('refuses what Prometheus would refuse', () => {
     expect(() => parsePrometheusText('x 1')).toThrow(/newline/);
+    // Go's ParseFloat (Prometheus) reads NaN and Inf in any case: prom-client writes `Nan`.
+    expect(parsePrometheusText('# TYPE x gauge\nx Nan\n').get('x')?.samples[0]?.value).toBeNaN();
+    expect(() => parsePrometheusText('# TYPE x gauge\nx nope\n')).toThrow(/bad value/);
     expect(() => parsePrometheusText('x 1\n')).toThrow(/undeclared/);
     expect(() => parsePrometheusText('# TYPE x counter\nx{a="1} 1\n')).toThrow(/label/);
     expect(() => parsePrometheusText('# TYPE x counter\nx -1\n')).toThrow(/below zero/);

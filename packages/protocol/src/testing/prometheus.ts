@@ -134,10 +134,12 @@ function parseLabels(raw: string, where: string): Record<string, string> {
   return labels;
 }
 
+/** As Prometheus reads it (Go's ParseFloat): `NaN` and `Inf` in any case, e.g. prom-client's `Nan`. */
 function parseValue(raw: string, where: string): number {
-  if (raw === '+Inf' || raw === 'Inf') return Number.POSITIVE_INFINITY;
-  if (raw === '-Inf') return Number.NEGATIVE_INFINITY;
-  if (raw === 'NaN') return Number.NaN;
+  const word = raw.toLowerCase();
+  if (word === '+inf' || word === 'inf') return Number.POSITIVE_INFINITY;
+  if (word === '-inf') return Number.NEGATIVE_INFINITY;
+  if (word === 'nan') return Number.NaN;
   const value = Number(raw);
   if (raw === '' || Number.isNaN(value)) throw new Error(`bad value at ${where}`);
   return value;

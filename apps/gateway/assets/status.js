@@ -1,0 +1,273 @@
+// The gateway status page: state and events arrive over one EventSource (/status/stream); the
+// charts keep the last HISTORY points per backend. Plain browser JavaScript, no dependencies.
+
+const HISTORY = 30;
+const MAX_ROWS = 200;
+const history = new Map(); // backend name -> [{ t, calls, p50, p99 }]
+let filter = { event_type: '', status: '', since: '' };
+let filterToken = 0;
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null) continue;
+    if (k === 'text') node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+function duration(s) {
+  if (s === null || s === undefined) return '—';
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
+}
+
+const NS = 'http://www.w3.org/2000/svg';
+
+/** A small line chart of one or two series, scaled to their maximum. */
+function sparkline(series, label) {
+  const svg = document.createElementNS(NS, 'svg');
+  svg.setAttribute('viewBox', '0 0 100 40');
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', label);
+  const max = Math.max(1e-9, ...series.flatMap((s) => s.values.filter((v) => v !== null)));
+  for (const s of series) {
+    const points = [];
+    s.values.forEach((v, i) => {
+      if (v === null) return;
+      const x =
+        s.values.length < 2
+          ? 100
+          : (i / (HISTORY - 1)) * 100 + (HISTORY - s.values.length) * (100 / (HISTORY - 1));
+      points.push(`${Math.min(100, x).toFixed(1)},${(38 - (v / max) * 34).toFixed(1)}`);
+    });
+    const line = document.createElementNS(NS, 'polyline');
+    line.setAttribute('class', s.cls);
+    line.setAttribute('points', points.join(' '));
+    svg.append(line);
+  }
+  return svg;
+}
+
+function record(b, now) {
+  let points = history.get(b.name);
+  if (!points) {
+    points = [];
+    history.set(b.name, points);
+  }
+  const last = points[points.length - 1];
+  const rate =
+    last && now > last.t ? Math.max(0, (b.calls - last.calls) / ((now - last.t) / 1000)) : 0;
+  points.push({ t: now, calls: b.calls, rate, p50: b.p50_ms, p99: b.p99_ms });
+  if (points.length > HISTORY) points.shift();
+  return points;
+}
+
+function renderBackend(b, points) {
+  const rate = points[points.length - 1].rate;
+  const li = el('li', { class: 'backend', 'data-state': b.state, 'data-backend': b.name });
+  const h3 = el(
+    'h3',
+    {},
+    el('span', { text: b.name }),
+    el('span', { class: 'badge', 'data-state': b.state, text: b.state }),
+  );
+  const facts = el('dl', { class: 'facts' });
+  const fact = (k, v, cls) =>
+    facts.append(el('dt', { text: k }), el('dd', { text: v, class: cls }));
+  fact('era', b.era ? b.era + (b.version ? ` (${b.version})` : '') : '—');
+  fact('uptime', duration(b.uptime_s));
+  fact('restarts', String(b.restarts));
+  fact('pid', b.pid === null ? '—' : String(b.pid));
+  fact('tools', String(b.tools));
+  fact('calls', b.calls + (b.errors ? ` (${b.errors} failed)` : ''));
+  if (b.last_error) fact('last error', b.last_error, 'error-text');
+  const rateLabel = `calls per second: ${rate.toFixed(2)}`;
+  const latLabel =
+    'latency p50 ' +
+    (b.p50_ms === null ? '—' : `${b.p50_ms} ms`) +
+    ', p99 ' +
+    (b.p99_ms === null ? '—' : `${b.p99_ms} ms`);
+  const charts = el(
+    'div',
+    { class: 'charts' },
+    el(
+      'figure',
+      { class: 'chart' },
+      el('figcaption', { text: rateLabel }),
+      sparkline([{ values: points.map((p) => p.rate), cls: 'line' }], rateLabel),
+    ),
+    el(
+      'figure',
+      { class: 'chart' },
+      el(
+        'figcaption',
+        {},
+        'latency ',
+        el('span', { class: 'k50', text: `p50 ${b.p50_ms === null ? '—' : `${b.p50_ms} ms`}` }),
+        ', ',
+        el('span', { class: 'k99', text: `p99 ${b.p99_ms === null ? '—' : `${b.p99_ms} ms`}` }),
+      ),
+      sparkline(
+        [
+          { values: points.map((p) => p.p50), cls: 'line' },
+          { values: points.map((p) => p.p99), cls: 'line2' },
+        ],
+        latLabel,
+      ),
+    ),
+  );
+  li.append(h3, facts, charts);
+  if (b.stderr_tail.length) {
+    const details = el(
+      'details',
+      {},
+      el('summary', { text: `stderr (last ${b.stderr_tail.length} lines)` }),
+      el('pre', { text: b.stderr_tail.join('\n') }),
+    );
+    const open = document.querySelector(`li[data-backend="${CSS.escape(b.name)}"] details`);
+    if (open?.open) details.open = true;
+    li.append(details);
+  }
+  return li;
+}
+
+function renderState(s) {
+  $('gw-name').textContent = s.gateway.name;
+  $('gw-version').textContent = `v${s.gateway.version}`;
+  $('gw-uptime').textContent =
+    'up ' +
+    duration(s.gateway.uptime_s) +
+    (s.gateway.parked_calls ? ` · ${s.gateway.parked_calls} parked calls` : '');
+  const now = Date.parse(s.gateway.time) || Date.now();
+  const list = $('backends');
+  const items = s.backends.map((b) => renderBackend(b, record(b, now)));
+  list.replaceChildren(...items);
+}
+
+const filtered = () => Boolean(filter.event_type || filter.status || filter.since);
+
+function matches(e) {
+  if (filter.event_type && e.event_type !== filter.event_type) return false;
+  if (filter.status && e.status !== filter.status) return false;
+  return true;
+}
+
+function eventRow(e, fresh) {
+  const time = new Date(e.timestamp);
+  const details = e.data ? JSON.stringify(e.data) : '';
+  const tr = el('tr', { class: fresh ? 'fresh' : null, 'data-type': e.event_type });
+  const td = (label, text, cls) => tr.append(el('td', { 'data-label': label, text, class: cls }));
+  tr.append(
+    el(
+      'td',
+      { 'data-label': 'Time' },
+      el('time', { datetime: e.timestamp, text: time.toLocaleTimeString() }),
+    ),
+  );
+  td('Type', e.event_type);
+  td('Status', e.status, `status-${e.status}`);
+  td('Backend', e.backend || '—');
+  td('Tool', e.tool || '—');
+  td(
+    'ms',
+    e.duration_ms === null || e.duration_ms === undefined ? '—' : String(Math.round(e.duration_ms)),
+  );
+  td('Details', details.length > 300 ? `${details.slice(0, 300)}…` : details, 'details');
+  return tr;
+}
+
+async function loadEvents() {
+  const token = ++filterToken;
+  const params = new URLSearchParams({ limit: '100' });
+  for (const [k, v] of Object.entries(filter)) if (v) params.set(k, v);
+  const note = $('events-note');
+  let body;
+  try {
+    const res = await fetch(`/status/api/events?${params}`, {
+      headers: { accept: 'application/json' },
+    });
+    body = await res.json();
+    if (!res.ok) {
+      note.textContent = body.error || `the events could not be read (${res.status})`;
+      note.dataset.error = 'true';
+      return;
+    }
+  } catch (err) {
+    note.textContent = `the events could not be read: ${err.message}`;
+    return;
+  }
+  if (token !== filterToken) return; // a newer filter won
+  delete note.dataset.error;
+  $('event-rows').replaceChildren(...body.events.map((e) => eventRow(e, false)));
+  note.textContent =
+    body.events.length +
+    ' events' +
+    (filter.event_type || filter.status || filter.since ? ' matching the filter' : '') +
+    '; new ones appear live.';
+}
+
+function addEvent(e) {
+  if (!matches(e)) return;
+  const rows = $('event-rows');
+  rows.prepend(eventRow(e, true));
+  while (rows.children.length > MAX_ROWS) rows.lastElementChild.remove();
+  $('events-note').textContent =
+    `${rows.children.length} events${filtered() ? ' matching the filter' : ''}; new ones appear live.`;
+}
+
+function connect() {
+  const live = $('live');
+  const source = new EventSource('/status/stream');
+  source.addEventListener('open', () => {
+    live.dataset.state = 'live';
+    live.textContent = 'live';
+  });
+  source.addEventListener('state', (m) => renderState(JSON.parse(m.data)));
+  source.addEventListener('gateway-event', (m) => addEvent(JSON.parse(m.data)));
+  source.addEventListener('error', () => {
+    live.dataset.state = 'connecting';
+    live.textContent = 'reconnecting…';
+    // A lost login (401) will not come back by retrying: go to the login form.
+    if (source.readyState === EventSource.CLOSED) {
+      fetch('/status/api/state').then(
+        (res) => {
+          if (res.status === 401) location.assign('/status/login');
+          else setTimeout(connect, 2000);
+        },
+        () => setTimeout(connect, 2000),
+      );
+    }
+  });
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  const form = $('filters');
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const data = new FormData(form);
+    filter = {
+      event_type: String(data.get('event_type') || '').trim(),
+      status: String(data.get('status') || ''),
+      since: String(data.get('since') || '').trim(),
+    };
+    loadEvents();
+  });
+  form.addEventListener('reset', () => {
+    filter = { event_type: '', status: '', since: '' };
+    setTimeout(loadEvents, 0);
+  });
+  fetch('/status/api/state').then(async (res) => {
+    if (res.status === 401) return location.assign('/status/login');
+    renderState(await res.json());
+  });
+  loadEvents();
+  connect();
+});

@@ -1,0 +1,329 @@
+/**
+ * The gateway's status page at `/`: backends, their charts and the latest events, live over
+ * server-sent events. Plain HTML, CSS and JS from `assets/` (no build step, no CDN). Behind the
+ * gateway's tokens: a browser logs in once with a token and gets a session cookie; without
+ * tokens (loopback only) it is open, like the MCP endpoints.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo, HttpPage, PageAuth } from '@mcpkit/protocol';
+import { EventQueryError, type EventStatus, type GatewayEvent } from '../events.js';
+import type { Gateway } from '../gateway.js';
+import { type EventFeed, eventFeed } from './feed.js';
+import { snapshot } from './snapshot.js';
+
+/** Options of {@link statusPage}. */
+export interface StatusPageOptions {
+  /** How often the live stream sends the backends' state, ms. Default 1000. */
+  intervalMs?: number;
+  /** Browsers watching at once; more are answered 503. Default 32. */
+  maxStreams?: number;
+  /** How long a login lasts, ms. Default 12 hours. */
+  sessionTtlMs?: number;
+  /** The event feed (default: the gateway's event log). */
+  feed?: EventFeed;
+}
+
+/** The cookie of a logged-in browser: a random session id, never the token itself. */
+export const SESSION_COOKIE = 'mcpkit_status';
+const MAX_SESSIONS = 1024;
+const MAX_FORM_BYTES = 4096;
+const ASSETS = new URL('../../assets/', import.meta.url);
+const STATUSES: readonly EventStatus[] = ['success', 'failure', 'pending'];
+
+/** Read once at start: the page's files are part of the package. */
+function asset(name: string): Buffer {
+  return readFileSync(new URL(name, ASSETS));
+}
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on the login
+  // form's POST, which the Origin check refuses.
+  'Referrer-Policy': 'same-origin',
+  'X-Frame-Options': 'DENY',
+};
+
+/**
+ * The status page as an {@link HttpPage} for `createMcpHttpServer({ pages })`: `GET /` for a
+ * browser (a request that accepts HTML; other clients of `/` are left to MCP) and `/status/…`:
+ * `app.js`, `app.css`, `api/state`, `api/events`, `stream` (SSE), `login`, `logout`.
+ */
+export function statusPage(
+  gateway: Gateway,
+  options: StatusPageOptions = {},
+): HttpPage & {
+  /** End the live streams (at shutdown). */
+  close(): void;
+} {
+  const feed = options.feed ?? eventFeed(gateway.events);
+  const intervalMs = options.intervalMs ?? 1000;
+  const maxStreams = options.maxStreams ?? 32;
+  const ttl = options.sessionTtlMs ?? 12 * 3600_000;
+  const sessions = new Map<string, { auth: AuthInfo; expires: number }>();
+  const streams = new Set<ServerResponse>();
+  const files = {
+    html: asset('status.html'),
+    login: asset('login.html').toString('utf8'),
+    js: asset('status.js'),
+    css: asset('status.css'),
+  };
+
+  /** Who the browser is: its session cookie, or a bearer token (scripts, curl). */
+  async function caller(req: IncomingMessage, auth: PageAuth): Promise<'ok' | 'no' | 'locked'> {
+    if (!auth.required) return 'ok';
+    const sid = cookie(req.headers.cookie, SESSION_COOKIE);
+    if (sid) {
+      const session = sessions.get(sid);
+      if (session && session.expires > Date.now()) return 'ok';
+      if (session) sessions.delete(sid);
+    }
+    const header = req.headers.authorization;
+    const match = header ? /^Bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i.exec(header) : null;
+    if (!match) return 'no';
+    const info = await auth.check(match[1] as string, req);
+    return info === 'locked' ? 'locked' : info ? 'ok' : 'no';
+  }
+
+  async function login(req: IncomingMessage, res: ServerResponse, auth: PageAuth): Promise<void> {
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      sendLogin(res, 200, '');
+      return;
+    }
+    if (req.method !== 'POST') {
+      send(res, 405, 'text/plain; charset=utf-8', 'GET or POST\n', { Allow: 'GET, HEAD, POST' });
+      return;
+    }
+    const type = req.headers['content-type'] ?? '';
+    if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+      send(
+        res,
+        415,
+        'text/plain; charset=utf-8',
+        'the login form is application/x-www-form-urlencoded\n',
+      );
+      return;
+    }
+    const body = await readSmall(req, MAX_FORM_BYTES);
+    if (body === undefined) {
+      send(
+        res,
+        413,
+        'text/plain; charset=utf-8',
+        `the login form is at most ${MAX_FORM_BYTES} bytes\n`,
+      );
+      return;
+    }
+    const token = new URLSearchParams(body).get('token') ?? '';
+    if (!auth.required) {
+      redirect(res, '/');
+      return;
+    }
+    const info = token ? await auth.check(token, req) : undefined;
+    if (info === 'locked') {
+      sendLogin(res, 429, 'Too many wrong tokens from this address: wait a minute and try again.');
+      return;
+    }
+    if (!info) {
+      sendLogin(res, 401, 'That token is not valid.');
+      return;
+    }
+    if (sessions.size >= MAX_SESSIONS) {
+      // The oldest login goes first (a Map keeps insertion order).
+      sessions.delete(sessions.keys().next().value as string);
+    }
+    const sid = randomBytes(32).toString('base64url');
+    sessions.set(sid, { auth: info, expires: Date.now() + ttl });
+    redirect(res, '/', {
+      'Set-Cookie': `${SESSION_COOKIE}=${sid}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(ttl / 1000)}`,
+    });
+  }
+
+  function sendLogin(res: ServerResponse, status: number, error: string): void {
+    const html = files.login.replace(
+      '<!--error-->',
+      error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '',
+    );
+    send(res, status, 'text/html; charset=utf-8', html, SECURITY_HEADERS);
+  }
+
+  async function events(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const params = new URL(req.url ?? '/', 'http://x').searchParams;
+    const status = params.get('status') || undefined;
+    if (status !== undefined && !STATUSES.includes(status as EventStatus)) {
+      sendJson(res, 400, { error: `status must be one of ${STATUSES.join(', ')}` });
+      return;
+    }
+    const limitText = params.get('limit');
+    const limit = limitText ? Number(limitText) : 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      sendJson(res, 400, { error: 'limit must be an integer from 1 to 1000' });
+      return;
+    }
+    const type = params.get('event_type') || undefined;
+    const since = params.get('since') || undefined;
+    try {
+      const list = await feed.query({
+        ...(type ? { event_type: type } : {}),
+        ...(status ? { status: status as EventStatus } : {}),
+        ...(since ? { since } : {}),
+        limit,
+      });
+      sendJson(res, 200, { events: list });
+    } catch (err) {
+      if (err instanceof EventQueryError) {
+        sendJson(res, 400, { error: err.message });
+        return;
+      }
+      throw err;
+    }
+  }
+
+  function stream(req: IncomingMessage, res: ServerResponse): void {
+    if (streams.size >= maxStreams) {
+      send(res, 503, 'text/plain; charset=utf-8', 'too many status pages open\n', {
+        'Retry-After': '5',
+      });
+      return;
+    }
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Accel-Buffering': 'no',
+    });
+    streams.add(res);
+    // A browser that stops reading is dropped, not buffered for without end.
+    const write = (text: string) => {
+      if (res.writableLength > 1 << 20) {
+        res.destroy();
+        return;
+      }
+      res.write(text);
+    };
+    const sendState = () => write(`event: state\ndata: ${JSON.stringify(snapshot(gateway))}\n\n`);
+    sendState();
+    const timer = setInterval(sendState, intervalMs);
+    const unsubscribe = feed.subscribe((event: GatewayEvent) => {
+      write(`event: gateway-event\ndata: ${JSON.stringify(event)}\n\n`);
+    });
+    const end = () => {
+      clearInterval(timer);
+      unsubscribe();
+      streams.delete(res);
+    };
+    res.once('close', end);
+    req.once('close', end);
+  }
+
+  return {
+    matches(path, req) {
+      if (path.startsWith('/status/')) return true;
+      // `/` is the page only for a browser: anything else there stays MCP's (or a 404).
+      return (
+        path === '/' &&
+        (req.method === 'GET' || req.method === 'HEAD') &&
+        (req.headers.accept ?? '').includes('text/html')
+      );
+    },
+    async handle(req, res, path, auth) {
+      if (path === '/status/login') return login(req, res, auth);
+      if (path === '/status/logout') {
+        const sid = cookie(req.headers.cookie, SESSION_COOKIE);
+        if (sid) sessions.delete(sid);
+        redirect(res, '/status/login', {
+          'Set-Cookie': `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`,
+        });
+        return;
+      }
+      // The page's own files hold no data: served to anyone, so the login form is styled.
+      if (path === '/status/app.css')
+        return send(res, 200, 'text/css; charset=utf-8', files.css, CACHE);
+      if (path === '/status/app.js')
+        return send(res, 200, 'text/javascript; charset=utf-8', files.js, CACHE);
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        send(res, 405, 'text/plain; charset=utf-8', 'GET only\n', { Allow: 'GET, HEAD' });
+        return;
+      }
+      const who = await caller(req, auth);
+      if (who !== 'ok') {
+        if (path === '/') return sendLogin(res, who === 'locked' ? 429 : 401, '');
+        sendJson(res, who === 'locked' ? 429 : 401, {
+          error: who === 'locked' ? 'too many wrong tokens' : 'log in at /status/login',
+        });
+        return;
+      }
+      if (path === '/')
+        return send(res, 200, 'text/html; charset=utf-8', files.html, SECURITY_HEADERS);
+      if (path === '/status/api/state') return sendJson(res, 200, snapshot(gateway));
+      if (path === '/status/api/events') return events(req, res);
+      if (path === '/status/stream') return stream(req, res);
+      sendJson(res, 404, { error: `no status page at ${path}` });
+    },
+    close() {
+      for (const res of streams) res.end();
+      streams.clear();
+    },
+  };
+}
+
+const CACHE = { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
+
+function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'Content-Type': type,
+    'Content-Length': String(Buffer.byteLength(body)),
+    ...headers,
+  });
+  res.end(res.req?.method === 'HEAD' ? undefined : body);
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  send(res, status, 'application/json', JSON.stringify(value), { 'Cache-Control': 'no-store' });
+}
+
+function redirect(res: ServerResponse, to: string, headers: Record<string, string> = {}): void {
+  res.writeHead(303, { Location: to, 'Content-Length': '0', ...headers });
+  res.end();
+}
+
+/** The value of one cookie, or undefined. */
+export function cookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** The body as text, or undefined when it is larger than `max` bytes. */
+function readSmall(req: IncomingMessage, max: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        resolve(undefined);
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > max ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

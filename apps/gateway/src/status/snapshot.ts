@@ -1,0 +1,108 @@
+import type { Gateway } from '../gateway.js';
+
+/** One backend as the status page shows it. */
+export interface BackendView {
+  /** Its name in the config. */
+  name: string;
+  /** The prefix of its tools. */
+  namespace: string;
+  /** stopped, starting, running, backoff, failed — or disabled (`enabled: false`). */
+  state: string;
+  /** The era its link speaks (`legacy`, `modern`), once known. */
+  era: string | null;
+  /** The protocol version negotiated with it, once known. */
+  version: string | null;
+  /** Its process id (stdio backends, while running). */
+  pid: number | null;
+  /** Seconds since it last reached `running`. */
+  uptime_s: number | null;
+  /** Restarts so far. */
+  restarts: number;
+  /** Why it last failed or stopped. */
+  last_error: string | null;
+  /** Its last stderr lines. */
+  stderr_tail: string[];
+  /** Tool calls forwarded to it, and how many failed. */
+  calls: number;
+  /** Failed calls. */
+  errors: number;
+  /** Call latency over its last 512 calls, ms. */
+  p50_ms: number | null;
+  /** Call latency over its last 512 calls, ms. */
+  p99_ms: number | null;
+  /** Tools it offers through the gateway. */
+  tools: number;
+}
+
+/** What the status page shows at a moment. */
+export interface StatusSnapshot {
+  /** The gateway itself. */
+  gateway: { name: string; version: string; uptime_s: number; parked_calls: number; time: string };
+  /** Every configured backend, in config order. */
+  backends: BackendView[];
+}
+
+/** How many stderr lines a snapshot carries per backend. */
+export const STDERR_LINES = 10;
+
+/** The gateway's state now, for the status page (its API and its live stream). */
+export function snapshot(gateway: Gateway, now = Date.now()): StatusSnapshot {
+  const tools = new Map<unknown, number>();
+  for (const route of gateway.routes().tools.values()) {
+    tools.set(route.backend, (tools.get(route.backend) ?? 0) + 1);
+  }
+  const backends: BackendView[] = [];
+  for (const [name, b] of gateway.backends) {
+    const latency = b.latencyPercentiles();
+    backends.push({
+      name,
+      namespace: b.namespace,
+      state: b.state,
+      era: b.era?.era ?? null,
+      version: b.era?.version ?? null,
+      pid: b.pid ?? null,
+      uptime_s:
+        b.startedAt && b.state === 'running' ? Math.round((now - b.startedAt) / 1000) : null,
+      restarts: b.restarts,
+      last_error: b.lastError ?? null,
+      stderr_tail: b.stderr.tail(STDERR_LINES),
+      calls: b.calls,
+      errors: b.errors,
+      p50_ms: latency ? round(latency.p50) : null,
+      p99_ms: latency ? round(latency.p99) : null,
+      tools: tools.get(b) ?? 0,
+    });
+  }
+  for (const [name, config] of Object.entries(gateway.config.mcpServers)) {
+    if (config.enabled !== false || gateway.backends.has(name)) continue;
+    backends.push({
+      name,
+      namespace: config.namespace === false ? '' : (config.namespace ?? name),
+      state: 'disabled',
+      era: null,
+      version: null,
+      pid: null,
+      uptime_s: null,
+      restarts: 0,
+      last_error: null,
+      stderr_tail: [],
+      calls: 0,
+      errors: 0,
+      p50_ms: null,
+      p99_ms: null,
+      tools: 0,
+    });
+  }
+  return {
+    gateway: {
+      name: gateway.config.gateway.name,
+      version: gateway.server.info.version,
+      uptime_s: Math.round((now - gateway.startedAt) / 1000),
+      parked_calls: gateway.parkedCalls,
+      time: new Date(now).toISOString(),
+    },
+    backends,
+  };
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;

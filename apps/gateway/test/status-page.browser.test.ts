@@ -1,0 +1,307 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/**
+ * The status page in headless Chromium against a real gateway process with three backends: the
+ * login form, every backend on the page, a backend killed and its state and `backend.failed`
+ * event shown without a reload, the event filters, keyboard and contrast checks, phone width, and
+ * the screenshot the README shows (docs/status-page.png, rewritten with UPDATE_SCREENSHOTS=1).
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { McpClient } from '@mcpkit/protocol';
+import {
+  type HttpProcess,
+  isAlive,
+  killSpawned,
+  removeTempDirs,
+  spawnHttpServer,
+  tempDir,
+} from '@mcpkit/protocol/testing';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backend, CLI, everythingBackend } from './helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const TOKEN = 'status-page-token-0123';
+const SHOT =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? fileURLToPath(new URL('../docs/status-page.png', import.meta.url))
+    : join(tempDir('gateway-shot-'), 'status-page.png');
+
+/** Chromium is required in CI (.ci/run installs it); a machine without it skips, saying why. */
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && !process.env.CI) console.warn(`skipping browser tests: no ${CHROMIUM}`);
+
+describe.skipIf(!haveChromium && !process.env.CI)('status page in headless Chromium', () => {
+  let gateway: HttpProcess;
+  let client: McpClient;
+  let browser: BrowserContext;
+  let page: Page;
+  const offsite: string[] = [];
+
+  beforeAll(async () => {
+    expect(existsSync(CLI), 'build the package first (pnpm build)').toBe(true);
+    const dir = tempDir('gateway-status-');
+    const config = join(dir, 'gateway.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          // Left failed when killed: the page must show the state it stays in.
+          chora: backend('chora', { restart: { policy: 'never' } }),
+          rich: backend('rich'),
+          everything: everythingBackend(),
+        },
+      }),
+    );
+    gateway = await spawnHttpServer(process.execPath, [
+      CLI,
+      '--transport',
+      'http',
+      '--port',
+      '0',
+      '--config',
+      config,
+      '--events',
+      join(dir, 'events.db'),
+      '--token',
+      TOKEN,
+    ]);
+    client = await gateway.connect({ headers: { Authorization: `Bearer ${TOKEN}` } });
+    // Some traffic for the charts and the events table.
+    for (let i = 0; i < 5; i++) {
+      await client.callTool('rich__echo', { text: `hello ${i}` });
+      await client.callTool('chora__list_generators', {});
+    }
+    await client.callTool('rich__fails', {});
+    browser = await chromium.launchPersistentContext(tempDir('gateway-chromium-'), {
+      executablePath: CHROMIUM,
+      viewport: { width: 1280, height: 800 },
+      headless: true,
+      timeout: 30_000,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(20_000);
+    // No CDN, nothing fetched from elsewhere: every request stays on the gateway.
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(gateway.url)) return route.continue();
+      offsite.push(url);
+      return route.abort();
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.stop();
+    killSpawned();
+    removeTempDirs();
+  });
+
+  it('asks for the token once, then shows every backend running', async () => {
+    const first = await page.goto(`${gateway.url}/`);
+    expect(first?.status()).toBe(401);
+    await page.getByLabel('Gateway token').fill('not-the-token-000');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('not valid');
+    await page.getByLabel('Gateway token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${gateway.url}/`);
+    await page.locator('li.backend').nth(2).waitFor();
+    const names = await page.locator('li.backend h3 span:first-child').allTextContents();
+    expect(names.sort()).toEqual(['chora', 'everything', 'rich']);
+    for (const name of names) {
+      await expect
+        .poll(() => page.locator(`li[data-backend="${name}"]`).getAttribute('data-state'))
+        .toBe('running');
+    }
+    await expect.poll(() => page.locator('#live').getAttribute('data-state')).toBe('live');
+    const rich = page.locator('li[data-backend="rich"]');
+    expect(await rich.locator('dt:text-is("calls") + dd').textContent()).toMatch(/^6\b/);
+    expect(await rich.locator('figure svg[role="img"]').count()).toBe(2);
+    expect(await rich.locator('figcaption').nth(1).textContent()).toMatch(
+      /p50 [\d.]+ ms, p99 [\d.]+ ms/,
+    );
+    // The cookie is a session id, never the token.
+    const cookies = await browser.cookies();
+    expect(cookies.map((c) => c.value).join()).not.toContain(TOKEN);
+    expect(cookies.find((c) => c.name === 'mcpkit_status')?.httpOnly).toBe(true);
+  });
+
+  it('shows a killed backend fail and its backend.failed event, without a reload', async () => {
+    await page.evaluate(() => {
+      (window as unknown as { sameDocument: boolean }).sameDocument = true;
+    });
+    const chora = page.locator('li[data-backend="chora"]');
+    const pid = Number(await chora.locator('dt:text-is("pid") + dd').textContent());
+    expect(isAlive(pid)).toBe(true);
+    process.kill(pid, 'SIGKILL');
+    await expect.poll(() => chora.getAttribute('data-state'), { timeout: 15_000 }).toBe('failed');
+    expect(await chora.locator('.badge').textContent()).toBe('failed');
+    expect(await chora.locator('.error-text').textContent()).toMatch(/SIGKILL|signal|exit/i);
+    const row = page.locator('tr[data-type="backend.failed"]').first();
+    await row.waitFor({ timeout: 15_000 });
+    expect(await row.textContent()).toContain('chora');
+    expect(await row.getAttribute('class')).toBe('fresh');
+    expect(
+      await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument),
+    ).toBe(true);
+  });
+
+  it('filters the events by type, status and since', async () => {
+    const types = () =>
+      page
+        .locator('#event-rows tr')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-type')));
+    await page.getByLabel('Type').fill('gateway.tool_call');
+    await page.getByLabel('Status').selectOption('success');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect
+      .poll(() => page.locator('#events-note').textContent())
+      .toMatch(/matching the filter/);
+    const toolCalls = await types();
+    expect(toolCalls.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(toolCalls)).toEqual(new Set(['gateway.tool_call']));
+    expect(await page.locator('#event-rows .status-success').count()).toBe(toolCalls.length);
+
+    await page.getByLabel('Type').fill('backend.failed');
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Since').fill('30m');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(types).toEqual(['backend.failed']);
+
+    // A since the log cannot read: the page says so and keeps the rows it had.
+    await page.getByLabel('Since').fill('last tuesday');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.locator('#events-note').textContent()).toMatch(/since must be/);
+    expect(await types()).toEqual(['backend.failed']);
+
+    // A live event that does not match stays out; a matching one comes in at the top.
+    await page.getByLabel('Since').fill('');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(types).toEqual(['backend.failed']);
+    await client.callTool('rich__echo', { text: 'filtered out' });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await types()).toEqual(['backend.failed']);
+
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(async () => new Set(await types()).size).toBeGreaterThan(2);
+  });
+
+  it('can be used from the keyboard, with readable contrast', async () => {
+    // From the top of a fresh load (the earlier tests left focus in the form).
+    await page.reload();
+    await page.locator('#event-rows tr').first().waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to events');
+    // Every form control has a label; every chart has a text alternative.
+    const unlabelled = await page.evaluate(
+      () =>
+        [...document.querySelectorAll('input, select')].filter(
+          (el) => !(el as HTMLInputElement).labels?.length,
+        ).length,
+    );
+    expect(unlabelled).toBe(0);
+    // WCAG AA (4.5:1) for the text that carries meaning: badges, states, buttons, body text.
+    const ratios = await page.evaluate(() => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+      const lum = (c: string) => {
+        const [r, g, b] = rgb(c).map((v) => {
+          const s = v / 255;
+          return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+        }) as [number, number, number];
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const background = (el: Element | null): string => {
+        for (let e = el; e; e = e.parentElement) {
+          const bg = getComputedStyle(e).backgroundColor;
+          if (bg !== 'rgba(0, 0, 0, 0)' && bg !== 'transparent') return bg;
+        }
+        return 'rgb(255, 255, 255)';
+      };
+      const out: { sel: string; ratio: number }[] = [];
+      for (const sel of [
+        '.badge',
+        '.status-failure',
+        '.status-success',
+        'button',
+        '.facts dt',
+        'td',
+        '.note',
+        '.meta',
+      ]) {
+        for (const el of document.querySelectorAll(sel)) {
+          const a = lum(getComputedStyle(el).color);
+          const b = lum(background(el));
+          out.push({ sel, ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) });
+        }
+      }
+      return out;
+    });
+    expect(ratios.length).toBeGreaterThan(10);
+    for (const { sel, ratio } of ratios) expect(ratio, sel).toBeGreaterThanOrEqual(4.5);
+  });
+
+  it('saves a screenshot at 1280×800 that is not blank, and fits a phone width', async () => {
+    await page.evaluate(
+      () => document.activeElement instanceof HTMLElement && document.activeElement.blur(),
+    );
+    // Steady traffic for a few seconds, so the charts have something to draw.
+    const until = Date.now() + 6_000;
+    let n = 0;
+    while (Date.now() < until) {
+      await Promise.all([
+        client.callTool('rich__echo', { text: `load ${n}` }),
+        client.callTool('rich__sleep', { ms: (n * 7) % 25 }),
+        client.callTool('everything__test_simple_text', {}),
+      ]);
+      n++;
+    }
+    await new Promise((r) => setTimeout(r, 1_200));
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const png = await page.screenshot({ path: SHOT });
+    expect(png.length).toBeGreaterThan(20_000);
+    const colours = await page.evaluate(async (b64) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = img.width;
+      canvas.height = img.height;
+      const ctx = canvas.getContext('2d') as CanvasRenderingContext2D;
+      ctx.drawImage(img, 0, 0);
+      const data = ctx.getImageData(0, 0, img.width, img.height).data;
+      const seen = new Set<number>();
+      let inked = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        const [r, g, b] = [data[i] as number, data[i + 1] as number, data[i + 2] as number];
+        seen.add((r << 16) | (g << 8) | b);
+        if (r + g + b < 384) inked++;
+      }
+      return { width: img.width, height: img.height, distinct: seen.size, inked };
+    }, png.toString('base64'));
+    expect(colours.width).toBe(1280);
+    expect(colours.height).toBe(800);
+    expect(colours.distinct).toBeGreaterThan(50);
+    expect(colours.inked).toBeGreaterThan(5_000);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(overflow).toBeLessThanOrEqual(390);
+    expect(await page.locator('#event-rows td[data-label="Type"]').first().isVisible()).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(offsite).toEqual([]);
+  });
+});
