@@ -65,6 +65,8 @@ describe.skipIf(!haveChromium && !process.env.CI)('design-system view in headles
   let projectId: string;
   let tokens: Json;
   const calls: string[] = [];
+  /** When set, the host answers the view's next calls with this failure instead. */
+  let failWith: 'error' | 'isError' | undefined;
   const requests: string[] = [];
 
   beforeAll(async () => {
@@ -114,6 +116,9 @@ describe.skipIf(!haveChromium && !process.env.CI)('design-system view in headles
     });
     await page.exposeFunction('hostCallTool', async (params: Json) => {
       calls.push(String(params.name));
+      if (failWith === 'error') throw new Error('Internal error: database unavailable');
+      if (failWith === 'isError')
+        return { content: [{ type: 'text', text: 'Project not found' }], isError: true };
       return client.callTool(String(params.name), (params.arguments as Json | undefined) ?? {});
     });
     await page.setContent(
@@ -201,6 +206,27 @@ describe.skipIf(!haveChromium && !process.env.CI)('design-system view in headles
     );
   });
 
+  it('says why a refresh failed, keeps the tokens it has, and recovers', async () => {
+    const button = page.frameLocator('#slot iframe').locator('#refresh');
+    const status = () => view.locator('#status').textContent();
+    try {
+      for (const [mode, reason] of [
+        ['isError', /get_design_system failed: Project not found/],
+        ['error', /get_design_system failed: .*database unavailable/],
+      ] as const) {
+        failWith = mode;
+        await button.click();
+        await expect.poll(status).toMatch(reason);
+        expect(await view.locator('#status').getAttribute('class')).toContain('error');
+        expect(await view.locator('[data-token]').count()).toBe(tokenPaths(tokens).length);
+      }
+    } finally {
+      failWith = undefined;
+    }
+    await button.click();
+    await expect.poll(status).toMatch(/^\d+ tokens/);
+  });
+
   it('saves a screenshot that is not blank, and made no network request', async () => {
     mkdirSync(dirname(SHOT), { recursive: true });
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -223,5 +249,28 @@ describe.skipIf(!haveChromium && !process.env.CI)('design-system view in headles
     }, png.toString('base64'));
     expect(colours).toBeGreaterThan(50);
     expect(requests).toEqual([]);
+  });
+  it('says so when the tool result it is shown for is an error or holds no tokens', async () => {
+    const read = await client.readResource(DESIGN_SYSTEM_VIEW_URI);
+    const content = read.contents[0] as unknown as Json;
+    const cases = [
+      [
+        { content: [{ type: 'text', text: 'Project not found' }], isError: true },
+        /failed: Project not found/,
+      ],
+      [{ content: [], structuredContent: { projectId: 'x' } }, /holds no design tokens/],
+    ] as const;
+    for (const [n, [toolResult, message]] of cases.entries()) {
+      await page.evaluate((options) => (window as unknown as HostWindow).mountView(options), {
+        html: content.text as string,
+        csp: ((content._meta as Json).ui as Json).csp as Json,
+        toolArgs: { projectId: 'x' },
+        toolResult: toolResult as unknown as Json,
+        title: `Design system ${n}`,
+      });
+      const frame = page.frameLocator('#slot iframe').nth(n + 1);
+      await expect.poll(() => frame.locator('#status').textContent()).toMatch(message);
+      expect(await frame.locator('[data-token]').count()).toBe(0);
+    }
   });
 });

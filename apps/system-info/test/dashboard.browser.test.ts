@@ -79,6 +79,8 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
   const calls: { name: string; at: number }[] = [];
   /** Requests the page tried to make anywhere (the view must make none). */
   const requests: string[] = [];
+  /** Tools the host makes fail: with a JSON-RPC error, or with an `isError` result. */
+  const failing = new Map<string, 'error' | 'isError'>();
 
   beforeAll(async () => {
     expect(existsSync(CLI), 'build the package first (pnpm build)').toBe(true);
@@ -125,6 +127,10 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
       calls.push({ name, at: Date.now() });
       // Like the gateway, the host knows the server's tools under a namespace (see the last test).
       const own = name.startsWith(GATEWAY_PREFIX) ? name.slice(GATEWAY_PREFIX.length) : name;
+      const failure = failing.get(own);
+      if (failure === 'error') throw new Error('Query execution error: collector crashed');
+      if (failure === 'isError')
+        return { content: [{ type: 'text', text: 'counters unavailable' }], isError: true };
       return client.callTool(own, (params.arguments as Json | undefined) ?? {});
     });
     // The host page: a heading, the slot, and room to scroll the view out of sight.
@@ -275,6 +281,29 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
     }, png.toString('base64'));
     expect(colours).toBeGreaterThan(50);
     expect(requests).toEqual([]);
+  });
+
+  it('shows a failing reading where it would be, keeps the rest live, and recovers', async () => {
+    failing.set('get_network_info', 'isError');
+    failing.set('get_processes', 'error');
+    try {
+      await view.waitForFunction(
+        () =>
+          /get_network_info failed: counters unavailable/.test(
+            document.getElementById('net')?.textContent ?? '',
+          ) &&
+          /get_processes failed: .*collector crashed/.test(
+            document.getElementById('procs')?.textContent ?? '',
+          ),
+      );
+      const updates = Number(await view.evaluate(() => document.body.dataset.updates));
+      await view.waitForFunction((u) => Number(document.body.dataset.updates) > u, updates);
+      expect(await view.locator('[data-cpu]').count()).toBeGreaterThan(0);
+    } finally {
+      failing.clear();
+    }
+    await view.waitForSelector('#procs [data-pid]');
+    await view.waitForFunction(() => !document.querySelector('#net .error'));
   });
 
   it('stops calling tools while the page is hidden, and resumes when it is shown', async () => {
