@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type ClientOptions,
@@ -228,16 +229,38 @@ describe('timeouts', () => {
     expect(await settled).toBeInstanceOf(RequestTimeoutError);
   });
 
-  it('clears the timer once a response arrives', async () => {
+  it('keeps one timer across answered requests instead of re-arming one per request', async () => {
     vi.useFakeTimers();
     const { client, onAbandon } = makeClient({ timeoutMs: 100 });
     const p = client.request('a');
     expect(vi.getTimerCount()).toBe(1);
     client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'ok' });
-    expect(vi.getTimerCount()).toBe(0);
+    const q = client.request('b');
+    expect(vi.getTimerCount()).toBe(1);
+    client.handleResponse({ jsonrpc: '2.0', id: 2, result: 'ok too' });
     vi.advanceTimersByTime(1000);
     await expect(p).resolves.toBe('ok');
+    await expect(q).resolves.toBe('ok too');
     expect(onAbandon).not.toHaveBeenCalled();
+    // The spent timer found nothing alive and is gone.
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('lets the process exit once every request is answered, whatever the deadline', () => {
+    const client = new URL('./client.js', import.meta.url).href.replace('/src/', '/dist/');
+    const script = `import { JsonRpcClient } from ${JSON.stringify(client)};
+      const c = new JsonRpcClient({ send() {}, timeoutMs: 60000 });
+      const p = c.request('a');
+      c.handleResponse({ jsonrpc: '2.0', id: 1, result: 1 });
+      await p;`;
+    const started = Date.now();
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      timeout: 30_000,
+      encoding: 'utf8',
+    });
+    expect(child.status, child.stderr).toBe(0);
+    // Far below the 60 s deadline: its timer did not hold the process.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('shares one timer among the requests with the same deadline, and times out each in order', async () => {

@@ -212,7 +212,7 @@ export class JsonRpcClient {
     if (!pending) return undefined;
     this.#pending.delete(id);
     // Nothing left to wait for: no timer may keep the process alive on our account.
-    if (this.#pending.size === 0) this.#deadlines.clear();
+    if (this.#pending.size === 0) this.#deadlines.idle();
     if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
     return pending;
   }

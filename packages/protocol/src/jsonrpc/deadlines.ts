@@ -46,9 +46,18 @@ export class Deadlines {
     queue.ids.push(id);
     queue.at.push(Date.now() + timeoutMs);
     if (queue.timer === undefined) this.#arm(timeoutMs, queue, timeoutMs);
+    else if (!queue.timer.hasRef()) queue.timer.ref();
     else if (queue.ids.length - queue.head > 2 * this.#liveCount() + COMPACT_MIN) {
       this.#compact(queue);
     }
+  }
+
+  /**
+   * Nothing is waiting: the timers stay armed (re-arming one per request costs more than the
+   * entries they skip) but no longer keep the process alive; the next `add` holds it again.
+   */
+  idle(): void {
+    for (const queue of this.#queues.values()) queue.timer?.unref();
   }
 
   /** Stop every timer (the client closed). */
