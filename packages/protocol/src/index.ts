@@ -174,6 +174,17 @@ export {
   McpMetrics,
   type McpMetricsOptions,
 } from './observability/metrics.js';
+// OpenTelemetry traces: a span per request, the caller's trace continued (off unless OTEL_* ask)
+export {
+  startTracing,
+  TRACE_META,
+  type Tracing,
+  type TracingOptions,
+  traceServer,
+  tracingActive,
+  tracingRequested,
+  withTraceContext,
+} from './observability/tracing.js';
 
 // CLI: the runner every app's bin is (flags = environment variables, --help, stdio | http)
 export {

@@ -12,6 +12,7 @@ import type { McpServer } from '../mcp/server.js';
 import type { AuthInfo } from '../mcp/session.js';
 import { serveMcpStdio } from '../mcp/stdio.js';
 import { McpMetrics } from '../observability/metrics.js';
+import { startTracing, type Tracing, traceServer, tracingRequested } from '../observability/tracing.js';
 import { type CliOption, CliUsageError, type CliValues, resolveOptions, usage } from './options.js';
 
 /**
@@ -250,6 +251,17 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     logger.info({ state: 'redis' }, 'fleet mode: shared state in Redis');
   }
   const state = ctx.state;
+  // OpenTelemetry traces when the OTEL_* variables ask for them (off by default), started before
+  // the app is built so that what it does at start-up is traced too.
+  let tracing: Tracing | undefined;
+  if (tracingRequested(run.env ?? process.env)) {
+    try {
+      tracing = await startTracing({ serviceName: app.command, serviceVersion: app.version, logger });
+      logger.info({ exporter: 'otlp/http' }, 'tracing on');
+    } catch (err) {
+      logger.warn({ err: err instanceof Error ? err.message : err }, 'tracing not started');
+    }
+  }
   let built: Awaited<ReturnType<CliApp['build']>>;
   try {
     built = await app.build(ctx);
@@ -263,12 +275,15 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     return 1;
   }
   const { server, http, stdioAuth } = built;
+  if (tracing) traceServer(server);
   // The app's resources first, then the shared store they may still publish through.
   const close = async () => {
     try {
       await built.close?.();
     } finally {
       await state?.close();
+      // The spans of the shutdown itself are sent too.
+      await tracing?.shutdown();
     }
   };
 

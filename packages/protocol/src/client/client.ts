@@ -28,6 +28,7 @@ import {
   MODERN_PROTOCOL_VERSIONS,
   type ModernProtocolVersion,
 } from '../mcp/versions.js';
+import { withTraceContext } from '../observability/tracing.js';
 import {
   InputRequiredError,
   TransportError,
@@ -567,6 +568,8 @@ export class McpClient {
    * signal's reason, an {@link InputRequiredError}, or a {@link ConnectionClosedError}.
    */
   request<R = unknown>(name: string, params?: JsonRpcParams, options?: RequestOptions): Promise<R> {
+    // With tracing on, the server continues this process's trace (`_meta.traceparent`).
+    params = withTraceContext(params);
     const connection = this.#connection;
     if (!connection) return Promise.reject(new ConnectionClosedError('client not connected'));
     const envelope = this.#envelope;

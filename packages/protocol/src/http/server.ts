@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { context } from '@opentelemetry/api';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { type StateStore, StoreUnavailableError } from '../fleet/store.js';
 import type { EngineLogger } from '../jsonrpc/dispatcher.js';
@@ -9,6 +10,7 @@ import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
 import type { McpServer } from '../mcp/server.js';
 import type { AuthInfo } from '../mcp/session.js';
 import type { McpMetrics } from '../observability/metrics.js';
+import { httpContext, tracingActive } from '../observability/tracing.js';
 import { type Authenticator, bearerToken, type StaticToken, staticTokens } from './auth.js';
 import { BodyTooLargeError, isJsonContentType, readBody } from './body.js';
 import { Health, type HealthOptions } from './health.js';
@@ -355,7 +357,12 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
         if (inFlight.size === 0) drained?.();
       });
     }
-    route(req, res).catch((err: unknown) => {
+    // With tracing on, the request runs in the trace of its `traceparent` header (a request whose
+    // `_meta` carries one continues that instead).
+    const routed = tracingActive()
+      ? context.with(httpContext(req.headers), () => route(req, res))
+      : route(req, res);
+    routed.catch((err: unknown) => {
       // A client that hung up mid-body is routine, and anyone can do it in a loop: one debug
       // line without a stack, never an error with one (which would let a client flood the log).
       if (req.destroyed || isClientAbort(err)) {

@@ -1,0 +1,241 @@
+/**
+ * OpenTelemetry traces: a span per request an McpServer answers, continuing the caller's trace
+ * (W3C `traceparent`/`tracestate` from the request's `_meta`, else from the HTTP headers), and
+ * the current trace passed on in the `_meta` of requests an McpClient sends — so one trace runs
+ * client → gateway → backend. Off unless the standard `OTEL_*` variables ask for it; then the
+ * SDK is loaded and spans go to an OTLP/HTTP collector.
+ */
+import {
+  type Context,
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  trace,
+} from '@opentelemetry/api';
+import type { EngineLogger } from '../jsonrpc/dispatcher.js';
+import type { JsonRpcParams } from '../jsonrpc/types.js';
+import type { McpObserver } from '../mcp/observe.js';
+import type { McpServer } from '../mcp/server.js';
+
+/** The `_meta` keys a trace context travels in (W3C Trace Context names, as MCP tools use them). */
+export const TRACE_META = { traceparent: 'traceparent', tracestate: 'tracestate' } as const;
+
+/** Set once tracing is started: until then the hot paths pay one boolean read. */
+let active = false;
+
+/** Whether {@link startTracing} has started the SDK in this process. */
+export function tracingActive(): boolean {
+  return active;
+}
+
+/**
+ * Whether the environment asks for traces (the OpenTelemetry SDK's variables): an OTLP endpoint
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) or
+ * `OTEL_TRACES_EXPORTER=otlp` — unless `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`.
+ */
+export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
+  if (exporters.includes('none')) return false;
+  return (
+    exporters.includes('otlp') ||
+    Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()) ||
+    Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim())
+  );
+}
+
+/** What {@link startTracing} needs to name the service. */
+export interface TracingOptions {
+  /** `service.name` unless `OTEL_SERVICE_NAME` (or `OTEL_RESOURCE_ATTRIBUTES`) says otherwise. */
+  serviceName: string;
+  /** `service.version`. */
+  serviceVersion?: string;
+  /** Where a failed export is reported (once per kind of failure). */
+  logger?: EngineLogger;
+}
+
+/** A started tracer: flush and stop it before the process ends. */
+export interface Tracing {
+  /** Send the spans still buffered and stop. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Start the OpenTelemetry SDK for this process: spans batched to the OTLP/HTTP exporter (JSON
+ * encoding; endpoint, headers, timeout from `OTEL_EXPORTER_OTLP_*`), W3C trace context, async
+ * context tracking, the service named by `options` or `OTEL_SERVICE_NAME`. The SDK is loaded
+ * only here: a process that never traces never loads it. Call once; `runCli` does when
+ * {@link tracingRequested} says so.
+ */
+export async function startTracing(options: TracingOptions): Promise<Tracing> {
+  const [
+    { TracerProvider, BatchSpanProcessor },
+    { OTLPTraceExporter },
+    resources,
+    { AsyncLocalStorageContextManager },
+    { W3CTraceContextPropagator },
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/core'),
+  ]);
+  const resource = resources
+    .defaultResource()
+    .merge(
+      resources.resourceFromAttributes({
+        'service.name': options.serviceName,
+        ...(options.serviceVersion ? { 'service.version': options.serviceVersion } : {}),
+      }),
+    )
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const provider = new TracerProvider({
+    resource,
+    spanProcessors: [
+      new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...batchOptions() }),
+    ],
+  });
+  const manager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(manager);
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  active = true;
+  return {
+    shutdown: async () => {
+      active = false;
+      await provider.shutdown().catch((err: unknown) => {
+        options.logger?.warn(
+          { err: (err as Error)?.message ?? err },
+          'trace export failed at shutdown',
+        );
+      });
+      trace.disable();
+      propagation.disable();
+      context.disable();
+    },
+  };
+}
+
+/** The batch settings of the standard `OTEL_BSP_*` variables (the SDK's defaults otherwise). */
+function batchOptions(env: NodeJS.ProcessEnv = process.env): Record<string, number> {
+  const options: Record<string, number> = {};
+  const read = (name: string, key: string) => {
+    const value = Number(env[name]);
+    if (env[name] !== undefined && env[name] !== '' && Number.isInteger(value) && value > 0)
+      options[key] = value;
+  };
+  read('OTEL_BSP_SCHEDULE_DELAY', 'scheduledDelayMillis');
+  read('OTEL_BSP_EXPORT_TIMEOUT', 'exportTimeoutMillis');
+  read('OTEL_BSP_MAX_QUEUE_SIZE', 'maxQueueSize');
+  read('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'maxExportBatchSize');
+  return options;
+}
+
+const metaGetter: TextMapGetter<Record<string, unknown>> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => {
+    const value = carrier[key];
+    return typeof value === 'string' ? value : undefined;
+  },
+};
+
+/**
+ * The context a request continues: its `_meta` trace context when it carries one, else the
+ * active context (which the HTTP server set from the request's `traceparent` header).
+ */
+export function requestContext(params: JsonRpcParams | undefined): Context {
+  const meta = (params as { _meta?: unknown } | undefined)?._meta;
+  if (
+    typeof meta === 'object' &&
+    meta !== null &&
+    typeof (meta as Record<string, unknown>).traceparent === 'string'
+  ) {
+    return propagation.extract(ROOT_CONTEXT, meta as Record<string, unknown>, metaGetter);
+  }
+  return context.active();
+}
+
+/** The context of an HTTP request's `traceparent`/`tracestate` headers (or none). */
+export function httpContext(headers: Record<string, string | string[] | undefined>): Context {
+  return propagation.extract(ROOT_CONTEXT, headers);
+}
+
+/**
+ * Params with the active trace context in `_meta` (`traceparent`, `tracestate`), replacing any
+ * the caller had — so the server's span is a child of this process's, not of whoever called it.
+ * Unchanged when tracing is off or no span is active.
+ */
+export function withTraceContext<P extends JsonRpcParams | undefined>(params: P): P {
+  if (!active || Array.isArray(params)) return params;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  if (carrier.traceparent === undefined) return params;
+  const own = (params as Record<string, unknown> | undefined)?._meta;
+  const meta =
+    typeof own === 'object' && own !== null ? { ...(own as Record<string, unknown>) } : {};
+  delete meta.tracestate;
+  return { ...(params as Record<string, unknown>), _meta: { ...meta, ...carrier } } as unknown as P;
+}
+
+/**
+ * Trace every request `server` answers: a SERVER span named `<method>` (`tools/call <tool>` for
+ * a registered tool), child of the caller's trace, with `rpc.*` and `mcp.*` attributes and an
+ * error status for JSON-RPC errors; the handler runs inside it (the calls it makes continue the
+ * trace). Returns the function that stops.
+ */
+export function traceServer(server: McpServer, tracerName = 'mcpkit'): () => void {
+  const tracer = trace.getTracer(tracerName);
+  const observer: McpObserver = {
+    begin: (call) => {
+      if (!active) return undefined;
+      const parent = requestContext(call.params);
+      const name = call.tool
+        ? `${call.method} ${call.tool}`
+        : call.known
+          ? call.method
+          : 'unknown method';
+      const span = tracer.startSpan(
+        name,
+        {
+          kind: SpanKind.SERVER,
+          attributes: {
+            'rpc.system': 'jsonrpc',
+            'rpc.method': call.known ? call.method : 'other',
+            'mcp.method.name': call.known ? call.method : 'other',
+            'mcp.era': call.era,
+            ...(call.tool ? { 'gen_ai.tool.name': call.tool } : {}),
+            ...(call.extra.auth?.subject ? { 'enduser.id': call.extra.auth.subject } : {}),
+          },
+        },
+        parent,
+      );
+      return { span, ctx: trace.setSpan(parent, span) };
+    },
+    run: (token, fn) => {
+      if (token === undefined) return fn();
+      return context.with((token as { ctx: Context }).ctx, fn);
+    },
+    end: (token, outcome) => {
+      if (token === undefined) return;
+      const span = (token as { span: Span }).span;
+      if (outcome.status === 'error') {
+        span.setAttribute('rpc.jsonrpc.error_code', outcome.code ?? 0);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      } else if (outcome.status === 'tool_error') {
+        span.setAttribute('mcp.tool.is_error', true);
+      } else if (outcome.status === 'none') {
+        span.setAttribute('mcp.cancelled', true);
+      }
+      span.end();
+    },
+  };
+  return server.observe(observer);
+}
