@@ -41,6 +41,7 @@ const SHOT =
     ? fileURLToPath(new URL('../docs/dashboard.png', import.meta.url))
     : join(tempDir('sysinfo-shot-'), 'dashboard.png');
 const CHROMIUM = '/usr/bin/chromium';
+const UI_CAPS = { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } };
 /** How the mcpkit gateway names system-info's tools (namespace `system-info`). */
 const GATEWAY_PREFIX = 'system-info__';
 /** The view budget (scripts/build-views.mjs): 150 KB gzip, 300 KB as shipped. */
@@ -72,6 +73,8 @@ async function structured(client: McpClient, name: string, args: Json = {}): Pro
 describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Chromium', () => {
   let server: HttpProcess;
   let client: McpClient;
+  /** The server the host forwards the views' calls to (the last test switches it). */
+  let target: McpClient;
   let browser: BrowserContext;
   let page: Page;
   let view: Frame;
@@ -85,9 +88,8 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
   beforeAll(async () => {
     expect(existsSync(CLI), 'build the package first (pnpm build)').toBe(true);
     server = await spawnHttpServer(process.execPath, [CLI, '--transport', 'http', '--port', '0']);
-    client = await server.connect({
-      capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } },
-    });
+    client = await server.connect({ capabilities: UI_CAPS });
+    target = client;
     const host = await build({
       entryPoints: [HOST],
       bundle: true,
@@ -131,7 +133,7 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
       if (failure === 'error') throw new Error('Query execution error: collector crashed');
       if (failure === 'isError')
         return { content: [{ type: 'text', text: 'counters unavailable' }], isError: true };
-      return client.callTool(own, (params.arguments as Json | undefined) ?? {});
+      return target.callTool(own, (params.arguments as Json | undefined) ?? {});
     });
     // The host page: a heading, the slot, and room to scroll the view out of sight.
     await page.setContent(
@@ -362,5 +364,44 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
       .poll(() => calls.slice(before).map((c) => c.name), { timeout: 15_000 })
       .toContain(`${GATEWAY_PREFIX}get_cpu_info`);
     expect(calls.slice(before).filter((c) => !c.name.startsWith(GATEWAY_PREFIX))).toEqual([]);
+  });
+  it('shows user sessions only when the server enables sensitive', async () => {
+    const sensitive = await spawnHttpServer(process.execPath, [
+      CLI,
+      '--transport',
+      'http',
+      '--port',
+      '0',
+      '--enable-sensitive',
+    ]);
+    try {
+      target = await sensitive.connect({ capabilities: UI_CAPS });
+      const read = await target.readResource('ui://system-info/dashboard');
+      const content = read.contents[0] as unknown as Json;
+      const before = calls.length;
+      await page.evaluate((options) => (window as unknown as HostWindow).mountView(options), {
+        html: content.text as string,
+        csp: ((content._meta as Json).ui as Json).csp as Json,
+        toolArgs: {},
+        toolResult: (await target.callTool('get_system_snapshot', {})) as unknown as Json,
+        title: 'System dashboard with sensitive',
+      });
+      // Below the other views it starts paused (off screen); in view, it runs.
+      const frame = page.frameLocator('#slot iframe').last();
+      await page.locator('#slot iframe').last().scrollIntoViewIfNeeded();
+      await expect
+        .poll(() => calls.slice(before).map((c) => c.name), { timeout: 15_000 })
+        .toContain('get_user_sessions');
+      await expect.poll(() => frame.locator('#sessions-section').isVisible()).toBe(true);
+      expect(await frame.locator('#sessions th').allTextContents()).toEqual([
+        'User',
+        'Terminal',
+        'From',
+        'Since',
+      ]);
+    } finally {
+      target = client;
+      await sensitive.stop();
+    }
   });
 });
