@@ -5,13 +5,14 @@
  *   --rounds N        rounds per side, stdio and HTTP (default 5; the median is reported)
  *   --count N         requests per stdio round (default 20000)
  *   --duration S      seconds each HTTP server is measured per round (default 5, after a 1 s warm-up)
- *   --only stdio|client|http|sysinfo|events|projects|gateway|memory  run one group of benchmarks
+ *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|fleet  run one group of benchmarks
  *   --check           exit 1 when a target is missed
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { clientBench } from './client-bench.js';
 import { eventsBench } from './events-bench.js';
+import { fleetBench } from './fleet-bench.js';
 import { fuzzRssBench } from './fuzz-rss-bench.js';
 import { gatewayBench } from './gateway-bench.js';
 import {
@@ -53,7 +54,17 @@ const rounds = positive('rounds', values.rounds, true);
 const count = positive('count', values.count, true);
 const duration = positive('duration', values.duration, false);
 const only = values.only;
-const GROUPS = ['stdio', 'client', 'http', 'sysinfo', 'events', 'projects', 'gateway', 'memory'];
+const GROUPS = [
+  'stdio',
+  'client',
+  'http',
+  'sysinfo',
+  'events',
+  'projects',
+  'gateway',
+  'memory',
+  'fleet',
+];
 if (only !== undefined && !GROUPS.includes(only)) {
   console.error(`--only must be one of ${GROUPS.map((g) => `'${g}'`).join(', ')}; got '${only}'`);
   process.exit(2);
@@ -299,4 +310,5 @@ if (only === undefined || only === 'projects')
   results.push(await projectsBench(), await tokensBench());
 if (only === undefined || only === 'gateway') results.push(await gatewayBench());
 if (only === undefined || only === 'memory') results.push(await fuzzRssBench());
+if (only === undefined || only === 'fleet') results.push(await fleetBench());
 if (values.check && results.some((ok) => !ok)) process.exitCode = 1;

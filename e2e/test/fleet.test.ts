@@ -11,12 +11,16 @@
  * - a rate limit of N per window per key is exact across the three (N accepted, the rest 429);
  * - SIGTERM drains: the instance's in-flight calls finish, the balancer sends the rest elsewhere.
  *
+ * The same for three gateway instances (each with its own projects backend on the shared
+ * database): SDK v1 and v2 through a SIGKILL, and a resource change seen by one instance's backend
+ * reaching the subscribers of every instance.
+ *
  * Needs Redis on 127.0.0.1:6379, PostgreSQL on 127.0.0.1:5432 (database `test`) and
  * /usr/sbin/haproxy (`.ci/run` provides all three); a missing one fails the test, saying which.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -29,7 +33,9 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   appEnv,
+  cliOf,
   createApiKey,
+  DEMO_USER,
   type HttpApp,
   killAll,
   REPO,
@@ -58,23 +64,30 @@ const pg = createRequire(join(REPO, 'apps', 'projects', 'package.json'))('pg') a
   Client: new (config: { connectionString: string; connectionTimeoutMillis?: number }) => PgClient;
 };
 
+type FleetApp = 'projects' | 'gateway';
+
 interface Fleet {
+  app: FleetApp;
   s: Scratch;
-  schema: string;
-  env: Record<string, string>;
   instances: HttpApp[];
   haproxy: ChildProcess;
   /** The balancer's origin. */
   lb: string;
+  /** API keys of the demo user (projects); empty for the gateway, which runs without auth. */
   keys: { v1: string; v2: string; rate: string; raw: string };
 }
 
-let fleet: Fleet | undefined;
-/** What to undo, last first: made as the fleet is built, so a failed start is cleaned too. */
-const undo: (() => unknown)[] = [];
+/** What to undo, last first: made as a fleet is built, so a failed start is cleaned too. */
+let undo: (() => unknown)[] = [];
+
+async function teardown(): Promise<void> {
+  const steps = undo.reverse();
+  undo = [];
+  for (const step of steps) await Promise.resolve(step()).catch(() => undefined);
+}
 
 afterAll(async () => {
-  for (const step of undo.reverse()) await Promise.resolve(step()).catch(() => undefined);
+  await teardown();
   killAll();
 }, 30_000);
 
@@ -103,17 +116,37 @@ async function preflight(): Promise<void> {
   await client.end();
 }
 
-async function startInstance(env: Record<string, string>): Promise<HttpApp> {
+async function startInstance(
+  app: FleetApp,
+  env: Record<string, string>,
+  s: Scratch,
+  n: number,
+): Promise<HttpApp> {
+  if (app === 'projects') {
+    return startHttp(
+      'projects',
+      ['--rate-limit', String(RATE_LIMIT), '--rate-window', '60', '--log-level', 'info'],
+      env,
+    );
+  }
   return startHttp(
-    'projects',
-    ['--rate-limit', String(RATE_LIMIT), '--rate-window', '60', '--log-level', 'info'],
+    'gateway',
+    [
+      '--config',
+      s.path('gateway.json'),
+      '--events',
+      s.path(`events-${n}.db`),
+      '--log-level',
+      'info',
+    ],
     env,
+    30_000,
   );
 }
 
-async function startFleet(): Promise<Fleet> {
+async function startFleet(app: FleetApp): Promise<Fleet> {
   await preflight();
-  const s = scratch('fleet');
+  const s = scratch(`fleet-${app}`);
   undo.push(() => s.cleanup());
   const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
   const schema = `e2e_fleet_${id}`;
@@ -134,9 +167,35 @@ async function startFleet(): Promise<Fleet> {
     MCP_REDIS_URL: REDIS_URL,
     MCP_REDIS_PREFIX: `e2e-fleet-${id}:`,
   });
+  // Migrated and seeded once, before any instance (or backend) starts on the schema.
   await seedProjects(env);
-  const [v1, v2, rate, raw] = await Promise.all([1, 2, 3, 4].map(() => createApiKey(env)));
-  const instances = await Promise.all([1, 2, 3].map(() => startInstance(env)));
+  const keys =
+    app === 'projects'
+      ? await Promise.all([1, 2, 3, 4].map(() => createApiKey(env)))
+      : ['', '', '', ''];
+  if (app === 'gateway') {
+    // Each gateway instance runs its own projects backend (stdio) on the shared schema, itself
+    // in fleet mode: a change made through one instance's backend is heard by the others'.
+    writeFileSync(
+      s.path('gateway.json'),
+      JSON.stringify({
+        gateway: { name: 'fleet-gateway' },
+        mcpServers: {
+          projects: {
+            command: process.execPath,
+            args: [cliOf('projects'), '--user', DEMO_USER, '--log-level', 'warn'],
+            namespace: 'projects',
+            env: {
+              DATABASE_URL: url.toString(),
+              MCP_REDIS_URL: REDIS_URL,
+              MCP_REDIS_PREFIX: `e2e-fleet-${id}-backends:`,
+            },
+          },
+        },
+      }),
+    );
+  }
+  const instances = await Promise.all([1, 2, 3].map((n) => startInstance(app, env, s, n)));
   undo.push(() => Promise.all(instances.map((i) => i.stop())));
   const port = await freePort();
   const haproxy = spawn(HAPROXY, ['-db', '-f', join(REPO, 'deploy', 'haproxy.cfg')], {
@@ -153,16 +212,8 @@ async function startFleet(): Promise<Fleet> {
     haproxyErr += d.toString('utf8');
   });
   const lb = `http://127.0.0.1:${port}`;
-  const made: Fleet = {
-    s,
-    schema,
-    env,
-    instances,
-    haproxy,
-    lb,
-    keys: { v1: v1 as string, v2: v2 as string, rate: rate as string, raw: raw as string },
-  };
-  fleet = made;
+  const [v1, v2, rate, raw] = keys as [string, string, string, string];
+  const made: Fleet = { app, s, instances, haproxy, lb, keys: { v1, v2, rate, raw } };
   // Up when every instance has passed its health checks: each of the three answers in turn.
   await waitFor(
     `HAProxy on ${lb} with three healthy instances`,
@@ -170,7 +221,7 @@ async function startFleet(): Promise<Fleet> {
       if (haproxy.exitCode !== null) throw new Error(`HAProxy exited: ${haproxyErr}`);
       return (await servedBy(lb, 6)).size === 3;
     },
-    20_000,
+    30_000,
     200,
   );
   return made;
@@ -187,7 +238,8 @@ async function servedBy(lb: string, n: number): Promise<Set<string>> {
   return names;
 }
 
-const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
+const auth = (key: string): Record<string, string> =>
+  key ? { Authorization: `Bearer ${key}` } : {};
 
 function rawPost(origin: string, key: string, body: unknown, session?: string) {
   return fetch(`${origin}/mcp`, {
@@ -203,9 +255,11 @@ function rawPost(origin: string, key: string, body: unknown, session?: string) {
 }
 
 describe('three projects instances behind HAProxy, Redis and PostgreSQL', () => {
+  let fleet: Fleet | undefined;
   beforeAll(async () => {
-    await startFleet();
+    fleet = await startFleet('projects');
   }, 90_000);
+  afterAll(teardown, 30_000);
 
   const the = (): Fleet => {
     if (!fleet) throw new Error('the fleet did not start');
@@ -309,131 +363,7 @@ describe('three projects instances behind HAProxy, Redis and PostgreSQL', () => 
   }, 60_000);
 
   it(`SDK v1 and SDK v2 make ${CALLS} calls each while an instance is SIGKILLed; nothing is lost`, async () => {
-    const { lb, keys, instances } = the();
-    // SDK v1: a 2025 session (initialize), a GET stream, resources/subscribe.
-    const v1 = new ClientV1({ name: 'fleet-v1', version: '1.0.0' });
-    const v1Updates: string[] = [];
-    v1.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-      v1Updates.push(n.params.uri);
-    });
-    const v1Transport = new HttpTransportV1(new URL(`${lb}/mcp`), {
-      requestInit: { headers: auth(keys.v1) },
-      reconnectionOptions: {
-        initialReconnectionDelay: 200,
-        maxReconnectionDelay: 1000,
-        reconnectionDelayGrowFactor: 1.5,
-        maxRetries: 20,
-      },
-    });
-    await within(v1.connect(v1Transport, REQUEST), 20_000, 'SDK v1 connect');
-    const v1Session = v1Transport.sessionId;
-    expect(v1Session).toBeTruthy();
-    await v1.subscribeResource({ uri: PROJECTS_URI }, REQUEST);
-
-    // SDK v2 pinned to 2026-07-28: no session, subscriptions/listen.
-    const v2 = new Client(
-      { name: 'fleet-v2', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    const v2Updates: string[] = [];
-    v2.setNotificationHandler('notifications/resources/updated', (n) => {
-      v2Updates.push(n.params.uri);
-    });
-    await within(
-      v2.connect(
-        new StreamableHTTPClientTransport(new URL(`${lb}/mcp`), {
-          requestInit: { headers: auth(keys.v2) },
-        }),
-        REQUEST,
-      ),
-      20_000,
-      'SDK v2 connect',
-    );
-    expect(v2.getProtocolEra()).toBe('modern');
-    let listening = await v2.listen({ resourceSubscriptions: [PROJECTS_URI] }, REQUEST);
-
-    const victim = instances[1] as HttpApp;
-    let killed = false;
-    const done = { v1: 0, v2: 0 };
-    const failures: { client: string; call: number; error: string }[] = [];
-    const run = async (
-      name: 'v1' | 'v2',
-      call: (n: number) => Promise<{ isError?: unknown }>,
-    ): Promise<void> => {
-      for (let n = 0; n < CALLS; n++) {
-        try {
-          const result = await within(call(n), 25_000, `${name} call ${n}`);
-          if (result.isError) failures.push({ client: name, call: n, error: 'isError' });
-        } catch (err) {
-          failures.push({ client: name, call: n, error: (err as Error).message });
-        }
-        done[name]++;
-        if (!killed && done.v1 >= CALLS / 2 && done.v2 >= CALLS / 2) {
-          killed = true;
-          process.kill(victim.pid, 'SIGKILL');
-        }
-      }
-    };
-    // Every fifth call writes (a project: its owner's subscribers are told), the rest read.
-    const v1Call = (n: number) =>
-      (n % 5 === 0
-        ? v1.callTool(
-            { name: 'create_project', arguments: { name: `v1 ${n}` } },
-            undefined,
-            REQUEST,
-          )
-        : v1.callTool({ name: 'list_projects', arguments: {} }, undefined, REQUEST)) as Promise<{
-        isError?: unknown;
-      }>;
-    const v2Call = (n: number) =>
-      (n % 5 === 0
-        ? v2.callTool({ name: 'create_project', arguments: { name: `v2 ${n}` } }, REQUEST)
-        : v2.callTool({ name: 'list_projects', arguments: {} }, REQUEST)) as Promise<{
-        isError?: unknown;
-      }>;
-    await Promise.all([run('v1', v1Call), run('v2', v2Call)]);
-    expect(killed).toBe(true);
-    console.error(
-      `fleet: ${failures.length} failed call(s) around the kill: ${JSON.stringify(failures)}; updates v1 ${v1Updates.length}, v2 ${v2Updates.length}`,
-    );
-    // At most the one call each client had in flight on the killed instance, failed cleanly.
-    expect(
-      failures.filter((f) => f.client === 'v1').length,
-      JSON.stringify(failures),
-    ).toBeLessThanOrEqual(1);
-    expect(
-      failures.filter((f) => f.client === 'v2').length,
-      JSON.stringify(failures),
-    ).toBeLessThanOrEqual(1);
-    // The session survived the kill: same id, never re-initialized.
-    expect(v1Transport.sessionId).toBe(v1Session);
-    // Both subscriptions heard their own writes (each user owns its projects).
-    expect(v1Updates.length).toBeGreaterThan(0);
-    expect(v2Updates.length).toBeGreaterThan(0);
-
-    // After the kill, a change still reaches both: v1's GET stream came back on a live
-    // instance (the SDK reconnects it), v2 listens again if its stream was on the dead one.
-    if ((await Promise.race([listening.closed, Promise.resolve('open')])) !== 'open') {
-      listening = await v2.listen({ resourceSubscriptions: [PROJECTS_URI] }, REQUEST);
-    }
-    const [v1Before, v2Before] = [v1Updates.length, v2Updates.length];
-    await waitFor(
-      'updates after the kill reach both clients',
-      async () => {
-        await v1.callTool(
-          { name: 'create_project', arguments: { name: 'v1 after' } },
-          undefined,
-          REQUEST,
-        );
-        await v2.callTool({ name: 'create_project', arguments: { name: 'v2 after' } }, REQUEST);
-        return v1Updates.length > v1Before && v2Updates.length > v2Before;
-      },
-      15_000,
-      500,
-    );
-    await listening.close();
-    await v1.close();
-    await v2.close();
+    await throughKill(the(), { list: 'list_projects', create: 'create_project' }, PROJECTS_URI);
   }, 120_000);
 
   it('SIGTERM drains an instance: its in-flight calls finish, the balancer routes around it', async () => {
@@ -472,3 +402,154 @@ describe('three projects instances behind HAProxy, Redis and PostgreSQL', () => 
     expect(after.status).toBe(200);
   }, 60_000);
 });
+
+describe('three gateway instances behind HAProxy, Redis and PostgreSQL', () => {
+  let fleet: Fleet | undefined;
+  beforeAll(async () => {
+    fleet = await startFleet('gateway');
+  }, 120_000);
+  afterAll(teardown, 30_000);
+
+  it(`SDK v1 and SDK v2 make ${CALLS} calls each while an instance is SIGKILLed; nothing is lost`, async () => {
+    if (!fleet) throw new Error('the fleet did not start');
+    // The gateway advertises its backend's resource under its own URI (no other backend has it).
+    await throughKill(
+      fleet,
+      { list: 'projects__list_projects', create: 'projects__create_project' },
+      PROJECTS_URI,
+    );
+  }, 120_000);
+});
+
+/**
+ * SDK v1 (a 2025 session, a GET stream, resources/subscribe on `uri`) and SDK v2 pinned to
+ * 2026-07-28 (subscriptions/listen) make CALLS calls each through the balancer — every fifth
+ * creates a project, so subscribers are told — while the second instance is SIGKILLed halfway.
+ */
+async function throughKill(
+  f: Fleet,
+  tools: { list: string; create: string },
+  uri: string,
+): Promise<void> {
+  const { lb, keys, instances } = f;
+  // SDK v1: a 2025 session (initialize), a GET stream, resources/subscribe.
+  const v1 = new ClientV1({ name: 'fleet-v1', version: '1.0.0' });
+  const v1Updates: string[] = [];
+  v1.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    v1Updates.push(n.params.uri);
+  });
+  const v1Transport = new HttpTransportV1(new URL(`${lb}/mcp`), {
+    requestInit: { headers: auth(keys.v1) },
+    reconnectionOptions: {
+      initialReconnectionDelay: 200,
+      maxReconnectionDelay: 1000,
+      reconnectionDelayGrowFactor: 1.5,
+      maxRetries: 20,
+    },
+  });
+  await within(v1.connect(v1Transport, REQUEST), 20_000, 'SDK v1 connect');
+  const v1Session = v1Transport.sessionId;
+  expect(v1Session).toBeTruthy();
+  await v1.subscribeResource({ uri: uri }, REQUEST);
+
+  // SDK v2 pinned to 2026-07-28: no session, subscriptions/listen.
+  const v2 = new Client(
+    { name: 'fleet-v2', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  const v2Updates: string[] = [];
+  v2.setNotificationHandler('notifications/resources/updated', (n) => {
+    v2Updates.push(n.params.uri);
+  });
+  await within(
+    v2.connect(
+      new StreamableHTTPClientTransport(new URL(`${lb}/mcp`), {
+        requestInit: { headers: auth(keys.v2) },
+      }),
+      REQUEST,
+    ),
+    20_000,
+    'SDK v2 connect',
+  );
+  expect(v2.getProtocolEra()).toBe('modern');
+  let listening = await v2.listen({ resourceSubscriptions: [uri] }, REQUEST);
+
+  const victim = instances[1] as HttpApp;
+  let killed = false;
+  const done = { v1: 0, v2: 0 };
+  const failures: { client: string; call: number; error: string }[] = [];
+  const run = async (
+    name: 'v1' | 'v2',
+    call: (n: number) => Promise<{ isError?: unknown }>,
+  ): Promise<void> => {
+    for (let n = 0; n < CALLS; n++) {
+      try {
+        const result = await within(call(n), 25_000, `${name} call ${n}`);
+        if (result.isError) failures.push({ client: name, call: n, error: 'isError' });
+      } catch (err) {
+        failures.push({ client: name, call: n, error: (err as Error).message });
+      }
+      done[name]++;
+      if (!killed && done.v1 >= CALLS / 2 && done.v2 >= CALLS / 2) {
+        killed = true;
+        process.kill(victim.pid, 'SIGKILL');
+      }
+    }
+  };
+  // Every fifth call writes (a project: its owner's subscribers are told), the rest read.
+  const v1Call = (n: number) =>
+    (n % 5 === 0
+      ? v1.callTool({ name: tools.create, arguments: { name: `v1 ${n}` } }, undefined, REQUEST)
+      : v1.callTool({ name: tools.list, arguments: {} }, undefined, REQUEST)) as Promise<{
+      isError?: unknown;
+    }>;
+  const v2Call = (n: number) =>
+    (n % 5 === 0
+      ? v2.callTool({ name: tools.create, arguments: { name: `v2 ${n}` } }, REQUEST)
+      : v2.callTool({ name: tools.list, arguments: {} }, REQUEST)) as Promise<{
+      isError?: unknown;
+    }>;
+  await Promise.all([run('v1', v1Call), run('v2', v2Call)]);
+  expect(killed).toBe(true);
+  console.error(
+    `fleet (${f.app}): ${failures.length} failed call(s) around the kill: ${JSON.stringify(failures)}; updates v1 ${v1Updates.length}, v2 ${v2Updates.length}`,
+  );
+  // At most the one call each client had in flight on the killed instance, failed cleanly.
+  expect(
+    failures.filter((f) => f.client === 'v1').length,
+    JSON.stringify(failures),
+  ).toBeLessThanOrEqual(1);
+  expect(
+    failures.filter((f) => f.client === 'v2').length,
+    JSON.stringify(failures),
+  ).toBeLessThanOrEqual(1);
+  // The session survived the kill: same id, never re-initialized.
+  expect(v1Transport.sessionId).toBe(v1Session);
+  // Both subscriptions heard their own writes (each user owns its projects).
+  expect(v1Updates.length).toBeGreaterThan(0);
+  expect(v2Updates.length).toBeGreaterThan(0);
+
+  // After the kill, a change still reaches both: v1's GET stream came back on a live
+  // instance (the SDK reconnects it), v2 listens again if its stream was on the dead one.
+  if ((await Promise.race([listening.closed, Promise.resolve('open')])) !== 'open') {
+    listening = await v2.listen({ resourceSubscriptions: [uri] }, REQUEST);
+  }
+  const [v1Before, v2Before] = [v1Updates.length, v2Updates.length];
+  await waitFor(
+    'updates after the kill reach both clients',
+    async () => {
+      await v1.callTool(
+        { name: tools.create, arguments: { name: 'v1 after' } },
+        undefined,
+        REQUEST,
+      );
+      await v2.callTool({ name: tools.create, arguments: { name: 'v2 after' } }, REQUEST);
+      return v1Updates.length > v1Before && v2Updates.length > v2Before;
+    },
+    15_000,
+    500,
+  );
+  await listening.close();
+  await v1.close();
+  await v2.close();
+}

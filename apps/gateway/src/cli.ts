@@ -1,6 +1,12 @@
 #!/usr/bin/env node
 import { dirname } from 'node:path';
-import { CliUsageError, McpMetrics, runCli } from '@mcpkit/protocol';
+import {
+  CliUsageError,
+  type FleetNotifier,
+  McpMetrics,
+  runCli,
+  shareNotifications,
+} from '@mcpkit/protocol';
 import { ConfigError, defaultConfig, exposureWarnings, isStdio, loadConfig } from './config.js';
 import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
@@ -37,7 +43,7 @@ process.exitCode = await runCli({
       placeholder: '',
     },
   ],
-  build: async ({ values, logger }) => {
+  build: async ({ values, logger, state }) => {
     let config: ReturnType<typeof defaultConfig>;
     try {
       config = values.config ? loadConfig(values.config as string) : defaultConfig();
@@ -54,7 +60,14 @@ process.exitCode = await runCli({
         maxEvents: config.gateway.events.max_events,
       },
     );
-    const gateway = new Gateway(config, { events, logger });
+    // Fleet mode (--redis-url): a backend's resource update is told to the subscribers of every
+    // gateway instance, whichever instance's backend saw it (Redis pub/sub).
+    let notifier: FleetNotifier | undefined;
+    const gateway = new Gateway(config, {
+      events,
+      logger,
+      ...(state ? { announce: (uri: string) => void notifier?.resourceUpdated(uri) } : {}),
+    });
     // Served at once (initialize, ping, a stdin EOF are answered while backends start); lists
     // and calls to tools not there yet wait for the backends, at most STARTUP_WAIT_MS — later
     // ones join with list_changed. runCli's signal handlers stop whatever has started.
@@ -117,6 +130,7 @@ process.exitCode = await runCli({
     const metrics = values.metrics === 'off' ? undefined : new McpMetrics();
     if (metrics) observeGateway(gateway, metrics);
     const page = statusPage(gateway);
+    if (state) notifier = await shareNotifications(gateway.server, state, { logger });
     return {
       server: gateway.server,
       http: {
@@ -124,10 +138,23 @@ process.exitCode = await runCli({
         ...(tokens.length > 0 ? { auth: { tokens } } : {}),
         ...(metrics ? { metrics } : {}),
         pages: [page],
+        // Ready once every enabled backend runs: an instance still starting them, or with one
+        // down, is left out by the load balancer until it is whole.
+        health: {
+          checks: {
+            backends: () => {
+              for (const backend of gateway.backends.values()) {
+                if (backend.state !== 'running')
+                  throw new Error(`backend '${backend.name}' is ${backend.state}`);
+              }
+            },
+          },
+        },
       },
-      close: () => {
+      close: async () => {
         page.close();
         unwatch();
+        await notifier?.close();
         return gateway.stop();
       },
     };

@@ -94,6 +94,12 @@ export interface GatewayOptions {
   events: EventLog;
   /** Where the gateway's McpServer logs. */
   logger?: EngineLogger;
+  /**
+   * Where a backend's `notifications/resources/updated` goes, by advertised URI. Default: this
+   * gateway's subscribers. A fleet passes its `FleetNotifier` (`shareNotifications` over Redis):
+   * a client subscribed through one instance hears a change seen by another (see cli.ts).
+   */
+  announce?: (uri: string) => void;
 }
 
 /**
@@ -115,6 +121,7 @@ export class Gateway {
   /** Advertised name collisions seen while building the registry. */
   collisions: string[] = [];
   readonly #tools = new Map<string, Route>();
+  readonly #announce: (uri: string) => void;
   readonly #aliases = new Map<string, string>();
   readonly #prompts = new Map<string, Route>();
   readonly #resources = new Map<string, Route>();
@@ -136,6 +143,7 @@ export class Gateway {
     this.config = config;
     this.events = options.events;
     this.#logger = options.logger;
+    this.#announce = options.announce ?? ((uri) => void this.server.resourceUpdated(uri));
     this.#bridge = new InputBridge({
       ttlMs: config.gateway.bridge.park_ttl_ms,
       maxParked: config.gateway.bridge.max_parked,
@@ -602,8 +610,7 @@ export class Gateway {
     }
     if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') {
       for (const [uri, route] of this.#resources) {
-        if (route.backend === backend && route.original === params.uri)
-          this.server.resourceUpdated(uri);
+        if (route.backend === backend && route.original === params.uri) this.#announce(uri);
       }
     }
   }

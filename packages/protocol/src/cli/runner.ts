@@ -12,7 +12,12 @@ import type { McpServer } from '../mcp/server.js';
 import type { AuthInfo } from '../mcp/session.js';
 import { serveMcpStdio } from '../mcp/stdio.js';
 import { McpMetrics } from '../observability/metrics.js';
-import { startTracing, type Tracing, traceServer, tracingRequested } from '../observability/tracing.js';
+import {
+  startTracing,
+  type Tracing,
+  traceServer,
+  tracingRequested,
+} from '../observability/tracing.js';
 import { type CliOption, CliUsageError, type CliValues, resolveOptions, usage } from './options.js';
 
 /**
@@ -71,7 +76,7 @@ export const COMMON_OPTIONS: readonly CliOption[] = [
     name: 'redis-url',
     env: 'MCP_REDIS_URL',
     description:
-      'HTTP fleet mode: sessions, stream replay, rate limits and notifications shared in Redis (redis://…)',
+      'fleet mode: sessions, stream replay, rate limits and notifications shared in Redis (redis://…)',
     type: 'string',
     placeholder: '',
   },
@@ -120,7 +125,7 @@ export interface RunContext {
   /** The process's log, on stderr at `--log-level`. */
   logger: Logger;
   /**
-   * The fleet's shared state (`--redis-url`, HTTP only); undefined when the app runs alone. The
+   * The fleet's shared state (`--redis-url`); undefined when the app runs alone. The
    * HTTP server uses it for sessions and rate limits; an app may share its notifications through
    * it (`shareNotifications`). runCli closes it after the app's `close`.
    */
@@ -237,7 +242,8 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     return 2;
   }
   const redisUrl = values['redis-url'];
-  if (typeof redisUrl === 'string' && redisUrl !== '' && values.transport === 'http') {
+  // Over stdio too: an app behind a gateway instance shares its notifications with the fleet.
+  if (typeof redisUrl === 'string' && redisUrl !== '') {
     try {
       ctx.state = await createRedisStateStore(redisUrl, {
         prefix: (values['redis-prefix'] as string | undefined) ?? `mcpkit:${app.command}:`,
@@ -256,7 +262,11 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
   let tracing: Tracing | undefined;
   if (tracingRequested(run.env ?? process.env)) {
     try {
-      tracing = await startTracing({ serviceName: app.command, serviceVersion: app.version, logger });
+      tracing = await startTracing({
+        serviceName: app.command,
+        serviceVersion: app.version,
+        logger,
+      });
       logger.info({ exporter: 'otlp/http' }, 'tracing on');
     } catch (err) {
       logger.warn({ err: err instanceof Error ? err.message : err }, 'tracing not started');
