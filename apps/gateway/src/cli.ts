@@ -51,15 +51,22 @@ process.exitCode = await runCli({
       if (err instanceof ConfigError) throw new CliUsageError(err.message);
       throw err;
     }
-    const events = EventLog.open(
-      (values.events as string | undefined) ??
-        config.gateway.events.path ??
-        defaultEventLogPath(values.config as string | undefined),
-      {
-        retentionDays: config.gateway.events.retention_days,
-        maxEvents: config.gateway.events.max_events,
-      },
-    );
+    let events: EventLog;
+    try {
+      events = EventLog.open(
+        (values.events as string | undefined) ??
+          config.gateway.events.path ??
+          defaultEventLogPath(values.config as string | undefined),
+        {
+          retentionDays: config.gateway.events.retention_days,
+          maxEvents: config.gateway.events.max_events,
+        },
+      );
+    } catch (err) {
+      // A path it cannot use (a directory, a file that is not an event log, no permission): one
+      // line naming it, exit 2 — not a fatal log line with a stack.
+      throw new CliUsageError(err instanceof Error ? err.message : String(err));
+    }
     // Fleet mode (--redis-url): a backend's resource update is told to the subscribers of every
     // gateway instance, whichever instance's backend saw it (Redis pub/sub).
     let notifier: FleetNotifier | undefined;
@@ -127,7 +134,9 @@ process.exitCode = await runCli({
     for (const warning of exposureWarnings(config, tokens.length > 0)) logger.warn(warning);
     // /metrics (the protocol's request metrics and the backends'), and the status page at `/`,
     // both behind the same tokens as MCP.
-    const metrics = values.metrics === 'off' ? undefined : new McpMetrics();
+    // Served over HTTP only: over stdio there is nobody to scrape them, and nothing is counted.
+    const metrics =
+      values.metrics === 'off' || values.transport !== 'http' ? undefined : new McpMetrics();
     if (metrics) observeGateway(gateway, metrics);
     const page = statusPage(gateway);
     if (state) notifier = await shareNotifications(gateway.server, state, { logger });

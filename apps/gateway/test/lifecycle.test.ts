@@ -3,10 +3,14 @@
  * and a backend killed under the supervisor. The /proc checker proves no process survives.
  */
 import { spawn } from 'node:child_process';
-import { postJson, removeTempDirs, sleep, waitFor } from '@mcpkit/protocol/testing';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { postJson, removeTempDirs, runProcess, sleep, waitFor } from '@mcpkit/protocol/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   backend,
+  CLI,
   descendants,
   type GatewayChild,
   handshake,
@@ -306,4 +310,30 @@ describe('the gateway CLI, killed or left mid-call', () => {
     expect(reply.error?.message).toContain("'hang'");
     expect(survivors(procs)).toStrictEqual([]);
   }, 30_000);
+});
+
+describe('the gateway CLI with an event log it cannot use', () => {
+  it('says which file and why in one line and exits 2, for a file or a directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-events-'));
+    try {
+      const junk = join(dir, 'junk.db');
+      writeFileSync(junk, 'x'.repeat(4096));
+      for (const [path, why] of [
+        [junk, 'file is not a database'],
+        [dir, ''],
+      ] as const) {
+        const run = await runProcess(process.execPath, [CLI, '--events', path], {
+          timeoutMs: 20_000,
+        });
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toMatch(
+          new RegExp(`^mcp-gateway: cannot open the event log at ${path}: .*${why}.*\\n$`),
+        );
+        expect(run.stderr.split('\n')).toHaveLength(2);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -8,11 +8,21 @@ import {
 } from '@mcpkit/protocol';
 import { authInfo } from './auth.js';
 import { normalizeEmail, runCommand } from './commands.js';
-import { openStore } from './db/store.js';
+import { openStore, StoreOpenError } from './db/store.js';
 import type { Store } from './db/types.js';
 import { DEMO_EMAIL, seedDemo } from './demo.js';
 import { hashKey } from './keys.js';
 import { createProjectsServer, PACKAGE_VERSION, projectsHttpOptions } from './server.js';
+
+/** The store, or a usage error (one line, exit 2) when it cannot be opened. */
+async function open(url: string | undefined): Promise<Store> {
+  try {
+    return await openStore(url);
+  } catch (err) {
+    if (err instanceof StoreOpenError) throw new CliUsageError(err.message);
+    throw err;
+  }
+}
 
 const positiveInt = (value: unknown, flag: string): number => {
   const n = Number(value);
@@ -111,7 +121,14 @@ process.exitCode = await runCli({
     { usage: 'keys revoke <prefix>', description: 'revoke keys by prefix' },
   ],
   run: async (ctx) => {
-    const store = await openStore(ctx.values['database-url'] as string | undefined);
+    let store: Store;
+    try {
+      store = await open(ctx.values['database-url'] as string | undefined);
+    } catch (err) {
+      if (!(err instanceof CliUsageError)) throw err;
+      process.stderr.write(`mcp-projects: ${err.message}\n`);
+      return 2;
+    }
     try {
       return await runCommand(store, ctx);
     } catch (err) {
@@ -127,7 +144,7 @@ process.exitCode = await runCli({
   build: async ({ values, logger, state }) => {
     const points = positiveInt(values['rate-limit'], '--rate-limit');
     const window = positiveInt(values['rate-window'], '--rate-window');
-    const store = await openStore(values['database-url'] as string | undefined);
+    const store = await open(values['database-url'] as string | undefined);
     logger.info({ database: store.kind }, 'database ready');
     if (values['seed-demo']) {
       const { user, created } = await seedDemo(store);
@@ -137,7 +154,18 @@ process.exitCode = await runCli({
       store,
       values['api-key'] as string | undefined,
       values.user as string | undefined,
-    );
+    ).catch(async (err: unknown) => {
+      await store.close();
+      throw err;
+    });
+    // Over stdio every call needs an identity: without one the server could only fail each call
+    // with -32001, so say what to set now (HTTP takes a key per request instead).
+    if (!stdioAuth && values.transport === 'stdio') {
+      await store.close();
+      throw new CliUsageError(
+        'over stdio, say who is calling: set CODEFLUSS_API_KEY (an API key) or --user <email> (local use)',
+      );
+    }
     // Fleet mode (--redis-url): changes travel over Redis pub/sub to every instance's
     // subscribers. Redis, not PostgreSQL LISTEN/NOTIFY: the fleet has Redis anyway (sessions,
     // rate limits), SQLite has no NOTIFY, and one pub/sub path serves every app the same way.

@@ -4,9 +4,11 @@
  * completion, resource subscriptions; then the built CLI: the stdio identity (API key or
  * `--user`), the key commands and `--seed-demo`. The CLI half needs `pnpm build` first.
  */
+
+import { existsSync, writeFileSync } from 'node:fs';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { AuthInfo, JsonRpcId, McpServer } from '@mcpkit/protocol';
 import {
   connectRaw,
@@ -1006,13 +1008,45 @@ describe('the CLI (needs pnpm build)', () => {
       await cliStore.deleteProject(created.id);
     });
 
-    it('without an identity every tool call is -32001', async () => {
-      const run = await runCli([], { DATABASE_URL: file }, [initialize, listCall]);
-      expect(run.code, run.stderr).toBe(0);
-      expect(replyTo(run, 2)?.error).toMatchObject({
-        code: -32001,
-        data: { reason: 'Invalid or missing API key' },
-      });
+    it('without an identity over stdio refuses to start, saying what to set (exit 2)', async () => {
+      const run = await runCli([], { DATABASE_URL: file });
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        'mcp-projects: over stdio, say who is calling: set CODEFLUSS_API_KEY (an API key) or --user <email> (local use)\n',
+      );
+    });
+
+    it('names the database it cannot open in one line, exit 2, never a stack', async () => {
+      const junk = join(dirname(file), 'not-a-db.txt');
+      writeFileSync(junk, 'x'.repeat(4096));
+      const cases: [string, string][] = [
+        [
+          'postgres://nouser:s3cret@127.0.0.1:5432/test',
+          'mcp-projects: cannot connect to PostgreSQL at 127.0.0.1:5432/test: role "nouser" does not exist\n',
+        ],
+        [
+          'mysql://root@localhost/db',
+          "mcp-projects: unsupported database URL scheme 'mysql:' — use postgres://… (or postgresql://…), a SQLite file path, or file:…\n",
+        ],
+        [
+          junk,
+          `mcp-projects: cannot open the SQLite database at ${junk}: file is not a database\n`,
+        ],
+      ];
+      for (const [url, message] of cases) {
+        for (const args of [
+          ['--user', 'carla@example.com'],
+          ['keys', 'list', '--user', 'x@y.z'],
+        ]) {
+          const run = await runCli(['--database-url', url, ...args], {});
+          expect(run.code, `${url} ${args.join(' ')}`).toBe(2);
+          expect(run.stderr).toBe(message);
+          expect(run.stderr).not.toContain('s3cret');
+        }
+      }
+      // The unsupported URL did not become a SQLite file named after it.
+      expect(existsSync('mysql:')).toBe(false);
     });
 
     it('an unknown key or user stops the CLI with exit code 2 and a message', async () => {

@@ -92,6 +92,27 @@ export function isPostgresUrl(url: string): boolean {
 }
 
 /**
+ * The store could not be opened: a database URL of an unsupported kind, a PostgreSQL server that
+ * refuses, a file that is not a SQLite database. The message is one line a person can act on
+ * (it names the database without credentials); the driver's error is the `cause`.
+ */
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError';
+}
+
+/** `host:port/database` of a PostgreSQL URL: what an error may show (never the password). */
+function whereIs(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname || 'localhost'}:${u.port || '5432'}${u.pathname.length > 1 ? u.pathname : ''}`;
+  } catch {
+    return 'the given URL';
+  }
+}
+
+const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
  * Opens a SQLite file (creating its directory) with the settings the store relies on: WAL,
  * synchronous=FULL (with WAL, NORMAL may lose the last acknowledged commits on power loss or a
  * kill at the wrong moment; FULL syncs the WAL at every commit), busy_timeout 5 s, foreign keys on.
@@ -120,6 +141,14 @@ export async function openStore(url?: string, options: StoreOptions = {}): Promi
   const clock = monotonicClock(options.now ?? Date.now);
   let db: Kysely<Database>;
   let kind: Store['kind'];
+  // `mysql://…` must not become a SQLite file named `mysql:/…` (a scheme is `x://`; a Windows
+  // drive letter `C:\` or a plain path never matches).
+  const scheme = url ? /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1] : undefined;
+  if (url && scheme && !isPostgresUrl(url) && scheme.toLowerCase() !== 'file') {
+    throw new StoreOpenError(
+      `unsupported database URL scheme '${scheme}:' — use postgres://… (or postgresql://…), a SQLite file path, or file:…`,
+    );
+  }
   if (url && isPostgresUrl(url)) {
     kind = 'postgres';
     const schema = options.schema;
@@ -140,7 +169,12 @@ export async function openStore(url?: string, options: StoreOptions = {}): Promi
       await migrate(db, kind, { schema });
     } catch (error) {
       await db.destroy();
-      throw error;
+      throw new StoreOpenError(
+        `cannot connect to PostgreSQL at ${whereIs(url)}: ${reason(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   } else {
     kind = 'sqlite';
@@ -150,13 +184,22 @@ export async function openStore(url?: string, options: StoreOptions = {}): Promi
     else if (url === ':memory:') path = url;
     else if (url.startsWith('file:')) path = fileURLToPath(url);
     else path = resolve(url);
-    const sqlite = openSqliteDatabase(path);
+    let sqlite: SqliteDatabase.Database;
+    try {
+      sqlite = openSqliteDatabase(path);
+    } catch (error) {
+      throw new StoreOpenError(`cannot open the SQLite database at ${path}: ${reason(error)}`, {
+        cause: error,
+      });
+    }
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     try {
       await migrate(db, kind);
     } catch (error) {
       await db.destroy();
-      throw error;
+      throw new StoreOpenError(`cannot open the SQLite database at ${path}: ${reason(error)}`, {
+        cause: error,
+      });
     }
   }
   const maxBlocks = options.maxBlocksPerProject ?? MAX_BLOCKS_PER_PROJECT;
