@@ -84,6 +84,8 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
   const requests: string[] = [];
   /** Tools the host makes fail: with a JSON-RPC error, or with an `isError` result. */
   const failing = new Map<string, 'error' | 'isError'>();
+  /** How long the host holds each call before forwarding it (a slow server). */
+  let delayMs = 0;
 
   beforeAll(async () => {
     expect(existsSync(CLI), 'build the package first (pnpm build)').toBe(true);
@@ -129,6 +131,7 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
       calls.push({ name, at: Date.now() });
       // Like the gateway, the host knows the server's tools under a namespace (see the last test).
       const own = name.startsWith(GATEWAY_PREFIX) ? name.slice(GATEWAY_PREFIX.length) : name;
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
       const failure = failing.get(own);
       if (failure === 'error') throw new Error('Query execution error: collector crashed');
       if (failure === 'isError')
@@ -341,6 +344,23 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
     await toggle.press(' ');
     await view.waitForFunction(() => document.body.dataset.state === 'live');
     expect(await toggle.textContent()).toBe('Pause');
+    // Pausing and resuming while a refresh is under way (a slow server) must not leave two
+    // refresh loops.
+    delayMs = 1_000;
+    try {
+      for (let i = 0; i < 3; i++) {
+        await toggle.press('Enter');
+        await toggle.press('Enter');
+      }
+      await view.waitForFunction(() => document.body.dataset.state === 'live');
+    } finally {
+      delayMs = 0;
+    }
+    await new Promise((r) => setTimeout(r, 1_500)); // the held calls come back
+    const from = Date.now();
+    await new Promise((r) => setTimeout(r, 6_000));
+    const cpuCalls = calls.filter((c) => c.name === 'get_cpu_info' && c.at >= from).length;
+    expect(cpuCalls).toBeLessThanOrEqual(4); // one loop: every 2 s, so at most 0, 2, 4, 6 s
   });
   it('calls tools under the names a proxy gave them (the gateway namespace)', async () => {
     const tools = await client.listTools();

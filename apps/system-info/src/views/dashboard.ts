@@ -349,17 +349,25 @@ function showStatus(): void {
   document.body.dataset.state = why ? 'paused' : 'live';
 }
 
+/**
+ * Which run of the loops is current: a pause and resume while a tick is still waiting for its
+ * tools starts a new run, and the old tick must then end instead of scheduling a second loop.
+ */
+let generation = 0;
+
 /** Runs `task` now and then every `ms` while the dashboard is running; a tick never overlaps. */
 function loop(task: () => Promise<void>, ms: number): void {
+  const mine = generation;
   const tick = async () => {
-    if (!running()) return;
+    if (!running() || mine !== generation) return;
     await task();
-    if (ms > 0 && running()) timers.push(setTimeout(tick, ms));
+    if (ms > 0 && running() && mine === generation) timers.push(setTimeout(tick, ms));
   };
   void tick();
 }
 
 function stop(): void {
+  generation++;
   for (const t of timers.splice(0)) clearTimeout(t);
 }
 
