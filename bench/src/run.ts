@@ -15,6 +15,7 @@ import { eventsBench } from './events-bench.js';
 import { fleetBench } from './fleet-bench.js';
 import { fuzzRssBench } from './fuzz-rss-bench.js';
 import { gatewayBench } from './gateway-bench.js';
+import { gatewayHttpBench } from './gateway-http-bench.js';
 import {
   type HttpResult,
   type HttpTarget,
@@ -308,7 +309,8 @@ if (only === undefined || only === 'sysinfo') results.push(await sysinfoBench())
 if (only === undefined || only === 'events') results.push(await eventsBench());
 if (only === undefined || only === 'projects')
   results.push(await projectsBench(), await tokensBench());
-if (only === undefined || only === 'gateway') results.push(await gatewayBench());
+if (only === undefined || only === 'gateway')
+  results.push(await gatewayBench(), await gatewayHttpBench(rounds));
 if (only === undefined || only === 'memory') results.push(await fuzzRssBench());
 if (only === undefined || only === 'fleet') results.push(await fleetBench());
 if (values.check && results.some((ok) => !ok)) process.exitCode = 1;
