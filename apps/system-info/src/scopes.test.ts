@@ -41,9 +41,17 @@ describe('parseScopes', () => {
 
 describe('scopeError', () => {
   it("is the error of MCP System Info's JSON-RPC API, without data", () => {
-    expect(scopeError('get_auth_logs', 'sensitive').toJSON()).toEqual({
+    expect(scopeError('get_auth_logs', 'sensitive', 'server').toJSON()).toEqual({
       code: -32600,
       message: "Query 'get_auth_logs' requires scope 'sensitive' which is not enabled",
+    });
+  });
+
+  it('names the token, not the server, when only the token lacks the scope', () => {
+    expect(scopeError('get_auth_logs', 'sensitive', 'caller').toJSON()).toEqual({
+      code: -32600,
+      message:
+        "Query 'get_auth_logs' requires scope 'sensitive' which is not granted to this token",
     });
   });
 });
@@ -150,6 +158,9 @@ describe('loadTokens', () => {
 
 const SCOPE_ERROR = (tool: string) =>
   `{"code":-32600,"message":"Query '${tool}' requires scope 'sensitive' which is not enabled"}`;
+/** The server enables the scope; the caller's token lacks it: the token is named, not the server. */
+const TOKEN_SCOPE_ERROR = (tool: string) =>
+  `{"code":-32600,"message":"Query '${tool}' requires scope 'sensitive' which is not granted to this token"}`;
 
 describe('scopes through the dispatcher', () => {
   it.each(['get_auth_logs', 'get_user_sessions'])(
@@ -185,14 +196,14 @@ describe('scopes through the dispatcher', () => {
   );
 
   it.each(['get_auth_logs', 'get_user_sessions'])(
-    'a token with fewer scopes than the server: %s answers the scope error',
+    'a token with fewer scopes than the server: %s answers the scope error naming the token',
     async (tool) => {
       const client = serve(normalMachine(), {
         scopes: ['core', 'sensitive'],
         auth: { subject: 'dashboard', scopes: new Set(['core']) },
       });
       const reply = await client.call(tool);
-      expect(JSON.stringify(reply.error)).toBe(SCOPE_ERROR(tool));
+      expect(JSON.stringify(reply.error)).toBe(TOKEN_SCOPE_ERROR(tool));
       expect((await client.result('get_os_info')).isError).toBe(false);
     },
   );

@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { CliUsageError, ErrorCode, RpcError, type StaticToken } from '@mcpkit/protocol';
+import {
+  CliUsageError,
+  ErrorCode,
+  RpcError,
+  type ScopeDeniedBy,
+  type StaticToken,
+} from '@mcpkit/protocol';
 
 /** The scopes a tool may require: `core` (always on) and `sensitive` (auth logs, sessions). */
 export const KNOWN_SCOPES = ['core', 'sensitive'] as const;
@@ -22,13 +28,17 @@ export function parseScopes(list: string | undefined, enableSensitive: boolean):
 }
 
 /**
- * MCP System Info's exact error for a tool whose scope is not enabled: -32600 "Query '<tool>'
- * requires scope '<scope>' which is not enabled".
+ * MCP System Info's exact error for a tool whose scope the server does not enable: -32600 "Query
+ * '<tool>' requires scope '<scope>' which is not enabled". When the server enables it but the
+ * caller's token lacks it, the same code says so instead of blaming the server: "… which is not
+ * granted to this token" (asking the operator to enable a scope that is on would not help).
  */
-export const scopeError = (tool: string, scope: string): RpcError =>
+export const scopeError = (tool: string, scope: string, deniedBy: ScopeDeniedBy): RpcError =>
   new RpcError(
     ErrorCode.InvalidRequest,
-    `Query '${tool}' requires scope '${scope}' which is not enabled`,
+    deniedBy === 'caller'
+      ? `Query '${tool}' requires scope '${scope}' which is not granted to this token`
+      : `Query '${tool}' requires scope '${scope}' which is not enabled`,
   );
 
 /**

@@ -52,6 +52,7 @@ export type * from './jsonrpc/types.js';
 // MCP server: McpServer, its tools, resources and prompts, sessions, what handlers are given
 export {
   type McpErrorOptions,
+  type ScopeDeniedBy,
   McpServer,
   type McpServerOptions,
 } from './mcp/server.js';

@@ -4,6 +4,7 @@ import type { McpCallExtra, McpContext } from './context.js';
 import type { ArgumentIssue } from './json-schema.js';
 import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';
+import type { ScopeDeniedBy } from './server.js';
 import type { Tool } from './tool.js';
 import type { Implementation } from './types.js';
 
@@ -22,7 +23,7 @@ export interface ServerInternals {
   readonly templates: readonly ResourceTemplate[];
   readonly prompts: ReadonlyMap<string, Prompt>;
   /** `errors.scopeDenied`, or the MCP default. */
-  readonly scopeError: (tool: string, scope: string) => RpcError;
+  readonly scopeError: (tool: string, scope: string, deniedBy: ScopeDeniedBy) => RpcError;
   /** `errors.resourceNotFound`, or the MCP default. */
   readonly resourceNotFound: (uri: string) => RpcError;
   /** `errors.unknownTool`, or the MCP default. */
@@ -43,5 +44,8 @@ export interface ServerInternals {
   /** The tool registered under `name`, or under the name its alias resolves to. */
   findTool(name: string): Tool | undefined;
   /** The first required scope of `tool` the call lacks, if any. */
-  missingScope(tool: Tool, extra: McpCallExtra): string | undefined;
+  missingScope(
+    tool: Tool,
+    extra: McpCallExtra,
+  ): { scope: string; deniedBy: ScopeDeniedBy } | undefined;
 }

@@ -535,7 +535,7 @@ describe('scopes', () => {
     expect(error).toEqual({
       code: -32600,
       message: "Tool 'x' requires scope 'sensitive' which is not granted",
-      data: { tool: 'x', scope: 'sensitive' },
+      data: { tool: 'x', scope: 'sensitive', deniedBy: 'server' },
     });
     await expect(client.result('tools/call', { name: 'core_tool' })).resolves.toMatchObject({
       isError: false,
@@ -560,7 +560,7 @@ describe('scopes', () => {
       message: 'Forbidden',
       data: { tool: 'x', scope: 'sensitive' },
     });
-    expect(scopeError).toHaveBeenCalledWith('x', 'sensitive');
+    expect(scopeError).toHaveBeenCalledWith('x', 'sensitive', 'server');
   });
 
   it("checks the caller's scopes from extra.auth", async () => {
@@ -568,7 +568,12 @@ describe('scopes', () => {
     const denied = await connectRaw(server, { auth: auth('core') }).error('tools/call', {
       name: 'x',
     });
-    expect(denied.code).toBe(-32600);
+    // The server enables every scope (it names none): the token is what lacks it.
+    expect(denied).toEqual({
+      code: -32600,
+      message: "Tool 'x' requires scope 'sensitive' which is not granted to this token",
+      data: { tool: 'x', scope: 'sensitive', deniedBy: 'caller' },
+    });
     const allowed = await connectRaw(server, { auth: auth('core', 'sensitive') }).result(
       'tools/call',
       { name: 'x' },

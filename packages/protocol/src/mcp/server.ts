@@ -38,12 +38,17 @@ import type { Icon, Implementation, LoggingLevel } from './types.js';
  * the one place where an app whose clients expect other codes (a server it replaces, a published
  * API it must match) maps the core's failures to them. Omit a hook to keep the default.
  */
+/** Whose scopes lack the one a tool requires: the server's enabled ones, or the caller's. */
+export type ScopeDeniedBy = 'server' | 'caller';
+
 export interface McpErrorOptions {
   /**
-   * `tools/call` of a tool whose required scope the caller lacks. Default -32600 "Tool '<tool>'
-   * requires scope '<scope>' which is not granted".
+   * `tools/call` of a tool whose required scope the caller lacks. `deniedBy` says whose it is:
+   * `'server'` when the server does not enable the scope at all, `'caller'` when the server does
+   * but the caller's token does not hold it. Default -32600 "Tool '<tool>' requires scope
+   * '<scope>' which is not granted" (plus " to this token" for the caller's).
    */
-  scopeDenied?: (tool: string, scope: string) => RpcError;
+  scopeDenied?: (tool: string, scope: string, deniedBy: ScopeDeniedBy) => RpcError;
   /** `tools/call` of a tool nobody registered. Default -32602 "Unknown tool: <name>". */
   unknownTool?: (name: string) => RpcError;
   /**
@@ -128,11 +133,12 @@ export interface McpServerOptions {
   logger?: EngineLogger;
 }
 
-const defaultScopeError = (tool: string, scope: string) =>
-  new RpcError(-32600, `Tool '${tool}' requires scope '${scope}' which is not granted`, {
-    tool,
-    scope,
-  });
+const defaultScopeError = (tool: string, scope: string, deniedBy: ScopeDeniedBy) =>
+  new RpcError(
+    -32600,
+    `Tool '${tool}' requires scope '${scope}' which is not granted${deniedBy === 'caller' ? ' to this token' : ''}`,
+    { tool, scope, deniedBy },
+  );
 const defaultResourceNotFound = (uri: string) =>
   new RpcError(-32002, 'Resource not found', { uri });
 const defaultUnknownTool = (name: string) =>
@@ -629,11 +635,17 @@ export class McpServer {
     return new Set([...caller].filter((s) => server.has(s)));
   }
 
-  #missingScope(tool: Tool, extra: McpCallExtra): string | undefined {
+  #missingScope(
+    tool: Tool,
+    extra: McpCallExtra,
+  ): { scope: string; deniedBy: ScopeDeniedBy } | undefined {
     if (tool.requiredScopes.length === 0) return undefined;
     const granted = this.#grantedScopes(extra);
     if (!granted) return undefined;
-    return tool.requiredScopes.find((s) => !granted.has(s));
+    const scope = tool.requiredScopes.find((s) => !granted.has(s));
+    if (scope === undefined) return undefined;
+    const server = this.#scopes;
+    return { scope, deniedBy: server && !server.has(scope) ? 'server' : 'caller' };
   }
 
   #templateIndex(uriTemplate: string): number {

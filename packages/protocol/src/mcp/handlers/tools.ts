@@ -53,7 +53,7 @@ export function toolMethods(server: ServerInternals) {
       const tool = server.findTool(params.name);
       if (!tool) throw server.unknownToolError(params.name);
       const missing = server.missingScope(tool, ctx.extra);
-      if (missing) throw server.scopeError(tool.name, missing);
+      if (missing) throw server.scopeError(tool.name, missing.scope, missing.deniedBy);
       const refused = ctx.extra.checkToolCall?.(tool, params.arguments ?? {});
       if (refused) throw refused;
       ctx.extra.session[CANCELLATION].started(ctx.id);
