@@ -6,6 +6,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { RpcError } from '../jsonrpc/errors.js';
 import { connectRaw, type RawPeer } from '../testing/index.js';
 import { isReservedMetaKey, META, modernClaim, parseEnvelope, withoutReservedMeta } from './era.js';
 import { definePrompt } from './prompt.js';
@@ -268,6 +269,28 @@ describe('modern requests (2026-07-28) without initialize', () => {
       ttlMs: 0,
       cacheScope: 'private',
     });
+  });
+
+  it("answers an unknown tool with the spec's -32602, whatever a 2025-era hook says", async () => {
+    const gatewayLike = new McpServer({
+      name: 'compat',
+      version: '1.0.0',
+      errors: { unknownTool: (name) => new RpcError(-32601, `Tool not found: ${name}`) },
+    });
+    peer = connectRaw(gatewayLike);
+    await expect(peer.error('tools/call', modern({ name: 'nope' }))).resolves.toEqual({
+      code: -32602,
+      message: 'Unknown tool: nope',
+      data: { tool: 'nope' },
+    });
+    // The 2025 era keeps the product's reply (mcp-n8n's, for the gateway).
+    const legacy = connectRaw(gatewayLike);
+    await legacy.initialize();
+    await expect(legacy.error('tools/call', { name: 'nope' })).resolves.toEqual({
+      code: -32601,
+      message: 'Tool not found: nope',
+    });
+    await legacy.close();
   });
 
   it('sends log messages only when the envelope asks for a level; progress as always', async () => {

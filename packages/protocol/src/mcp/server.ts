@@ -49,7 +49,11 @@ export interface McpErrorOptions {
    * '<scope>' which is not granted" (plus " to this token" for the caller's).
    */
   scopeDenied?: (tool: string, scope: string, deniedBy: ScopeDeniedBy) => RpcError;
-  /** `tools/call` of a tool nobody registered. Default -32602 "Unknown tool: <name>". */
+  /**
+   * `tools/call` of a tool nobody registered, for 2025-era requests: a compatibility hook (the
+   * gateway answers mcp-n8n's -32601 "Tool not found: <name>"). Default, and always in the
+   * 2026-07-28 era: the spec's -32602 "Unknown tool: <name>".
+   */
   unknownTool?: (name: string) => RpcError;
   /**
    * Tool arguments that fail the tool's schema. Default: no JSON-RPC error — the failure is a tool
@@ -248,6 +252,11 @@ export class McpServer {
       ...internals,
       resourceNotFound: (uri) =>
         new RpcError(ErrorCode.InvalidParams, 'Resource not found', { uri }),
+      // One policy per era: the hooks above keep 2025-era products' replies (mcp-n8n's -32601
+      // "Tool not found"); a 2026-07-28 client gets the spec's -32602 "Unknown tool" from every
+      // server alike — no product of that era asks otherwise, and in that era's HTTP binding a
+      // -32601 reads as "this server has no tools/call".
+      unknownToolError: defaultUnknownTool,
     };
     this.#hub = new SubscriptionHub(options.maxSubscriptions);
     this.#modern = new Dispatcher<McpCallExtra>(options.logger ? { logger: options.logger } : {});
