@@ -84,6 +84,38 @@ describe('CLI runner', () => {
     expect(stderr).toContain('refusing to listen on 0.0.0.0 without auth');
   });
 
+  it('refuses an unreachable or malformed --redis-url with exit 1 and one line, and a bad drain time with 2', async () => {
+    const unreachable = await run(
+      ['--transport', 'http', '--port', '0', '--redis-url', 'redis://127.0.0.1:1'],
+      {},
+    );
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain('--redis-url: cannot reach Redis at redis://127.0.0.1:1');
+    const malformed = await run(['--transport', 'http', '--redis-url', 'http://x'], {});
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toContain("invalid Redis URL 'http://x'");
+    const drain = await run(['--transport', 'http', '--drain-timeout', 'soon']);
+    expect(drain.code).toBe(2);
+    expect(drain.stderr).toContain('--drain-timeout must be a number of seconds');
+  });
+
+  it('joins a fleet with MCP_REDIS_URL and drains on SIGTERM', async () => {
+    const { code, stderr } = await run(
+      [],
+      {
+        MCP_TRANSPORT: 'http',
+        MCP_PORT: '0',
+        MCP_REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        MCP_REDIS_PREFIX: `test-cli-${process.pid}:`,
+        MCP_DRAIN_DELAY: '0.2',
+      },
+      /serving MCP over HTTP/,
+    );
+    expect(stderr).toContain('fleet mode: shared state in Redis');
+    expect(stderr).toContain('shutting down: draining');
+    expect(code).toBe(0);
+  });
+
   it('exits 0 when stdin closes in stdio mode', async () => {
     const { code, stdout } = await run(['--transport', 'stdio', '--log-level', 'silent']);
     expect(code).toBe(0);

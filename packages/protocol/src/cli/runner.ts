@@ -8,6 +8,7 @@ import {
   PINO_LOG_LEVELS,
   type PinoLogLevel,
 } from '../logging/logger.js';
+import { setFleetRequestStateKey } from '../mcp/input-rounds.js';
 import type { McpServer } from '../mcp/server.js';
 import type { AuthInfo } from '../mcp/session.js';
 import { serveMcpStdio } from '../mcp/stdio.js';
@@ -248,7 +249,11 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
       ctx.state = await createRedisStateStore(redisUrl, {
         prefix: (values['redis-prefix'] as string | undefined) ?? `mcpkit:${app.command}:`,
       });
+      // Before the app builds its server: a 2026-07-28 `requestState` signed by one instance is
+      // good on every other (its multi round-trip retry may land anywhere).
+      setFleetRequestStateKey(await ctx.state.sharedSecret('request-state'));
     } catch (err) {
+      await ctx.state?.close();
       if (!StoreUnavailableError.is(err)) throw err;
       // One line a person can act on: which Redis, and why not.
       process.stderr.write(`${app.command}: --redis-url: ${err.message}\n`);

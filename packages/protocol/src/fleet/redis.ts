@@ -2,6 +2,7 @@
  * The Redis state store: what several instances behind a load balancer share. ioredis is loaded
  * only when a Redis URL is given, so a server-free setup never touches it.
  */
+import { randomBytes } from 'node:crypto';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterRedis } from 'rate-limiter-flexible';
 import {
@@ -232,6 +233,18 @@ export class RedisStateStore implements StateStore {
       // Fail fast while Redis is away (the caller answers 503), never queue.
       rejectIfRedisNotReady: true,
     });
+  }
+
+  /** {@inheritDoc StateStore.sharedSecret} */
+  async sharedSecret(name: string): Promise<string> {
+    const key = this.#key('secret', name);
+    // The first instance's secret wins; every later one reads it (no expiry: tokens outlive it).
+    const replies = await this.#run(() =>
+      this.#redis.multi().set(key, randomBytes(32).toString('base64url'), 'NX').get(key).exec(),
+    );
+    const secret = replies?.[1]?.[1];
+    if (typeof secret !== 'string') throw new StoreUnavailableError(`Redis: no secret '${name}'`);
+    return secret;
   }
 
   /** {@inheritDoc StateStore.ping} */

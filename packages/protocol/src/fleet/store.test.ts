@@ -107,6 +107,14 @@ describe.each(stores)('%s state store', (_kind, make) => {
     expect((refused[0] as PromiseRejectedResult).reason).toBeInstanceOf(RateLimiterRes);
   });
 
+  it('keeps one shared secret per name, made by the first to ask', async () => {
+    const store = await make();
+    const a = await store.sharedSecret('one');
+    expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await store.sharedSecret('one')).toBe(a);
+    expect(await store.sharedSecret('two')).not.toBe(a);
+  });
+
   it('answers ping while open and refuses with StoreUnavailableError once closed', async () => {
     const store = await make();
     await store.ping();
@@ -122,6 +130,7 @@ describe('Redis state store', () => {
     const one = await createRedisStateStore(REDIS_URL, { prefix });
     const two = await createRedisStateStore(REDIS_URL, { prefix });
     opened.push(one, two);
+    expect(await two.sharedSecret('k')).toBe(await one.sharedSecret('k'));
     await one.putSession('shared', record, 10_000);
     expect(await two.getSession('shared')).toEqual(record);
     const heard: string[] = [];

@@ -4,6 +4,7 @@
  * {@link MemoryStateStore} (nothing to run); several behind a load balancer use
  * `RedisStateStore` (`createRedisStateStore`), so any instance serves any session.
  */
+import { randomBytes } from 'node:crypto';
 import { type RateLimiterAbstract, RateLimiterMemory } from 'rate-limiter-flexible';
 import { hasBrand } from '../jsonrpc/brand.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../mcp/types.js';
@@ -84,6 +85,11 @@ export interface StateStore {
   subscribe(channel: string, listener: (message: string) => void): Promise<() => Promise<void>>;
   /** A `rate-limiter-flexible` limiter whose buckets live in this store (exact across a fleet). */
   rateLimiter(options: StoreRateLimitOptions): RateLimiterAbstract;
+  /**
+   * A random secret (32 bytes, base64url) every user of the store gets the same of, made by the
+   * first to ask: what instances sign shared tokens with (the 2026-07-28 `requestState`).
+   */
+  sharedSecret(name: string): Promise<string>;
   /** Resolves when the backend answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   /** Close connections; the store is unusable afterwards. */
@@ -136,6 +142,7 @@ export class MemoryStateStore implements StateStore {
   readonly #logs = new Map<string, MemoryLog>();
   readonly #channels = new Map<string, Set<(message: string) => void>>();
   readonly #limiters = new Map<string, RateLimiterMemory>();
+  readonly #secrets = new Map<string, string>();
   #closed = false;
 
   /** {@inheritDoc StateStore.getSession} */
@@ -241,6 +248,16 @@ export class MemoryStateStore implements StateStore {
       this.#limiters.set(key, limiter);
     }
     return limiter;
+  }
+
+  /** {@inheritDoc StateStore.sharedSecret} */
+  async sharedSecret(name: string): Promise<string> {
+    let secret = this.#secrets.get(name);
+    if (secret === undefined) {
+      secret = randomBytes(32).toString('base64url');
+      this.#secrets.set(name, secret);
+    }
+    return secret;
   }
 
   /** {@inheritDoc StateStore.ping} */

@@ -9,6 +9,7 @@ import { createEverythingServer } from '../fixtures/everything.js';
 import { shareNotifications } from '../fleet/notify.js';
 import { createRedisStateStore, type RedisStateStore } from '../fleet/redis.js';
 import { MemoryStateStore, type StateStore } from '../fleet/store.js';
+import { setFleetRequestStateKey } from '../mcp/input-rounds.js';
 import type { McpServer } from '../mcp/server.js';
 import { type ServedHttp, serveHttp } from '../testing/http.js';
 import { waitFor } from '../testing/wait.js';
@@ -41,8 +42,16 @@ async function fleetStores(kind: 'memory' | 'redis', n: number): Promise<StateSt
   return stores;
 }
 
-async function fleet(kind: 'memory' | 'redis', n: number, options: McpHttpOptions = {}) {
+async function fleet(
+  kind: 'memory' | 'redis',
+  n: number,
+  options: McpHttpOptions = {},
+  shareRequestState = false,
+) {
   const stores = await fleetStores(kind, n);
+  // What runCli does in fleet mode, before the servers are made.
+  if (shareRequestState)
+    setFleetRequestStateKey(await (stores[0] as StateStore).sharedSecret('rs'));
   const instances: { served: ServedHttp; endpoint: string; state: StateStore; mcp: McpServer }[] =
     [];
   for (const state of stores) {
@@ -243,6 +252,82 @@ describe.each(['memory', 'redis'] as const)('a fleet on a %s store', (kind) => {
       headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'last-event-id': 'zz-1' },
     });
     expect(unknown.status).toBe(404);
+  });
+
+  it('takes the answer to a sampling request A sent from a POST that reached B', async () => {
+    const [a, b] = await fleet(kind, 2);
+    if (!a || !b) throw new Error('two instances');
+    const init = await post(
+      a.endpoint,
+      call(1, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: { sampling: {} },
+        clientInfo: { name: 'fleet-test', version: '1.0.0' },
+      }),
+    );
+    await init.json();
+    const session = init.headers.get('mcp-session-id') as string;
+    await post(b.endpoint, { jsonrpc: '2.0', method: 'notifications/initialized' }, session);
+    const res = await post(
+      a.endpoint,
+      call(2, 'tools/call', { name: 'test_sampling', arguments: { prompt: 'hi' } }),
+      session,
+    );
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const stream = follow(res);
+    await waitFor('the sampling request', () =>
+      stream.messages.some((m) => m.method === 'sampling/createMessage'),
+    );
+    const asked = stream.messages.find((m) => m.method === 'sampling/createMessage') as Json;
+    const answered = await post(
+      b.endpoint,
+      {
+        jsonrpc: '2.0',
+        id: asked.id,
+        result: { role: 'assistant', content: { type: 'text', text: 'from B' }, model: 'm' },
+      },
+      session,
+    );
+    expect(answered.status).toBe(202);
+    await waitFor('the tool result on A', () => stream.messages.some((m) => m.id === 2));
+    expect(stream.messages.find((m) => m.id === 2)).toMatchObject({
+      result: { content: [{ type: 'text', text: 'LLM response: from B' }] },
+    });
+  });
+
+  it('finishes on B a 2026-07-28 input round A opened (requestState signed with the fleet key)', async () => {
+    const [a, b] = await fleet(kind, 2, {}, true);
+    if (!a || !b) throw new Error('two instances');
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+    };
+    const headers = {
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'test_input_required_result_elicitation',
+    };
+    const params = { name: 'test_input_required_result_elicitation', arguments: {}, _meta: meta };
+    const first = (await (
+      await post(a.endpoint, call(1, 'tools/call', params), undefined, headers)
+    ).json()) as {
+      result: { resultType: string; requestState: string };
+    };
+    expect(first.result.resultType).toBe('input_required');
+    const retry = await post(
+      b.endpoint,
+      call(2, 'tools/call', {
+        ...params,
+        inputResponses: { user_name: { action: 'accept', content: { name: 'Ada' } } },
+        requestState: first.result.requestState,
+      }),
+      undefined,
+      headers,
+    );
+    expect(await retry.json()).toMatchObject({
+      id: 2,
+      result: { content: [{ type: 'text', text: 'Hello, Ada!' }] },
+    });
   });
 
   it('holds a rate limit of N per caller exactly across three instances', async () => {

@@ -6,7 +6,7 @@ import { decodeFrame, encodeResponse, type Frame, type Incoming } from '../jsonr
 import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import { ErrorCode } from '../jsonrpc/errors.js';
 import { isPromiseLike } from '../jsonrpc/method.js';
-import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
+import type { JsonRpcId, JsonRpcParams, JsonRpcResponse } from '../jsonrpc/types.js';
 import { type AuthInfo, McpSession, type OutboundChannel } from '../mcp/session.js';
 import type { ServerPort, ServerTransport } from '../mcp/transport.js';
 import { isSupportedVersion, type ProtocolVersion } from '../mcp/versions.js';
@@ -63,6 +63,13 @@ interface SessionNews {
   id: string;
   origin: string;
   record: SessionRecord | null;
+}
+
+/** A client's answer to a server request, for the instance that sent the request. */
+interface ForwardedResponse {
+  id: string;
+  origin: string;
+  response: JsonRpcResponse;
 }
 
 /** How long a finished stream stays replayable, and the reconnection delay we advise. */
@@ -123,6 +130,7 @@ export class StreamableHttpHandler implements ServerTransport {
   /** Stream ids are unique across the fleet: this prefix, then a counter. */
   readonly #streamPrefix: string;
   #unsubscribe: Promise<(() => Promise<void>) | undefined> | undefined;
+  #unsubscribeResponses: Promise<(() => Promise<void>) | undefined> | undefined;
 
   constructor(options: StreamableOptions = {}) {
     this.#stateful = options.sessions ?? true;
@@ -138,6 +146,12 @@ export class StreamableHttpHandler implements ServerTransport {
         .subscribe('sessions', (message) => this.#onNews(message))
         .catch((err: unknown) => {
           this.#logger?.error({ err }, 'cannot hear session changes of the other instances');
+          return undefined;
+        });
+      this.#unsubscribeResponses = this.#state
+        .subscribe('responses', (message) => this.#onForwarded(message))
+        .catch((err: unknown) => {
+          this.#logger?.error({ err }, 'cannot hear client answers given to other instances');
           return undefined;
         });
     }
@@ -177,6 +191,7 @@ export class StreamableHttpHandler implements ServerTransport {
     if (this.#sweeper) clearInterval(this.#sweeper);
     for (const id of [...this.#sessions.keys()]) this.#end(id);
     void this.#unsubscribe?.then((off) => off?.()).catch(() => undefined);
+    void this.#unsubscribeResponses?.then((off) => off?.()).catch(() => undefined);
   }
 
   /**
@@ -328,8 +343,11 @@ export class StreamableHttpHandler implements ServerTransport {
       frame,
       { session: current.mcp, auth, channel },
       (response) => {
-        if (!current.client.handleResponse(response))
-          this.#logger?.debug({ id: response.id }, 'unmatched response');
+        if (current.client.handleResponse(response)) return;
+        // The request it answers may have gone out from another instance (round-robin put the
+        // answer here): that one hears it over pub/sub.
+        if (this.#state) this.#forward(current.mcp.id, response);
+        else this.#logger?.debug({ id: response.id }, 'unmatched response');
       },
     );
     const text = isPromiseLike(reply) ? await reply : reply;
@@ -633,6 +651,29 @@ export class StreamableHttpHandler implements ServerTransport {
     if (!session) return;
     if (news.record === null) this.#end(news.id);
     else applyRecord(session, news.record);
+  }
+
+  /** Publish a client's answer that no request of this instance awaits. */
+  #forward(id: string, response: JsonRpcResponse): void {
+    const forwarded: ForwardedResponse = { id, origin: this.#origin, response };
+    (this.#state as StateStore)
+      .publish('responses', JSON.stringify(forwarded))
+      .catch((err: unknown) =>
+        this.#logger?.warn({ err, id: response.id }, 'client answer not forwarded'),
+      );
+  }
+
+  /** Another instance got an answer to one of this instance's requests to its client. */
+  #onForwarded(message: string): void {
+    let forwarded: ForwardedResponse;
+    try {
+      forwarded = JSON.parse(message) as ForwardedResponse;
+    } catch {
+      this.#logger?.warn({ message: message.slice(0, 200) }, 'unreadable forwarded answer dropped');
+      return;
+    }
+    if (forwarded.origin === this.#origin) return;
+    this.#sessions.get(forwarded.id)?.client.handleResponse(forwarded.response);
   }
 
   /** A resumable stream's messages, also written to the store for the other instances. */
