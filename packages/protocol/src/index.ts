@@ -209,8 +209,10 @@ export {
   createLogger,
   guardStdout,
   type Logger,
+  type LogFormat,
   PINO_LOG_LEVELS,
   type PinoLogLevel,
+  resolveLogFormat,
 } from './logging/logger.js';
 
 // MCP client half

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { resolveLogFormat } from '../src/logging/logger.js';
 import { type RunResult, runProcess } from '../src/testing/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
@@ -33,6 +34,35 @@ describe('CLI runner', () => {
     ]) {
       expect(stdout).toContain(text);
     }
+  });
+
+  it('writes the log as JSON lines by default off a terminal, readable lines with --log-format pretty', async () => {
+    const json = await run(['--transport', 'stdio']);
+    expect(json.code).toBe(0);
+    const first = json.stderr.split('\n')[0] ?? '';
+    expect(JSON.parse(first)).toMatchObject({ level: 30, name: expect.any(String) });
+    for (const [args, env] of [
+      [['--log-format', 'pretty'], {}],
+      [[], { LOG_FORMAT: 'pretty' }],
+    ] as const) {
+      const pretty = await run(['--transport', 'stdio', ...args], env);
+      expect(pretty.code).toBe(0);
+      // `[HH:MM:ss.mmm] INFO (name): message`, with the fields indented below; never JSON.
+      expect(pretty.stderr).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO \(.+\): .+/m);
+      expect(pretty.stderr).not.toMatch(/^\{"level"/m);
+      expect(pretty.stdout).toBe('');
+    }
+    const bad = await run(['--log-format', 'xml']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--log-format must be one of auto, json, pretty');
+  });
+
+  it('picks the log format from the terminal when set to auto', () => {
+    expect(resolveLogFormat('auto', { isTTY: true })).toBe('pretty');
+    expect(resolveLogFormat('auto', { isTTY: false })).toBe('json');
+    expect(resolveLogFormat(undefined, {})).toBe('json');
+    expect(resolveLogFormat('json', { isTTY: true })).toBe('json');
+    expect(resolveLogFormat('pretty', { isTTY: false })).toBe('pretty');
   });
 
   it('--version prints the version', async () => {

@@ -7,6 +7,7 @@ import {
   guardStdout,
   PINO_LOG_LEVELS,
   type PinoLogLevel,
+  resolveLogFormat,
 } from '../logging/logger.js';
 import { setFleetRequestStateKey } from '../mcp/input-rounds.js';
 import type { McpServer } from '../mcp/server.js';
@@ -55,6 +56,14 @@ export const COMMON_OPTIONS: readonly CliOption[] = [
     type: 'string',
     default: 'info',
     choices: PINO_LOG_LEVELS,
+  },
+  {
+    name: 'log-format',
+    env: 'LOG_FORMAT',
+    description: 'stderr log as pino JSON lines or readable lines (auto: pretty on a terminal)',
+    type: 'string',
+    default: 'auto',
+    choices: ['auto', 'json', 'pretty'],
   },
   {
     name: 'metrics',
@@ -211,7 +220,11 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     process.stdout.write(`${app.version}\n`);
     return 0;
   }
-  const logger = createLogger({ name: app.command, level: values['log-level'] as PinoLogLevel });
+  const logger = createLogger({
+    name: app.command,
+    level: values['log-level'] as PinoLogLevel,
+    format: resolveLogFormat(values['log-format'] as string | undefined),
+  });
   const ctx: RunContext = { values, positionals, logger };
   const drainSec = Number(values['drain-timeout']);
   // A fleet sits behind a balancer that needs a moment to see an instance go; alone, nobody does.
