@@ -5,7 +5,7 @@
  *   --rounds N        rounds per side, stdio and HTTP (default 5; the median is reported)
  *   --count N         requests per stdio round (default 20000)
  *   --duration S      seconds each HTTP server is measured per round (default 5, after a 1 s warm-up)
- *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|fleet  run one group of benchmarks
+ *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|observability|fleet  run one group of benchmarks
  *   --check           exit 1 when a target is missed
  */
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ import {
   TOOL_CALL_EXPECT,
 } from './http-driver.js';
 import { mcpPipelinedRun } from './mcp-stdio-driver.js';
+import { observabilityBench } from './observability-bench.js';
 import { projectsBench } from './projects-bench.js';
 import { pipelinedRun } from './stdio-driver.js';
 import { sysinfoBench } from './sysinfo-bench.js';
@@ -64,6 +65,7 @@ const GROUPS = [
   'projects',
   'gateway',
   'memory',
+  'observability',
   'fleet',
 ];
 if (only !== undefined && !GROUPS.includes(only)) {
@@ -312,5 +314,7 @@ if (only === undefined || only === 'projects')
 if (only === undefined || only === 'gateway')
   results.push(await gatewayBench(), await gatewayHttpBench(rounds));
 if (only === undefined || only === 'memory') results.push(await fuzzRssBench());
+if (only === undefined || only === 'observability')
+  results.push(await observabilityBench(rounds, duration));
 if (only === undefined || only === 'fleet') results.push(await fleetBench());
 if (values.check && results.some((ok) => !ok)) process.exitCode = 1;

@@ -175,6 +175,13 @@ export {
   McpMetrics,
   type McpMetricsOptions,
 } from './observability/metrics.js';
+export {
+  CounterSeries,
+  HistogramSeries,
+  SeriesCounter,
+  SeriesHistogram,
+  type SeriesOptions,
+} from './observability/series.js';
 // OpenTelemetry traces: a span per request, the caller's trace continued (off unless OTEL_* ask)
 export {
   startTracing,

@@ -2,8 +2,15 @@
  * The gateway's own Prometheus metrics, beside the protocol's request metrics: each backend's
  * state, restarts, calls and their latency, calls waiting on it, and how far the event log lags.
  */
-import { DEFAULT_BUCKETS, type McpMetrics } from '@mcpkit/protocol';
-import { Counter, Gauge, Histogram } from 'prom-client';
+import {
+  type CounterSeries,
+  DEFAULT_BUCKETS,
+  type HistogramSeries,
+  type McpMetrics,
+  SeriesCounter,
+  SeriesHistogram,
+} from '@mcpkit/protocol';
+import { Counter, Gauge } from 'prom-client';
 import type { BackendState } from '../backends/backend.js';
 import type { Gateway } from '../gateway.js';
 
@@ -78,20 +85,34 @@ export function observeGateway(gateway: Gateway, metrics: McpMetrics): () => voi
       for (const [name, b] of gateway.backends) this.inc({ backend: name }, b.restarts);
     },
   });
-  const calls = new Counter({
+  // Per call: plain numbers (SeriesCounter/SeriesHistogram), no label hashing on the hot path.
+  const calls = new SeriesCounter({
     name: 'mcp_gateway_backend_calls_total',
     help: 'Tool calls forwarded to the backend, by status (ok, tool_error, cancelled or the JSON-RPC error code)',
     labelNames: ['backend', 'status'],
-    registers,
+    registry: metrics.registry,
   });
-  const duration = new Histogram({
+  const duration = new SeriesHistogram({
     name: 'mcp_gateway_backend_call_duration_seconds',
     help: 'Time from a tool call reaching the gateway to its answer, by backend',
     labelNames: ['backend'],
-    buckets: [...DEFAULT_BUCKETS],
-    registers,
+    buckets: DEFAULT_BUCKETS,
+    registry: metrics.registry,
   });
-  const depth = new Map<string, number>();
+  /** Each backend's series, made once. */
+  const series = new Map<string, { ok: CounterSeries; duration: HistogramSeries; depth: number }>();
+  const of = (backend: string) => {
+    let s = series.get(backend);
+    if (!s) {
+      s = {
+        ok: calls.series({ backend, status: 'ok' }),
+        duration: duration.series({ backend }),
+        depth: 0,
+      };
+      series.set(backend, s);
+    }
+    return s;
+  };
   new Gauge({
     name: 'mcp_gateway_backend_queue_depth',
     help: 'Tool calls to the backend that have reached the gateway and are not answered yet',
@@ -99,7 +120,8 @@ export function observeGateway(gateway: Gateway, metrics: McpMetrics): () => voi
     registers,
     collect() {
       this.reset();
-      for (const name of gateway.backends.keys()) this.set({ backend: name }, depth.get(name) ?? 0);
+      for (const name of gateway.backends.keys())
+        this.set({ backend: name }, series.get(name)?.depth ?? 0);
     },
   });
   new Gauge({
@@ -135,15 +157,23 @@ export function observeGateway(gateway: Gateway, metrics: McpMetrics): () => voi
       if (call.tool === undefined) return undefined;
       const backend = gateway.routes().tools.get(call.tool)?.backend.name;
       if (backend === undefined) return undefined;
-      depth.set(backend, (depth.get(backend) ?? 0) + 1);
-      return { backend, started: performance.now() };
+      const s = of(backend);
+      s.depth++;
+      return { s, started: performance.now() };
     },
     end: (token, outcome) => {
       if (token === undefined) return;
-      const { backend, started } = token as { backend: string; started: number };
-      depth.set(backend, (depth.get(backend) ?? 1) - 1);
-      duration.observe({ backend }, (performance.now() - started) / 1000);
-      calls.inc({ backend, status: statusLabel(outcome.status, outcome.code) });
+      const { s, started } = token as { s: ReturnType<typeof of>; started: number };
+      s.depth--;
+      s.duration.observe((performance.now() - started) / 1000);
+      if (outcome.status === 'ok') s.ok.inc();
+      else
+        calls
+          .series({
+            backend: s.ok.labels.backend as string,
+            status: statusLabel(outcome.status, outcome.code),
+          })
+          .inc();
     },
   });
 }

@@ -91,7 +91,16 @@ export function createExtras(
     const isMetrics = metrics !== undefined && path === options.metricsPath;
     const page = isMetrics ? undefined : pages.find((p) => p.matches(path, req));
     if (!isMetrics && !page) return undefined;
-    const refused = checkHostAndOrigin(req, options.origin, options.host);
+    // A page's own forms and scripts post from its origin: a request whose Origin is its own
+    // scheme and Host is accepted (the Host check still applies), so the login form works on a
+    // gateway bound to a public name without listing that name in allowedOrigins.
+    const origin = req.headers.origin;
+    const own = page !== undefined && origin !== undefined && isOwnOrigin(origin, req);
+    const refused = checkHostAndOrigin(
+      req,
+      own ? { ...options.origin, allowedOrigins: [origin as string] } : options.origin,
+      options.host,
+    );
     if (refused) {
       sendText(res, 403, `Forbidden: ${refused}\n`);
       return Promise.resolve();
@@ -141,6 +150,12 @@ async function serveMetrics(
     'Cache-Control': 'no-store',
   });
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** Whether `origin` is the request's own: http(s):// and exactly its Host header. */
+function isOwnOrigin(origin: string, req: IncomingMessage): boolean {
+  const host = req.headers.host;
+  return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
 }
 
 function sendText(

@@ -41,6 +41,11 @@ import type { Icon, Implementation, LoggingLevel } from './types.js';
 /** Whose scopes lack the one a tool requires: the server's enabled ones, or the caller's. */
 export type ScopeDeniedBy = 'server' | 'caller';
 
+/**
+ * How core failures are answered. Each hook returns the error to send instead of the MCP default:
+ * the one place where an app whose clients expect other codes (a server it replaces, a published
+ * API it must match) maps the core's failures to them. Omit a hook to keep the default.
+ */
 export interface McpErrorOptions {
   /**
    * `tools/call` of a tool whose required scope the caller lacks. `deniedBy` says whose it is:

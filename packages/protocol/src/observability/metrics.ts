@@ -3,15 +3,14 @@
  * their durations, calls in flight, sessions, rate-limit and auth refusals. Served at `/metrics`
  * by `createMcpHttpServer({ metrics })`.
  */
-import {
-  Counter,
-  collectDefaultMetrics,
-  Gauge,
-  Histogram,
-  type LabelValues,
-  Registry,
-} from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { McpServer } from '../mcp/server.js';
+import {
+  type CounterSeries,
+  type HistogramSeries,
+  SeriesCounter,
+  SeriesHistogram,
+} from './series.js';
 
 /** Options of {@link McpMetrics}. */
 export interface McpMetricsOptions {
@@ -64,9 +63,10 @@ function statusLabel(status: string, code: number | undefined): string {
     : 'error';
 }
 
+/** The series of one method, tool and era: its duration histogram and its `ok` count. */
 interface Children {
-  requests: ReturnType<Counter<RequestLabel>['labels']>;
-  duration: ReturnType<Histogram<Exclude<RequestLabel, 'status'>>['labels']>;
+  ok: CounterSeries;
+  duration: HistogramSeries;
 }
 
 /**
@@ -92,44 +92,44 @@ interface Children {
 export class McpMetrics {
   /** Where every metric is registered (add your own). */
   readonly registry: Registry;
-  /** `mcp_requests_total{method,tool,era,status}`. */
-  readonly requests: Counter<RequestLabel>;
-  /** `mcp_request_duration_seconds{method,tool,era}`. */
-  readonly duration: Histogram<Exclude<RequestLabel, 'status'>>;
-  /** `mcp_requests_in_flight`. */
-  readonly inFlight: Gauge;
-  /** `mcp_sessions`: 2025-era sessions and channel connections open now. */
-  readonly sessions: Gauge;
   /** `mcp_http_rejections_total{reason}`: requests refused before they reached the server. */
   readonly rejections: Counter<'reason'>;
-  /** Label children by method, tool and era: prom-client hashes labels on every call otherwise. */
-  readonly #children = new Map<string, Children>();
+  /** `mcp_requests_total`, `mcp_request_duration_seconds`: plain numbers on the hot path. */
+  readonly #requests: SeriesCounter<RequestLabel>;
+  readonly #duration: SeriesHistogram<Exclude<RequestLabel, 'status'>>;
+  /** Series by raw method, then registered tool (or ''), then era (legacy, modern). */
+  readonly #children = new Map<string, Map<string, [Children | undefined, Children | undefined]>>();
+  #inFlight = 0;
   readonly #servers = new Set<McpServer>();
 
   constructor(options: McpMetricsOptions = {}) {
     this.registry = options.registry ?? new Registry();
     const registers = [this.registry];
     const buckets = [...(options.buckets ?? DEFAULT_BUCKETS)];
-    this.requests = new Counter({
+    this.#requests = new SeriesCounter({
       name: 'mcp_requests_total',
       help: 'MCP requests answered, by method, tool (tools/call of a registered tool), era and status (ok, tool_error, cancelled or the JSON-RPC error code)',
       labelNames: ['method', 'tool', 'era', 'status'],
-      registers,
+      registry: this.registry,
     });
-    this.duration = new Histogram({
+    this.#duration = new SeriesHistogram({
       name: 'mcp_request_duration_seconds',
       help: 'Time from a request reaching the server to its answer, by method, tool and era',
       labelNames: ['method', 'tool', 'era'],
       buckets,
-      registers,
+      registry: this.registry,
     });
-    this.inFlight = new Gauge({
+    const inFlight = () => this.#inFlight;
+    new Gauge({
       name: 'mcp_requests_in_flight',
       help: 'MCP requests being answered now',
       registers,
+      collect() {
+        this.set(inFlight());
+      },
     });
     const servers = this.#servers;
-    this.sessions = new Gauge({
+    new Gauge({
       name: 'mcp_sessions',
       help: 'MCP sessions open now (2025-era sessions and channel connections)',
       registers,
@@ -160,31 +160,21 @@ export class McpMetrics {
     this.#servers.add(server);
     const stop = server.observe({
       begin: (call) => {
-        this.inFlight.inc();
-        const method = call.known || MCP_METHODS.has(call.method) ? call.method : 'other';
-        const tool = call.tool ?? (call.method === 'tools/call' ? '(unknown)' : '');
-        return {
-          key: `${method}\u0000${tool}\u0000${call.era}`,
-          method,
-          tool,
-          era: call.era,
-          started: performance.now(),
-        };
+        this.#inFlight++;
+        return new Pending(this.#childrenFor(call.method, call.known, call.tool, call.era));
       },
       end: (token, outcome) => {
-        const t = token as {
-          key: string;
-          method: string;
-          tool: string;
-          era: string;
-          started: number;
-        };
-        this.inFlight.dec();
-        const children = this.#childrenFor(t.key, t.method, t.tool, t.era);
-        children.duration.observe((performance.now() - t.started) / 1000);
-        const status = statusLabel(outcome.status, outcome.code);
-        if (status === 'ok') children.requests.inc();
-        else this.requests.inc({ method: t.method, tool: t.tool, era: t.era, status });
+        const pending = token as Pending;
+        this.#inFlight--;
+        const children = pending.children;
+        children.duration.observe((performance.now() - pending.started) / 1000);
+        if (outcome.status === 'ok') children.ok.inc();
+        else {
+          const labels = children.ok.labels as Record<RequestLabel, string>;
+          this.#requests
+            .series({ ...labels, status: statusLabel(outcome.status, outcome.code) })
+            .inc();
+        }
       },
     });
     return () => {
@@ -208,16 +198,54 @@ export class McpMetrics {
     return this.registry.contentType;
   }
 
-  #childrenFor(key: string, method: string, tool: string, era: string): Children {
-    let children = this.#children.get(key);
-    if (children === undefined) {
-      const labels: LabelValues<Exclude<RequestLabel, 'status'>> = { method, tool, era };
-      children = {
-        requests: this.requests.labels({ ...labels, status: 'ok' }),
-        duration: this.duration.labels(labels),
-      };
-      this.#children.set(key, children);
+  /** The series of a request: looked up by method, then tool, then era — no key string built. */
+  #childrenFor(
+    rawMethod: string,
+    known: boolean,
+    rawTool: string | undefined,
+    era: 'legacy' | 'modern',
+  ): Children {
+    let byTool = this.#children.get(rawMethod);
+    if (byTool === undefined) {
+      // Raw method names are remembered up to a bound (unknown ones all map to `other`).
+      if (this.#children.size >= MAX_CHILDREN) return this.#make(rawMethod, known, rawTool, era);
+      byTool = new Map();
+      this.#children.set(rawMethod, byTool);
     }
-    return children;
+    const toolKey = rawTool ?? '';
+    let pair = byTool.get(toolKey);
+    if (pair === undefined) {
+      pair = [undefined, undefined];
+      byTool.set(toolKey, pair);
+    }
+    const i = era === 'modern' ? 1 : 0;
+    const found = pair[i];
+    if (found !== undefined) return found;
+    const made = this.#make(rawMethod, known, rawTool, era);
+    pair[i] = made;
+    return made;
+  }
+
+  #make(
+    rawMethod: string,
+    known: boolean,
+    rawTool: string | undefined,
+    era: 'legacy' | 'modern',
+  ): Children {
+    const method = known || MCP_METHODS.has(rawMethod) ? rawMethod : 'other';
+    const tool = rawTool ?? (rawMethod === 'tools/call' ? '(unknown)' : '');
+    return {
+      ok: this.#requests.series({ method, tool, era, status: 'ok' }),
+      duration: this.#duration.series({ method, tool, era }),
+    };
   }
 }
+
+/** What `begin` hands to `end`: where the request is counted, and when it began. */
+class Pending {
+  readonly started = performance.now();
+  constructor(readonly children: Children) {}
+}
+
+/** Raw method names remembered; beyond it, the series of a new one is found each time. */
+const MAX_CHILDREN = 1024;
