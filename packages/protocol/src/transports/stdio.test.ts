@@ -59,6 +59,31 @@ describe('StdioTransport with a connection', () => {
     expect(h.replies().map((r) => r.result[0])).toEqual(Array.from({ length: 50 }, (_, i) => i));
   });
 
+  it('sends frames queued by different tasks of one loop turn in one write (a relay forwarding calls)', async () => {
+    const output = new PassThrough();
+    const writes: string[] = [];
+    output.on('data', (c: Buffer) => writes.push(c.toString('utf8')));
+    const transport = new StdioTransport({ input: new PassThrough(), output });
+    transport.start({ frame: () => {}, rejected: () => {}, end: () => {} });
+    // As a gateway's handlers do: each call reaches the send after its own promise steps, and
+    // calls arrive on different sockets — separate callbacks of the same I/O phase.
+    const forward = async (n: number) => {
+      for (let i = 0; i < n; i++) await Promise.resolve();
+      transport.send(`{"n":${n}}`);
+    };
+    await new Promise<void>((resolve) => {
+      setTimeout(() => void forward(1), 0);
+      setTimeout(() => void forward(3), 0);
+      setTimeout(() => {
+        void forward(5).then(() => setImmediate(resolve));
+      }, 0);
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(writes.join('')).toBe('{"n":1}\n{"n":3}\n{"n":5}\n');
+    expect(writes).toHaveLength(1);
+    await transport.close();
+  });
+
   it('keeps multibyte text intact when its bytes are split across chunks', async () => {
     const h = harness();
     const frame = Buffer.from(
