@@ -410,6 +410,25 @@ describe('three gateway instances behind HAProxy, Redis and PostgreSQL', () => {
   }, 120_000);
   afterAll(teardown, 30_000);
 
+  it('lists the three instances in gateway_status, whichever answers', async () => {
+    if (!fleet) throw new Error('the fleet did not start');
+    const res = await fetch(`${fleet.lb}/messages/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'gateway_status', arguments: {} },
+      }),
+    });
+    const reply = (await res.json()) as {
+      result: { structuredContent: { fleet: { instances: { pid: number }[] } } };
+    };
+    const pids = reply.result.structuredContent.fleet.instances.map((i) => i.pid);
+    expect(pids.sort()).toEqual(fleet.instances.map((i) => i.pid).sort());
+  });
+
   it(`SDK v1 and SDK v2 make ${CALLS} calls each while an instance is SIGKILLed; nothing is lost`, async () => {
     if (!fleet) throw new Error('the fleet did not start');
     // The gateway advertises its backend's resource under its own URI (no other backend has it).

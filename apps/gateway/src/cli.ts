@@ -2,7 +2,9 @@
 import { dirname } from 'node:path';
 import {
   CliUsageError,
+  type FleetMembership,
   type FleetNotifier,
+  joinFleet,
   McpMetrics,
   runCli,
   shareNotifications,
@@ -70,10 +72,16 @@ process.exitCode = await runCli({
     // Fleet mode (--redis-url): a backend's resource update is told to the subscribers of every
     // gateway instance, whichever instance's backend saw it (Redis pub/sub).
     let notifier: FleetNotifier | undefined;
+    let membership: FleetMembership | undefined;
     const gateway = new Gateway(config, {
       events,
       logger,
-      ...(state ? { announce: (uri: string) => void notifier?.resourceUpdated(uri) } : {}),
+      ...(state
+        ? {
+            announce: (uri: string) => void notifier?.resourceUpdated(uri),
+            fleet: async () => (await membership?.members()) ?? [],
+          }
+        : {}),
     });
     // Served at once (initialize, ping, a stdin EOF are answered while backends start); lists
     // and calls to tools not there yet wait for the backends, at most STARTUP_WAIT_MS — later
@@ -139,7 +147,18 @@ process.exitCode = await runCli({
       values.metrics === 'off' || values.transport !== 'http' ? undefined : new McpMetrics();
     if (metrics) observeGateway(gateway, metrics);
     const page = statusPage(gateway);
-    if (state) notifier = await shareNotifications(gateway.server, state, { logger });
+    if (state) {
+      notifier = await shareNotifications(gateway.server, state, { logger });
+      // Listed by every instance's gateway_status while it beats (every 5 s; gone after 15 s).
+      membership = await joinFleet(state, 'gateways', {
+        logger,
+        info: () => ({
+          instance: gateway.events.instance,
+          backends_running: [...gateway.backends.values()].filter((b) => b.state === 'running')
+            .length,
+        }),
+      });
+    }
     return {
       server: gateway.server,
       http: {
@@ -163,6 +182,7 @@ process.exitCode = await runCli({
       close: async () => {
         page.close();
         unwatch();
+        await membership?.leave().catch(() => undefined);
         await notifier?.close();
         return gateway.stop();
       },

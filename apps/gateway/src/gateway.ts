@@ -4,6 +4,7 @@ import {
   type CallToolResult,
   type EngineLogger,
   ErrorCode,
+  type FleetMember,
   type JsonRpcParams,
   type LoggingLevel,
   type McpContext,
@@ -100,6 +101,8 @@ export interface GatewayOptions {
    * a client subscribed through one instance hears a change seen by another (see cli.ts).
    */
   announce?: (uri: string) => void;
+  /** The instances of the gateway's fleet (`joinFleet`), for gateway_status; none alone. */
+  fleet?: () => Promise<FleetMember[]>;
 }
 
 /**
@@ -118,6 +121,8 @@ export class Gateway {
   readonly events: EventLog;
   /** When the gateway was made (ms since the epoch). */
   readonly startedAt = Date.now();
+  /** The fleet's instances, when the gateway is one of several (see GatewayOptions.fleet). */
+  readonly fleet: (() => Promise<FleetMember[]>) | undefined;
   /** Advertised name collisions seen while building the registry. */
   collisions: string[] = [];
   readonly #tools = new Map<string, Route>();
@@ -144,6 +149,7 @@ export class Gateway {
     this.events = options.events;
     this.#logger = options.logger;
     this.#announce = options.announce ?? ((uri) => void this.server.resourceUpdated(uri));
+    this.fleet = options.fleet;
     this.#bridge = new InputBridge({
       ttlMs: config.gateway.bridge.park_ttl_ms,
       maxParked: config.gateway.bridge.max_parked,

@@ -167,6 +167,12 @@ export {
   type RedisStateStoreOptions,
 } from './fleet/redis.js';
 export { type FleetNotifier, type SubscriberMatch, shareNotifications } from './fleet/notify.js';
+export {
+  type FleetMember,
+  type FleetMembership,
+  type JoinFleetOptions,
+  joinFleet,
+} from './fleet/registry.js';
 export type { HttpPage, PageAuth } from './http/pages.js';
 
 // Observability: Prometheus metrics of a server (served at /metrics by createMcpHttpServer)

@@ -10,7 +10,7 @@ export const gatewayStatus = (gateway: Gateway) =>
     name: 'gateway_status',
     description: 'Get status of the gateway and all backends',
     annotations: { readOnlyHint: true, openWorldHint: false },
-    handler: () => {
+    handler: async () => {
       const { gateway: g } = gateway.config;
       const { tools, prompts, resources } = gateway.routes();
       const count = (map: Map<string, { backend: unknown }>, backend: unknown) =>
@@ -67,6 +67,24 @@ export const gatewayStatus = (gateway: Gateway) =>
           events: { path: gateway.events.path, ...gateway.events.stats() },
         },
         backends,
+        // Several instances behind a load balancer (--redis-url): each one alive, by heartbeat.
+        ...(gateway.fleet ? { fleet: { instances: await fleetInstances(gateway) } } : {}),
       };
     },
   });
+
+/** The fleet's members, or why they cannot be listed (Redis away): never a failed status. */
+async function fleetInstances(gateway: Gateway): Promise<unknown> {
+  try {
+    return ((await gateway.fleet?.()) ?? []).map((m) => ({
+      id: m.id,
+      host: m.host,
+      pid: m.pid,
+      uptime_s: Math.round((Date.now() - m.startedAt) / 1000),
+      seen_s_ago: Math.round((Date.now() - m.seenAt) / 1000),
+      ...m.info,
+    }));
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}

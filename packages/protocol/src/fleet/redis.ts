@@ -247,6 +247,54 @@ export class RedisStateStore implements StateStore {
     return secret;
   }
 
+  /** {@inheritDoc StateStore.heartbeat} */
+  async heartbeat(group: string, member: string, json: string, ttlMs: number): Promise<void> {
+    // A sorted set of expiry times beside a hash of what members said: one round trip.
+    await this.#run(() =>
+      this.#redis
+        .multi()
+        .zadd(this.#key('group-expiry', group), Date.now() + ttlMs, member)
+        .hset(this.#key('group', group), member, json)
+        .exec(),
+    );
+  }
+
+  /** {@inheritDoc StateStore.members} */
+  async members(group: string): Promise<string[]> {
+    const expiry = this.#key('group-expiry', group);
+    const data = this.#key('group', group);
+    const now = Date.now();
+    const replies = await this.#run(() =>
+      this.#redis.multi().zrangebyscore(expiry, now, '+inf').zrangebyscore(expiry, 0, now).exec(),
+    );
+    const alive = (replies?.[0]?.[1] ?? []) as string[];
+    const gone = (replies?.[1]?.[1] ?? []) as string[];
+    if (gone.length > 0) {
+      // The dead are swept by whoever lists: no timer in Redis, no member left behind.
+      await this.#run(() =>
+        this.#redis
+          .multi()
+          .zrem(expiry, ...gone)
+          .hdel(data, ...gone)
+          .exec(),
+      );
+    }
+    if (alive.length === 0) return [];
+    const said = await this.#run(() => this.#redis.hmget(data, ...alive));
+    return said.filter((json): json is string => typeof json === 'string');
+  }
+
+  /** {@inheritDoc StateStore.leave} */
+  async leave(group: string, member: string): Promise<void> {
+    await this.#run(() =>
+      this.#redis
+        .multi()
+        .zrem(this.#key('group-expiry', group), member)
+        .hdel(this.#key('group', group), member)
+        .exec(),
+    );
+  }
+
   /** {@inheritDoc StateStore.ping} */
   async ping(): Promise<void> {
     await this.#run(() => this.#redis.ping());

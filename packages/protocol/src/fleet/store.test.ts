@@ -7,6 +7,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../testing/wait.js';
 import { createRedisStateStore } from './redis.js';
+import { joinFleet } from './registry.js';
 import {
   MemoryStateStore,
   type SessionRecord,
@@ -113,6 +114,22 @@ describe.each(stores)('%s state store', (_kind, make) => {
     expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await store.sharedSecret('one')).toBe(a);
     expect(await store.sharedSecret('two')).not.toBe(a);
+  });
+
+  it('lists the members of a fleet that beat, drops the silent and those that leave', async () => {
+    const store = await make();
+    const one = await joinFleet(store, 'g', { intervalMs: 50, info: () => ({ role: 'one' }) });
+    const two = await joinFleet(store, 'g', { intervalMs: 50 });
+    // A member that said it was alive once, for 100 ms, and then died.
+    await store.heartbeat('g', 'dead', JSON.stringify({ id: 'dead', startedAt: 0 }), 100);
+    expect((await one.members()).map((m) => m.id)).toEqual(['dead', one.id, two.id]);
+    expect((await two.members())[1]).toMatchObject({ pid: process.pid, info: { role: 'one' } });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await two.members()).map((m) => m.id)).toEqual([one.id, two.id]);
+    await one.leave();
+    expect((await two.members()).map((m) => m.id)).toEqual([two.id]);
+    await two.leave();
+    expect(await store.members('g')).toEqual([]);
   });
 
   it('answers ping while open and refuses with StoreUnavailableError once closed', async () => {

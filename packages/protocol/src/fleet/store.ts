@@ -90,6 +90,12 @@ export interface StateStore {
    * first to ask: what instances sign shared tokens with (the 2026-07-28 `requestState`).
    */
   sharedSecret(name: string): Promise<string>;
+  /** Say that `member` of `group` is alive, with what it says of itself, for `ttlMs`. */
+  heartbeat(group: string, member: string, json: string, ttlMs: number): Promise<void>;
+  /** What the members of `group` heard from within their TTL said, in no order. */
+  members(group: string): Promise<string[]>;
+  /** Take `member` out of `group` now. */
+  leave(group: string, member: string): Promise<void>;
   /** Resolves when the backend answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   /** Close connections; the store is unusable afterwards. */
@@ -143,6 +149,7 @@ export class MemoryStateStore implements StateStore {
   readonly #channels = new Map<string, Set<(message: string) => void>>();
   readonly #limiters = new Map<string, RateLimiterMemory>();
   readonly #secrets = new Map<string, string>();
+  readonly #groups = new Map<string, Map<string, { json: string; expires: number }>>();
   #closed = false;
 
   /** {@inheritDoc StateStore.getSession} */
@@ -258,6 +265,30 @@ export class MemoryStateStore implements StateStore {
       this.#secrets.set(name, secret);
     }
     return secret;
+  }
+
+  /** {@inheritDoc StateStore.heartbeat} */
+  async heartbeat(group: string, member: string, json: string, ttlMs: number): Promise<void> {
+    let members = this.#groups.get(group);
+    if (!members) {
+      members = new Map();
+      this.#groups.set(group, members);
+    }
+    members.set(member, { json, expires: Date.now() + ttlMs });
+  }
+
+  /** {@inheritDoc StateStore.members} */
+  async members(group: string): Promise<string[]> {
+    const members = this.#groups.get(group);
+    if (!members) return [];
+    const now = Date.now();
+    for (const [member, entry] of members) if (entry.expires <= now) members.delete(member);
+    return [...members.values()].map((entry) => entry.json);
+  }
+
+  /** {@inheritDoc StateStore.leave} */
+  async leave(group: string, member: string): Promise<void> {
+    this.#groups.get(group)?.delete(member);
   }
 
   /** {@inheritDoc StateStore.ping} */
