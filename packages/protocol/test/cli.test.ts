@@ -72,7 +72,9 @@ describe('CLI runner', () => {
   it('refuses an unknown flag, a bad choice and a bad port with exit 2 and a reason', async () => {
     const unknown = await run(['--frobnicate']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("Unknown option '--frobnicate'");
+    expect(unknown.stderr).toContain("Unknown option '--frobnicate'\n");
+    // Node's hint about positionals after `--` fits no app here.
+    expect(unknown.stderr).not.toContain('positional argument');
     const transport = await run(['--transport', 'ws']);
     expect(transport.code).toBe(2);
     expect(transport.stderr).toContain('--transport must be one of stdio, http');
@@ -106,6 +108,22 @@ describe('CLI runner', () => {
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }
+  });
+
+  it('refuses a --cors-origins entry that is not an origin, with exit 2', async () => {
+    for (const [args, env] of [
+      [['--cors-origins', 'https://app.example.com/'], {}],
+      [[], { MCP_CORS_ORIGINS: 'https://app.example.com, app.example.com' }],
+      [['--cors-origins', '*'], {}],
+    ] as const) {
+      const { code, stderr } = await run(['--transport', 'http', '--port', '0', ...args], env);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(
+        /--cors-origins: '.+' is not an origin like https:\/\/app\.example\.com/,
+      );
+    }
+    const help = await run(['--help']);
+    expect(help.stdout).toMatch(/--cors-origins <value> +MCP_CORS_ORIGINS/);
   });
 
   it('refuses to bind beyond loopback without auth', async () => {

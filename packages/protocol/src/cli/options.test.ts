@@ -63,6 +63,21 @@ describe('resolveOptions', () => {
     expect(() => resolveOptions(OPTIONS, [], { T: 'ws' })).toThrow(/one of stdio, http/);
   });
 
+  it("names an unknown flag without parseArgs' hint about positionals after '--'", () => {
+    const message = (argv: string[]) => {
+      try {
+        resolveOptions(OPTIONS, argv, {});
+      } catch (err) {
+        expect(err).toBeInstanceOf(CliUsageError);
+        return (err as Error).message;
+      }
+      throw new Error('no usage error');
+    };
+    expect(message(['--bogus'])).toBe("Unknown option '--bogus'");
+    expect(message(['-x'])).toBe("Unknown option '-x'");
+    expect(message(['--port'])).toBe("Option '--port <value>' argument missing");
+  });
+
   it('returns positionals for subcommands', () => {
     expect(resolveOptions(OPTIONS, ['keys', 'list', '--port', '1'], {}).positionals).toEqual([
       'keys',

@@ -58,7 +58,7 @@ export function resolveOptions(
       allowPositionals: true,
     });
   } catch (err) {
-    throw new CliUsageError((err as Error).message);
+    throw new CliUsageError(parseErrorMessage(err as Error));
   }
   const values: CliValues = {};
   for (const option of options) {
@@ -86,6 +86,17 @@ export function resolveOptions(
     values[option.name] = value;
   }
   return { values, positionals: parsed.positionals };
+}
+
+/**
+ * `parseArgs`' message without its hint about positionals after `--` (`Unknown option '--bogus'.
+ * To specify a positional argument starting with a '-', …`): no app takes such positionals, so
+ * the hint only misleads; the usage printed below the message is the help.
+ */
+function parseErrorMessage(err: Error): string {
+  const message = err.message;
+  const hint = message.indexOf('. To specify a positional argument');
+  return hint === -1 ? message : message.slice(0, hint);
 }
 
 /** The `--help` text: description, usage lines, every option with its variable, subcommands. */

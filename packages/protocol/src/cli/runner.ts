@@ -111,6 +111,13 @@ export const COMMON_OPTIONS: readonly CliOption[] = [
     type: 'string',
   },
   {
+    name: 'cors-origins',
+    env: 'MCP_CORS_ORIGINS',
+    description:
+      'HTTP: origins whose browser pages may call (CORS), comma-separated, e.g. https://app.example.com (default: none)',
+    type: 'string',
+  },
+  {
     // Actions, not settings: never read from the environment (MCP_VERSION=2025-06-18 in a
     // user's shell made every app exit with a usage error).
     name: 'help',
@@ -255,6 +262,11 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     );
     return 2;
   }
+  const corsOrigins = parseCorsOrigins(values['cors-origins'] as string | undefined);
+  if (typeof corsOrigins === 'string') {
+    process.stderr.write(`${app.command}: --cors-origins: ${corsOrigins}\n`);
+    return 2;
+  }
   const redisUrl = values['redis-url'];
   // Over stdio too: an app behind a gateway instance shares its notifications with the fleet.
   if (typeof redisUrl === 'string' && redisUrl !== '') {
@@ -351,6 +363,7 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
       ...http,
       metrics,
       ...(metricsToken ? { metricsToken } : {}),
+      ...(corsOrigins.length > 0 ? { corsOrigins } : {}),
       host: values.host as string,
       port,
     });
@@ -380,4 +393,27 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
   await httpServer.drain();
   await close();
   return 0;
+}
+
+/**
+ * `--cors-origins a,b`: each an origin exactly as a browser sends it (scheme, host, port if not
+ * the default; no path, no trailing slash), or the reason it is not.
+ */
+function parseCorsOrigins(value: string | undefined): string[] | string {
+  const origins = (value ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || parsed.origin !== origin || !/^https?:$/.test(parsed.protocol)) {
+      return `'${origin}' is not an origin like https://app.example.com (scheme, host and port only)`;
+    }
+  }
+  return origins;
 }

@@ -15,6 +15,12 @@ export interface OriginPolicy {
   allowedHosts?: readonly string[];
   /** Origins allowed to call from a browser. Default: http(s) origins on loopback hosts. */
   allowedOrigins?: readonly string[];
+  /**
+   * Origins (`https://app.example.com`, exactly as a browser sends them) whose pages may call
+   * across origins (CORS): their preflight `OPTIONS` is answered and every response carries
+   * `Access-Control-Allow-Origin` for them. They pass the Origin check too. Default: none (CORS off).
+   */
+  corsOrigins?: readonly string[];
 }
 
 /**
@@ -61,7 +67,7 @@ export function checkHostAndOrigin(
     if (!allowed) return `Host '${hostHeader}' is not allowed`;
   }
   const origin = req.headers.origin;
-  if (origin !== undefined) {
+  if (origin !== undefined && !policy.corsOrigins?.includes(origin)) {
     if (policy.allowedOrigins) {
       if (!policy.allowedOrigins.includes(origin)) return `Origin '${origin}' is not allowed`;
     } else {

@@ -138,6 +138,13 @@ export interface McpHttpServer {
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
+/** Request headers a page of a CORS origin may send (the preflight's answer). */
+const CORS_ALLOWED_HEADERS =
+  'Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID';
+/** Response headers such a page may read. */
+const CORS_EXPOSED_HEADERS =
+  'Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, WWW-Authenticate, Retry-After';
+
 /**
  * Serve an McpServer over HTTP: plain JSON-RPC POST paths and the Streamable HTTP endpoint, behind
  * Host/Origin checks, bearer auth, a per-caller rate limit and body limits. Throws when asked to
@@ -216,6 +223,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
   const inFlight = new Set<ServerResponse>();
   let drained: (() => void) | undefined;
 
+  const cors = options.corsOrigins?.length ? new Set(options.corsOrigins) : undefined;
   const metrics = options.metrics;
   const extras = createExtras({
     metrics,
@@ -254,6 +262,24 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     }
     const method = req.method ?? 'GET';
     const allowed = isPlain ? 'POST' : (streamable as StreamableHttpHandler).allowedMethods;
+    if (cors) {
+      res.setHeader('Vary', 'Origin');
+      const origin = req.headers.origin;
+      if (origin !== undefined && cors.has(origin)) {
+        // On every answer from here on, refusals included: a page reads a 401 or 429 too.
+        res.setHeader('Access-Control-Allow-Origin', origin);
+        res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
+        if (method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+          // The preflight: before auth (a browser sends it without credentials).
+          sendEmpty(res, 204, {
+            'Access-Control-Allow-Methods': allowed,
+            'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS,
+            'Access-Control-Max-Age': '600',
+          });
+          return;
+        }
+      }
+    }
     if (!allowed.split(', ').includes(method)) {
       sendEmpty(res, 405, { Allow: allowed });
       return;
