@@ -7,8 +7,10 @@
  *
  * in interleaved rounds, so drift hits every side alike. Traces go to a sink in this process
  * that accepts OTLP/HTTP and throws it away (the export's cost is the server's, not a
- * collector's). Target: metrics on, tracing off loses at most 5 % of the throughput (the paired
- * median ratio ≥ 0.95); the tracing-on ratio is printed.
+ * collector's). Target: metrics on, tracing off costs at most 5 % of the throughput — judged by
+ * the paired median of server CPU per request (what req/s would be with the server alone on a
+ * core; req/s itself swings with whatever else shares the machine), by req/s when CPU is not
+ * known. Both are printed, and the tracing-on figures beside them.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -114,7 +116,7 @@ export async function observabilityBench(roundsAsked: number, duration: number):
           samples.map((s, r) => s.requestsPerSec / (base[r] as HttpResult).requestsPerSec),
         );
         // Server CPU per request, paired the same way: steadier than req/s on a shared machine.
-        const cpuOf = (r: HttpResult | undefined) => r?.cpuMicrosPerRequest ?? Number.NaN;
+        const cpuOf = (r: HttpResult | undefined) => r?.cpuMicrosPerRequest || Number.NaN;
         const cpu = median(samples.map(cpuOf));
         const cpuRatio = median(samples.map((s, r) => cpuOf(base[r]) / cpuOf(s)));
         const bad = samples.some((s) => s.non2xx + s.errors + s.timeouts + s.mismatches > 0);
@@ -123,14 +125,19 @@ export async function observabilityBench(roundsAsked: number, duration: number):
           `  ${`${group}: ${labels[i]}`.padEnd(44)} ${rps.toFixed(0).padStart(10)} ${String(p50).padStart(8)} ${ratio.toFixed(3).padStart(7)} ${cpu.toFixed(1).padStart(12)} ${cpuRatio.toFixed(3).padStart(11)}${bad ? '  ! errors under load: figures invalid' : ''}`,
         );
         if (i === 1) {
-          const pass = ratio >= TARGET;
+          // The check reads server CPU per request when it is known: what req/s would show with
+          // the server alone on a core (req/s swings with whatever else shares the machine).
+          const judged = Number.isFinite(cpuRatio) ? cpuRatio : ratio;
+          const pass = judged >= TARGET;
           if (!pass) ok = false;
           console.log(
-            `    metrics on, tracing off: ${((1 - ratio) * 100).toFixed(1)} % lost (target ≤ ${((1 - TARGET) * 100).toFixed(0)} %) ${pass ? '✓' : '✗'}`,
+            `    metrics on, tracing off: ${((1 - judged) * 100).toFixed(1)} % lost by ${Number.isFinite(cpuRatio) ? 'CPU per request' : 'req/s'} (target ≤ ${((1 - TARGET) * 100).toFixed(0)} %) ${pass ? '✓' : '✗'}`,
           );
         }
         if (i === 2)
-          console.log(`    tracing on: ${((1 - ratio) * 100).toFixed(1)} % lost (informational)`);
+          console.log(
+            `    tracing on: ${((1 - ratio) * 100).toFixed(1)} % of req/s, ${((1 - cpuRatio) * 100).toFixed(1)} % by CPU per request (informational)`,
+          );
       });
     };
     report('engine', ['metrics off', 'metrics on', 'metrics + tracing'], engine);

@@ -1,14 +1,13 @@
 /**
  * The gateway over HTTP with the `rich` fixture as its backend, for the observability bench:
  * GATEWAY_MODE=off (--metrics off), metrics (the default: /metrics on), or tracing (metrics and
- * OTel traces to BENCH_OTLP, the bench's sink). Runs `mcp-gateway` as a child and prints its port.
+ * OTel traces to BENCH_OTLP, the bench's sink). `mcp-gateway` runs in this process (its CLI
+ * imported with the arguments set), so the driver's CPU-per-request figure is the gateway's.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { announce } from './http-child.js';
 
 const gatewayDist = dirname(fileURLToPath(import.meta.resolve('@mcpkit/gateway')));
 const mode = process.env.GATEWAY_MODE ?? 'metrics';
@@ -22,41 +21,43 @@ writeFileSync(
     },
   }),
 );
-const env: NodeJS.ProcessEnv = { ...process.env };
-delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
+delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
 if (mode === 'tracing') {
-  env.OTEL_EXPORTER_OTLP_ENDPOINT = process.env.BENCH_OTLP;
-  env.OTEL_SERVICE_NAME = 'bench-gateway';
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = process.env.BENCH_OTLP;
+  process.env.OTEL_SERVICE_NAME = 'bench-gateway';
 }
-const child = spawn(
+const cli = join(gatewayDist, 'cli.js');
+process.argv = [
   process.execPath,
-  [
-    join(gatewayDist, 'cli.js'),
-    '--transport',
-    'http',
-    '--port',
-    '0',
-    '--config',
-    config,
-    '--events',
-    join(dir, 'events.db'),
-    '--log-level',
-    'warn',
-    ...(mode === 'off' ? ['--metrics', 'off'] : []),
-  ],
-  { env, stdio: ['ignore', 'ignore', 'pipe'] },
-);
-let stderr = '';
-const port = await new Promise<number>((resolve, reject) => {
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-    const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
-    if (match) resolve(Number(match[1]));
-  });
-  child.once('exit', (code) => reject(new Error(`gateway exited (${code}): ${stderr}`)));
+  cli,
+  '--transport',
+  'http',
+  '--port',
+  '0',
+  '--config',
+  config,
+  '--events',
+  join(dir, 'events.db'),
+  '--log-level',
+  'warn',
+  ...(mode === 'off' ? ['--metrics', 'off'] : []),
+];
+// The driver reads the port from the first stdout line; the gateway says it on stderr.
+const write = process.stderr.write.bind(process.stderr);
+let announced = false;
+process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+  const match = announced ? null : /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(String(chunk));
+  if (match) {
+    announced = true;
+    process.stdout.write(`${match[1]}\n`);
+    return true; // the bench's output stays its table
+  }
+  return write(chunk, ...rest);
+}) as typeof process.stderr.write;
+// The driver closes stdin to stop it: SIGTERM is the gateway's own way down (backends stopped).
+process.stdin.once('end', () => {
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  process.kill(process.pid, 'SIGTERM');
 });
-announce(port, async () => {
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
-  rmSync(dir, { recursive: true, force: true });
-});
+process.stdin.resume();
+await import(cli);
