@@ -275,7 +275,8 @@ export class StreamableHttpHandler implements ServerTransport {
       session = this.#newSession(auth, identity);
       created = true;
     } else {
-      session = await this.#lookup(req, res, auth, replyId);
+      const found = this.#lookup(req, res, auth, replyId);
+      session = isPromiseLike(found) ? await found : found;
       if (!session) return;
     }
     const version = req.headers['mcp-protocol-version'];
@@ -375,7 +376,7 @@ export class StreamableHttpHandler implements ServerTransport {
       }
     } else if (!this.#stateful) {
       this.#server.closeSession(session.mcp);
-    } else {
+    } else if (this.#state) {
       // What this request changed (initialized, log level, subscriptions) is the fleet's before
       // the client hears back.
       await this.#save(session);
@@ -416,7 +417,8 @@ export class StreamableHttpHandler implements ServerTransport {
       });
       return;
     }
-    const session = await this.#lookup(req, res, auth);
+    const found = this.#lookup(req, res, auth);
+    const session = isPromiseLike(found) ? await found : found;
     if (!session) return;
     const lastEventId = req.headers['last-event-id'];
     if (typeof lastEventId === 'string') {
@@ -470,7 +472,8 @@ export class StreamableHttpHandler implements ServerTransport {
       return;
     }
     if (refuseSessionless(req, res)) return;
-    const session = await this.#lookup(req, res, auth);
+    const found = this.#lookup(req, res, auth);
+    const session = isPromiseLike(found) ? await found : found;
     if (!session) return;
     await this.#forget(session.mcp.id);
     this.#end(session.mcp.id);
@@ -524,12 +527,12 @@ export class StreamableHttpHandler implements ServerTransport {
    * The session a request names, or an answer (400/404) already sent. With a state store, a
    * session another instance opened is read from it (one round trip, then kept here).
    */
-  async #lookup(
+  #lookup(
     req: IncomingMessage,
     res: ServerResponse,
     auth: AuthInfo | undefined,
     requestId: JsonRpcId = null,
-  ): Promise<HttpSession | undefined> {
+  ): HttpSession | undefined | Promise<HttpSession | undefined> {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string' || id.length === 0) {
       sendError(
@@ -544,13 +547,24 @@ export class StreamableHttpHandler implements ServerTransport {
       );
       return undefined;
     }
-    let session = this.#sessions.get(id);
-    if (!session && this.#state) {
-      const record = await this.#state.getSession(id);
+    const session = this.#sessions.get(id);
+    // Known here (the hot path): answered without a turn of the event loop.
+    if (session || !this.#state) return this.#bound(session, res, auth, requestId);
+    return this.#state.getSession(id).then((record) => {
       // Another request may have brought it here meanwhile.
-      session = this.#sessions.get(id);
-      if (!session && record && record.subject === auth?.subject) session = this.#adopt(id, record);
-    }
+      let found = this.#sessions.get(id);
+      if (!found && record && record.subject === auth?.subject) found = this.#adopt(id, record);
+      return this.#bound(found, res, auth, requestId);
+    });
+  }
+
+  /** The session if `auth` is its caller's; else undefined, with the 404 sent. */
+  #bound(
+    session: HttpSession | undefined,
+    res: ServerResponse,
+    auth: AuthInfo | undefined,
+    requestId: JsonRpcId,
+  ): HttpSession | undefined {
     // A session is bound to the caller that opened it; to anyone else it does not exist.
     if (!session || session.subject !== auth?.subject) {
       sendError(res, 404, { code: -32001, message: 'Session not found' }, {}, requestId);
