@@ -1,11 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ConfigError,
   DEFAULT_RESTART,
   defaultConfig,
+  defaultGatewayProjectsDatabase,
   exposureWarnings,
   isStdio,
   loadConfig,
@@ -561,9 +562,22 @@ describe('defaultConfig', () => {
     expect(config.gateway.backend_timeout).toBe(30);
   });
 
-  it('passes DATABASE_URL to the projects backend only when set', () => {
+  it("gives the projects backend DATABASE_URL when set, else the gateway's own file", () => {
+    // Never the standalone mcp-projects' projects.db: the gateway seeds its demo user there.
     const without = defaultConfig({});
-    expect(without.mcpServers.projects).toMatchObject({ env: {} });
+    expect(without.mcpServers.projects).toMatchObject({
+      env: { DATABASE_URL: join(homedir(), '.local', 'share', 'mcpkit', 'gateway-projects.db') },
+    });
+    expect(defaultConfig({ XDG_DATA_HOME: '/srv/data' }).mcpServers.projects).toMatchObject({
+      env: { DATABASE_URL: join('/srv/data', 'mcpkit', 'gateway-projects.db') },
+    });
+    // A relative XDG_DATA_HOME is ignored (XDG spec); an empty DATABASE_URL is unset.
+    expect(
+      defaultConfig({ XDG_DATA_HOME: 'rel', DATABASE_URL: '' }).mcpServers.projects,
+    ).toMatchObject({ env: { DATABASE_URL: defaultGatewayProjectsDatabase({}) } });
+    expect(defaultGatewayProjectsDatabase({})).not.toBe(
+      join(homedir(), '.local', 'share', 'mcpkit', 'projects.db'),
+    );
     const withDb = defaultConfig({ DATABASE_URL: 'postgres://db/x' });
     expect(withDb.mcpServers.projects).toMatchObject({ env: { DATABASE_URL: 'postgres://db/x' } });
     expect(withDb.mcpServers['system-info']).toMatchObject({ env: {} });

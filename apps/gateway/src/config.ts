@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 
 // No `__` inside: it is the separator of advertised names (`ns__tool`).
@@ -269,7 +270,23 @@ function siblingCli(app: 'projects' | 'system-info'): string {
   return resolve(dirname(manifest), 'dist', 'cli.js');
 }
 
-/** With no --config: the two sibling servers of this repository, over stdio. */
+/**
+ * The built-in projects backend's own SQLite file, `${XDG_DATA_HOME ?? ~/.local/share}/mcpkit/
+ * gateway-projects.db`: the gateway seeds a demo user into it, which must not land in the database
+ * a standalone `mcp-projects` uses (`projects.db` beside it).
+ */
+export function defaultGatewayProjectsDatabase(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_DATA_HOME;
+  // The XDG spec says to ignore a relative (or empty) value.
+  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share');
+  return join(base, 'mcpkit', 'gateway-projects.db');
+}
+
+/**
+ * With no --config: the two sibling servers of this repository, over stdio. The projects backend
+ * gets `DATABASE_URL` when the gateway has one, else its own file
+ * ({@link defaultGatewayProjectsDatabase}).
+ */
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   return parseConfig(
     {
@@ -286,7 +303,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
             'warn',
           ],
           namespace: 'projects',
-          ...(env.DATABASE_URL ? { env: { DATABASE_URL: env.DATABASE_URL } } : {}),
+          env: { DATABASE_URL: env.DATABASE_URL || defaultGatewayProjectsDatabase(env) },
         },
         'system-info': {
           command: process.execPath,

@@ -113,11 +113,15 @@ process.exitCode = await runCli({
   ],
   commands: [
     { usage: 'users create <email> [--name N]', description: 'create a user' },
+    { usage: 'users list', description: 'list the users with their count of active keys' },
     {
       usage: 'keys create --user <email> [--scopes read,write]',
       description: 'create an API key (printed once)',
     },
-    { usage: 'keys list --user <email>', description: 'list a user’s keys (prefixes only)' },
+    {
+      usage: 'keys list [--user <email>]',
+      description: 'list a user’s keys, or every user’s (prefixes only)',
+    },
     { usage: 'keys revoke <prefix>', description: 'revoke keys by prefix' },
   ],
   run: async (ctx) => {

@@ -1,5 +1,5 @@
 import { CliUsageError, type RunContext } from '@mcpkit/protocol';
-import { ConflictError, type Scope, type Store } from './db/types.js';
+import { type ApiKey, ConflictError, type Scope, type Store } from './db/types.js';
 import { generateKey, SHOWN_CHARS } from './keys.js';
 
 /** Emails compare case-insensitively: stored and looked up in lower case. */
@@ -29,9 +29,21 @@ async function userByEmail(store: Store, email: unknown) {
   return user;
 }
 
+/** One line of `keys list`: the prefix, never the key (which is not stored) nor its hash. */
+function keyLine(k: ApiKey, owner?: string): string {
+  return [
+    ...(owner === undefined ? [] : [owner]),
+    k.prefix,
+    k.scopes.join(','),
+    `created ${k.createdAt}`,
+    k.lastUsedAt ? `used ${k.lastUsedAt}` : 'never used',
+    k.revokedAt ? `REVOKED ${k.revokedAt}` : 'active',
+  ].join('  ');
+}
+
 /**
- * `users create <email>`, `keys create --user <email> [--scopes read,write]`,
- * `keys list --user <email>`, `keys revoke <prefix>`. Output goes to stdout (this is a CLI,
+ * `users create <email>`, `users list`, `keys create --user <email> [--scopes read,write]`,
+ * `keys list [--user <email>]`, `keys revoke <prefix>`. Output goes to stdout (this is a CLI,
  * not the stdio server); a new key is printed once and never again.
  */
 export async function runCommand(store: Store, ctx: RunContext): Promise<number> {
@@ -50,6 +62,23 @@ export async function runCommand(store: Store, ctx: RunContext): Promise<number>
     out(`created user ${user.email} (${user.id})`);
     return 0;
   }
+  if (group === 'users' && action === 'list') {
+    if (arg !== undefined) throw new CliUsageError('usage: users list');
+    for (const user of await store.listUsers()) {
+      const keys = await store.listApiKeys(user.id);
+      const live = keys.filter((k) => !k.revokedAt).length;
+      out(
+        [
+          user.email,
+          user.id,
+          ...(user.name ? [JSON.stringify(user.name)] : []),
+          `created ${user.createdAt}`,
+          `${live} active key${live === 1 ? '' : 's'}${keys.length > live ? ` (${keys.length - live} revoked)` : ''}`,
+        ].join('  '),
+      );
+    }
+    return 0;
+  }
   if (group === 'keys' && action === 'create') {
     const user = await userByEmail(store, ctx.values.user);
     const scopes = parseKeyScopes(ctx.values.scopes as string | undefined);
@@ -62,17 +91,14 @@ export async function runCommand(store: Store, ctx: RunContext): Promise<number>
     return 0;
   }
   if (group === 'keys' && action === 'list') {
-    const user = await userByEmail(store, ctx.values.user);
-    for (const k of await store.listApiKeys(user.id)) {
-      out(
-        [
-          k.prefix,
-          k.scopes.join(','),
-          `created ${k.createdAt}`,
-          k.lastUsedAt ? `used ${k.lastUsedAt}` : 'never used',
-          k.revokedAt ? `REVOKED ${k.revokedAt}` : 'active',
-        ].join('  '),
-      );
+    if (ctx.values.user !== undefined) {
+      const user = await userByEmail(store, ctx.values.user);
+      for (const k of await store.listApiKeys(user.id)) out(keyLine(k));
+      return 0;
+    }
+    // Every user's keys, each line led by its owner's email.
+    for (const user of await store.listUsers()) {
+      for (const k of await store.listApiKeys(user.id)) out(keyLine(k, user.email));
     }
     return 0;
   }

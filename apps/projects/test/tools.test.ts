@@ -1115,6 +1115,59 @@ describe('the CLI (needs pnpm build)', () => {
     expect(again.stdout).toBe('revoked 0 keys\n');
   });
 
+  it('users list and keys list without --user: every user, key prefixes only', async () => {
+    const env = { DATABASE_URL: join(dir, 'listing.db') };
+    expect((await runCli(['users', 'list'], env)).stdout).toBe('');
+    for (const args of [
+      ['users', 'create', 'b@y.z', '--name', 'Bea B'],
+      ['users', 'create', 'a@y.z'],
+      ['users', 'create', 'c@y.z'],
+    ]) {
+      expect((await runCli(args, env)).code).toBe(0);
+    }
+    const keys: Record<string, string> = {};
+    for (const [user, scopes] of [
+      ['a@y.z', 'read'],
+      ['b@y.z', 'read,write'],
+      ['b@y.z', 'read'],
+    ] as const) {
+      const made = await runCli(['keys', 'create', '--user', user, '--scopes', scopes], env);
+      expect(made.code, made.stderr).toBe(0);
+      keys[`${user} ${scopes}`] = made.stdout.trim();
+    }
+    const revoke = (keys['b@y.z read'] as string).slice(0, SHOWN_CHARS);
+    expect((await runCli(['keys', 'revoke', revoke], env)).code).toBe(0);
+
+    const users = await runCli(['users', 'list'], env);
+    expect(users.code, users.stderr).toBe(0);
+    const lines = users.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^a@y\.z {2}usr_\w+ {2}created \S+ {2}1 active key$/);
+    expect(lines[1]).toMatch(
+      /^b@y\.z {2}usr_\w+ {2}"Bea B" {2}created \S+ {2}1 active key \(1 revoked\)$/,
+    );
+    expect(lines[2]).toMatch(/^c@y\.z {2}usr_\w+ {2}created \S+ {2}0 active keys$/);
+
+    const all = await runCli(['keys', 'list'], env);
+    expect(all.code, all.stderr).toBe(0);
+    const keyLines = all.stdout.trimEnd().split('\n');
+    expect(keyLines).toHaveLength(3);
+    expect(keyLines.map((l) => l.split('  ')[0])).toEqual(['a@y.z', 'b@y.z', 'b@y.z']);
+    for (const key of Object.values(keys)) {
+      expect(all.stdout).toContain(key.slice(0, SHOWN_CHARS));
+      expect(all.stdout).not.toContain(key.slice(SHOWN_CHARS));
+      expect(all.stdout).not.toContain(hashKey(key));
+    }
+    expect(all.stdout).toContain(`${revoke}  read  created`);
+    expect(all.stdout).toMatch(/REVOKED/);
+    // --user still narrows it to one user, without the owner column.
+    const one = await runCli(['keys', 'list', '--user', 'a@y.z'], env);
+    expect(one.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(one.stdout).toMatch(/^cf_live_sk_/);
+    const extra = await runCli(['users', 'list', 'x'], env);
+    expect(extra.code).toBe(2);
+  });
+
   it('keys commands refuse bad input with exit code 2', async () => {
     const env = { DATABASE_URL: file };
     const noUser = await runCli(['keys', 'create', '--user', 'ghost@y.z'], env);

@@ -208,6 +208,16 @@ describe.each([sqliteDialect(), postgresDialect()])('Store on $name', (dialect) 
       // The store still works after the failed insert.
       expect((await store.getUserByEmail(email))?.name).toBeNull();
     });
+
+    it('lists every user by email', async () => {
+      const made = [await store.createUser(uniqueEmail()), await store.createUser(uniqueEmail())];
+      const users = await store.listUsers();
+      for (const user of made) expect(users).toContainEqual(user);
+      // Ordered by email (both addresses are `u_<random>@example.test`: any collation agrees).
+      const at = made.map((user) => users.findIndex((u) => u.id === user.id));
+      const [first, second] = made.map((u) => u.email);
+      expect((at[0] as number) < (at[1] as number)).toBe((first as string) < (second as string));
+    });
   });
 
   describe('API keys', () => {

@@ -278,6 +278,16 @@ class KyselyStore implements Store {
     return row && toUser(row);
   }
 
+  async listUsers(): Promise<User[]> {
+    const rows = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .orderBy('email', 'asc')
+      .orderBy('id', 'asc')
+      .execute();
+    return rows.map(toUser);
+  }
+
   // API keys ------------------------------------------------------------------------------------
 
   async createApiKey(

@@ -213,6 +213,8 @@ export interface Store {
   getUser(id: string): Promise<User | undefined>;
   /** A user by email. */
   getUserByEmail(email: string): Promise<User | undefined>;
+  /** Every user, by email (for the CLI's `users list`). */
+  listUsers(): Promise<User[]>;
 
   /** Store a key by its SHA-256 hash (hex); the key itself is never stored. */
   createApiKey(userId: string, prefix: string, hash: string, scopes: Scope[]): Promise<ApiKey>;
