@@ -11,7 +11,8 @@ export interface McpCall {
   /**
    * `tools/call`: the registered name of the tool called (an alias resolved); undefined for a
    * tool nobody registered — so a client cannot mint labels by calling made-up names — and for
-   * other methods.
+   * other methods. Looked up when read: read at `end`, it names a tool registered while the call
+   * waited (a gateway's backends starting).
    */
   readonly tool: string | undefined;
   /** `modern` for a 2026-07-28 request, `legacy` for 2025-era traffic. */
@@ -77,14 +78,14 @@ export function dispatchObserver(
   ): McpCall => {
     const name =
       method === 'tools/call' ? (params as { name?: unknown } | undefined)?.name : undefined;
-    return {
+    return new Call(
       method,
       known,
-      tool: typeof name === 'string' ? findTool(name) : undefined,
-      era: extra.session.era,
+      typeof name === 'string' ? name : undefined,
       params,
       extra,
-    };
+      findTool,
+    );
   };
   if (list.length === 1) {
     const only = list[0] as McpObserver;
@@ -123,4 +124,24 @@ export function dispatchObserver(
       });
     },
   };
+}
+
+/** An {@link McpCall} whose tool is looked up when read, until it is found. */
+class Call implements McpCall {
+  readonly era: 'legacy' | 'modern';
+  #tool: string | undefined;
+  constructor(
+    readonly method: string,
+    readonly known: boolean,
+    readonly name: string | undefined,
+    readonly params: JsonRpcParams | undefined,
+    readonly extra: McpCallExtra,
+    readonly findTool: (name: string) => string | undefined,
+  ) {
+    this.era = extra.session.era;
+  }
+  get tool(): string | undefined {
+    if (this.#tool === undefined && this.name !== undefined) this.#tool = this.findTool(this.name);
+    return this.#tool;
+  }
 }

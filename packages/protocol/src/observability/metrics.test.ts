@@ -196,6 +196,36 @@ describe('McpMetrics at /metrics', () => {
   });
 });
 
+describe('McpMetrics and late tools', () => {
+  it('labels a call with a tool registered while the call waited (held lists)', async () => {
+    const mcp = new McpServer({ name: 'late', version: '1' });
+    let release: () => void = () => {};
+    mcp.holdLists(new Promise<void>((resolve) => (release = resolve)));
+    const metrics = new McpMetrics({ processMetrics: false });
+    metrics.observe(mcp);
+    const served = await serveHttp(mcp, { plainPaths: ['/rpc'], metrics });
+    open.push(served);
+    const reply = postJson<{ result: { content: { text: string }[] } }>(
+      `${served.url}/rpc`,
+      call(1, 'late', {}),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    mcp.addTool(
+      defineTool({
+        name: 'late',
+        description: 'came late',
+        inputSchema: z.object({}),
+        handler: () => 'here',
+      }),
+    );
+    release();
+    expect((await reply).body?.result.content[0]?.text).toBe('here');
+    const m = parsePrometheusText(await metrics.text());
+    expect(sampleValue(m, 'mcp_requests_total', { tool: 'late', status: 'ok' })).toBe(1);
+    expect(sampleValue(m, 'mcp_requests_total', { tool: '(unknown)' })).toBe(0);
+  });
+});
+
 describe('parsePrometheusText', () => {
   it('refuses what Prometheus would refuse', () => {
     expect(() => parsePrometheusText('x 1')).toThrow(/newline/);

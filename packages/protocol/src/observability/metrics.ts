@@ -4,6 +4,7 @@
  * by `createMcpHttpServer({ metrics })`.
  */
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { McpCall } from '../mcp/observe.js';
 import type { McpServer } from '../mcp/server.js';
 import {
   type CounterSeries,
@@ -161,12 +162,14 @@ export class McpMetrics {
     const stop = server.observe({
       begin: (call) => {
         this.#inFlight++;
-        return new Pending(this.#childrenFor(call.method, call.known, call.tool, call.era));
+        return new Pending(call);
       },
       end: (token, outcome) => {
         const pending = token as Pending;
         this.#inFlight--;
-        const children = pending.children;
+        // Chosen at the end: a tool registered while the call waited is its label.
+        const call = pending.call;
+        const children = this.#childrenFor(call.method, call.known, call.tool, call.era);
         children.duration.observe((performance.now() - pending.started) / 1000);
         if (outcome.status === 'ok') children.ok.inc();
         else {
@@ -244,7 +247,7 @@ export class McpMetrics {
 /** What `begin` hands to `end`: where the request is counted, and when it began. */
 class Pending {
   readonly started = performance.now();
-  constructor(readonly children: Children) {}
+  constructor(readonly call: McpCall) {}
 }
 
 /** Raw method names remembered; beyond it, the series of a new one is found each time. */

@@ -18,7 +18,7 @@ import {
 } from '@opentelemetry/api';
 import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
-import type { McpObserver } from '../mcp/observe.js';
+import type { McpCall, McpObserver } from '../mcp/observe.js';
 import type { McpServer } from '../mcp/server.js';
 
 /** The `_meta` keys a trace context travels in (W3C Trace Context names, as MCP tools use them). */
@@ -217,7 +217,7 @@ export function traceServer(server: McpServer, tracerName = 'mcpkit'): () => voi
         },
         parent,
       );
-      return { span, ctx: trace.setSpan(parent, span) };
+      return { span, ctx: trace.setSpan(parent, span), call, named: call.tool !== undefined };
     },
     run: (token, fn) => {
       if (token === undefined) return fn();
@@ -225,7 +225,12 @@ export function traceServer(server: McpServer, tracerName = 'mcpkit'): () => voi
     },
     end: (token, outcome) => {
       if (token === undefined) return;
-      const span = (token as { span: Span }).span;
+      const { span, call, named } = token as { span: Span; call: McpCall; named: boolean };
+      // A tool registered while the call waited (a gateway's backends starting) names it now.
+      if (!named && call.tool !== undefined) {
+        span.updateName(`${call.method} ${call.tool}`);
+        span.setAttribute('gen_ai.tool.name', call.tool);
+      }
       if (outcome.status === 'error') {
         span.setAttribute('rpc.jsonrpc.error_code', outcome.code ?? 0);
         span.setStatus({ code: SpanStatusCode.ERROR });
