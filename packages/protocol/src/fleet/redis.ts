@@ -120,7 +120,13 @@ export class RedisStateStore implements StateStore {
     this.#prefix = prefix;
     subscriber.on('message', (channel: string, message: string) => {
       const set = this.#listeners.get(channel);
-      if (set) for (const listener of [...set]) listener(message);
+      if (!set) return;
+      for (const listener of [...set]) {
+        // A listener's failure is its own: thrown here it would be ioredis's, and the process's.
+        try {
+          listener(message);
+        } catch {}
+      }
     });
   }
 

@@ -96,6 +96,20 @@ describe.each(stores)('%s state store', (_kind, make) => {
     await offB();
   });
 
+  it('keeps a listener that throws to itself: the others still hear, the process goes on', async () => {
+    const store = await make();
+    const heard: string[] = [];
+    const offBad = await store.subscribe('loud', () => {
+      throw new Error('listener bug');
+    });
+    const offGood = await store.subscribe('loud', (m) => heard.push(m));
+    await store.publish('loud', 'x');
+    await store.publish('loud', 'y');
+    await waitFor('the good listener heard both', () => heard.length === 2);
+    await offBad();
+    await offGood();
+  });
+
   it('limits a key to exactly its points per window', async () => {
     const store = await make();
     const limiter = store.rateLimiter({ keyPrefix: 'k', points: 3, durationSec: 60 });

@@ -306,7 +306,14 @@ export class MemoryStateStore implements StateStore {
     const set = this.#channels.get(channel);
     if (!set) return;
     // Asynchronous, as Redis delivers: a publisher never runs its subscribers inline.
-    for (const listener of [...set]) queueMicrotask(() => listener(message));
+    for (const listener of [...set]) {
+      queueMicrotask(() => {
+        // A listener's failure is its own: it never becomes the process's (an uncaught throw).
+        try {
+          listener(message);
+        } catch {}
+      });
+    }
   }
 
   #sweep(): void {

@@ -351,7 +351,41 @@ describe.each(['memory', 'redis'] as const)('a fleet on a %s store', (kind) => {
   });
 });
 
+describe('a fleet hearing junk on its channels', () => {
+  it('drops what it cannot read and goes on serving', async () => {
+    const [a, b] = await fleet('redis', 2);
+    if (!a || !b) throw new Error('two instances');
+    const session = await openSession(a.endpoint);
+    await post(b.endpoint, call(2, 'ping'), session); // B holds a copy now
+    for (const channel of ['sessions', 'responses']) {
+      await a.state.publish(channel, '{not json');
+      await a.state.publish(channel, JSON.stringify({ id: session, origin: 'x', record: 7 }));
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    const reply = await post(b.endpoint, call(3, 'ping'), session);
+    expect(await reply.json()).toMatchObject({ id: 3, result: {} });
+  });
+});
+
 describe('a fleet whose Redis is gone', () => {
+  it('refuses an initialize it cannot share (503, no session id), keeping nothing', async () => {
+    const [a] = await fleet('redis', 1);
+    if (!a) throw new Error('one instance');
+    await a.state.close();
+    const res = await post(
+      a.endpoint,
+      call(1, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'fleet-test', version: '1.0.0' },
+      }),
+    );
+    expect(res.status).toBe(503);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    expect(await res.json()).toMatchObject({ error: { code: -32000 } });
+    expect(a.served.http.streamable?.sessionCount).toBe(0);
+  });
+
   it('answers 503 with Retry-After (a clear JSON-RPC error), never a 500 or a hang', async () => {
     const [a, b] = await fleet('redis', 2, {
       plainPaths: ['/rpc'],

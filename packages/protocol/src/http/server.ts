@@ -391,7 +391,9 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     routed.catch((err: unknown) => {
       // A client that hung up mid-body is routine, and anyone can do it in a loop: one debug
       // line without a stack, never an error with one (which would let a client flood the log).
-      if (req.destroyed || isClientAbort(err)) {
+      // Its connection tells, not `req.destroyed`: a request whose body was read to the end is
+      // destroyed too (autoDestroy), and an error after that still owes the client an answer.
+      if (res.destroyed || req.socket.destroyed || isClientAbort(err)) {
         logger?.debug({ url: req.url, code: (err as { code?: unknown }).code }, 'client aborted');
         return;
       }

@@ -660,6 +660,9 @@ export class StreamableHttpHandler implements ServerTransport {
       this.#logger?.warn({ message: message.slice(0, 200) }, 'unreadable session news dropped');
       return;
     }
+    // Anything on the channel may be read, not only what instances wrote: the shape is checked.
+    if (typeof news?.id !== 'string' || typeof news.origin !== 'string') return;
+    if (news.record !== null && !isSessionRecord(news.record)) return;
     if (news.origin === this.#origin) return;
     const session = this.#sessions.get(news.id);
     if (!session) return;
@@ -686,6 +689,9 @@ export class StreamableHttpHandler implements ServerTransport {
       this.#logger?.warn({ message: message.slice(0, 200) }, 'unreadable forwarded answer dropped');
       return;
     }
+    const response = forwarded?.response as unknown;
+    if (typeof forwarded?.id !== 'string' || typeof response !== 'object' || response === null)
+      return;
     if (forwarded.origin === this.#origin) return;
     this.#sessions.get(forwarded.id)?.client.handleResponse(forwarded.response);
   }
@@ -794,6 +800,21 @@ function identityOf(req: IncomingMessage, auth: AuthInfo | undefined): string {
   return auth?.subject !== undefined
     ? `subject:${auth.subject}`
     : `address:${req.socket.remoteAddress ?? ''}`;
+}
+
+/** A session record as this package writes them (anything else on the channel is ignored). */
+function isSessionRecord(value: unknown): value is SessionRecord {
+  const r = value as Partial<SessionRecord> | null;
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.identity === 'string' &&
+    typeof r.protocolVersion === 'string' &&
+    typeof r.initialized === 'boolean' &&
+    typeof r.clientCapabilities === 'object' &&
+    Array.isArray(r.subscriptions) &&
+    r.subscriptions.every((uri) => typeof uri === 'string')
+  );
 }
 
 /** What the store keeps of a session. */
