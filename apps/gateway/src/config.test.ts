@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ConfigError,
@@ -581,6 +582,33 @@ describe('defaultConfig', () => {
     const withDb = defaultConfig({ DATABASE_URL: 'postgres://db/x' });
     expect(withDb.mcpServers.projects).toMatchObject({ env: { DATABASE_URL: 'postgres://db/x' } });
     expect(withDb.mcpServers['system-info']).toMatchObject({ env: {} });
+  });
+});
+
+describe('gateway.example.json (the checked-in example the deploy examples use)', () => {
+  const example = fileURLToPath(new URL('../gateway.example.json', import.meta.url));
+
+  it('is a valid config once its variables are set', () => {
+    const env = { CODEFLUSS_API_KEY: 'cf_live_sk_x', DATABASE_URL: '/var/lib/mcpkit/projects.db' };
+    const config = loadConfig(example, env);
+    expect(parseConfig(JSON.parse(readFileSync(example, 'utf8')), env)).toEqual(config);
+    expect(Object.keys(config.mcpServers).sort()).toEqual(['files', 'projects', 'system-info']);
+    expect(config.mcpServers.projects).toMatchObject({
+      command: 'mcp-projects',
+      env: env,
+      enabled: true,
+    });
+    expect(config.mcpServers['system-info']).toMatchObject({ command: 'mcp-system-info' });
+    expect(config.mcpServers.files?.enabled).toBe(false);
+    // No token in the file: the gateway's own comes from MCP_GATEWAY_TOKEN (an EnvironmentFile).
+    expect(config.gateway.tokens).toBeUndefined();
+    expect(exposureWarnings(config, true, {})).toEqual([]);
+  });
+
+  it('names the variable a service must set', () => {
+    expect(() => loadConfig(example, { DATABASE_URL: 'x' })).toThrow(
+      'mcpServers.projects.env.CODEFLUSS_API_KEY: environment variable CODEFLUSS_API_KEY is not set',
+    );
   });
 });
 
