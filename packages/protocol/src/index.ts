@@ -190,6 +190,8 @@ export {
 } from './observability/series.js';
 // OpenTelemetry traces: a span per request, the caller's trace continued (off unless OTEL_* ask)
 export {
+  type SamplerChoice,
+  samplerFromEnv,
   startTracing,
   TRACE_META,
   type Tracing,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tracingActive, tracingRequested, withTraceContext } from './tracing.js';
+import { samplerFromEnv, tracingActive, tracingRequested, withTraceContext } from './tracing.js';
 
 describe('tracingRequested', () => {
   it('is off by default and on for the standard OTEL_* variables', () => {
@@ -29,5 +29,41 @@ describe('withTraceContext', () => {
     const params = { name: 'x', _meta: { traceparent: 'from-the-caller' } };
     expect(withTraceContext(params)).toBe(params);
     expect(withTraceContext(undefined)).toBeUndefined();
+  });
+});
+
+describe('samplerFromEnv', () => {
+  it('reads the standard sampler variables, parent-based always-on by default', () => {
+    expect(samplerFromEnv({})).toEqual({ kind: 'always_on', parentBased: true, ratio: 1 });
+    expect(samplerFromEnv({ OTEL_TRACES_SAMPLER: 'always_off' })).toMatchObject({
+      kind: 'always_off',
+      parentBased: false,
+    });
+    expect(
+      samplerFromEnv({
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.1',
+      }),
+    ).toEqual({ kind: 'ratio', parentBased: true, ratio: 0.1 });
+    expect(
+      samplerFromEnv({ OTEL_TRACES_SAMPLER: 'TraceIdRatio', OTEL_TRACES_SAMPLER_ARG: '0' }),
+    ).toEqual({
+      kind: 'ratio',
+      parentBased: false,
+      ratio: 0,
+    });
+  });
+
+  it('falls back to the defaults for what it cannot read', () => {
+    expect(samplerFromEnv({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toEqual({
+      kind: 'always_on',
+      parentBased: true,
+      ratio: 1,
+    });
+    for (const arg of ['2', '-0.5', 'half', ' ']) {
+      expect(
+        samplerFromEnv({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: arg }).ratio,
+      ).toBe(1);
+    }
   });
 });

@@ -76,7 +76,14 @@ export interface Tracing {
  */
 export async function startTracing(options: TracingOptions): Promise<Tracing> {
   const [
-    { TracerProvider, BatchSpanProcessor },
+    {
+      TracerProvider,
+      BatchSpanProcessor,
+      AlwaysOnSampler,
+      AlwaysOffSampler,
+      ParentBasedSampler,
+      TraceIdRatioBasedSampler,
+    },
     { OTLPTraceExporter },
     resources,
     { AsyncLocalStorageContextManager },
@@ -97,8 +104,17 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
       }),
     )
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const choice = samplerFromEnv();
+  const ratio = () => new TraceIdRatioBasedSampler(choice.ratio);
+  const root =
+    choice.kind === 'always_off'
+      ? new AlwaysOffSampler()
+      : choice.kind === 'ratio'
+        ? ratio()
+        : new AlwaysOnSampler();
   const provider = new TracerProvider({
     resource,
+    sampler: choice.parentBased ? new ParentBasedSampler({ root }) : root,
     spanProcessors: [
       new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...batchOptions() }),
     ],
@@ -122,6 +138,48 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
       context.disable();
     },
   };
+}
+
+/** What `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG` ask for (see {@link samplerFromEnv}). */
+export interface SamplerChoice {
+  /** Sample every root span, none, or a ratio of them. */
+  kind: 'always_on' | 'always_off' | 'ratio';
+  /** Follow the caller's decision when there is a parent (the `parentbased_*` samplers). */
+  parentBased: boolean;
+  /** The ratio of `traceidratio` samplers, 0..1. */
+  ratio: number;
+}
+
+/**
+ * The sampler of the standard variables (the SDK leaves them to the app): `always_on`,
+ * `always_off`, `traceidratio`, `parentbased_always_on` (the default), `parentbased_always_off`,
+ * `parentbased_traceidratio`, with `OTEL_TRACES_SAMPLER_ARG` the ratio (default 1; a value that
+ * is not a number from 0 to 1 is 1). An unknown name is the default.
+ */
+export function samplerFromEnv(env: NodeJS.ProcessEnv = process.env): SamplerChoice {
+  const name = (env.OTEL_TRACES_SAMPLER ?? '').trim().toLowerCase();
+  const arg = Number(env.OTEL_TRACES_SAMPLER_ARG);
+  const ratio =
+    env.OTEL_TRACES_SAMPLER_ARG !== undefined &&
+    env.OTEL_TRACES_SAMPLER_ARG.trim() !== '' &&
+    arg >= 0 &&
+    arg <= 1
+      ? arg
+      : 1;
+  switch (name) {
+    case 'always_on':
+      return { kind: 'always_on', parentBased: false, ratio };
+    case 'always_off':
+      return { kind: 'always_off', parentBased: false, ratio };
+    case 'traceidratio':
+      return { kind: 'ratio', parentBased: false, ratio };
+    case 'parentbased_always_off':
+      return { kind: 'always_off', parentBased: true, ratio };
+    case 'parentbased_traceidratio':
+      return { kind: 'ratio', parentBased: true, ratio };
+    default:
+      return { kind: 'always_on', parentBased: true, ratio };
+  }
 }
 
 /** The batch settings of the standard `OTEL_BSP_*` variables (the SDK's defaults otherwise). */
