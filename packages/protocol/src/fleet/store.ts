@@ -150,6 +150,7 @@ export class MemoryStateStore implements StateStore {
   readonly #limiters = new Map<string, RateLimiterMemory>();
   readonly #secrets = new Map<string, string>();
   readonly #groups = new Map<string, Map<string, { json: string; expires: number }>>();
+  #swept = 0;
   #closed = false;
 
   /** {@inheritDoc StateStore.getSession} */
@@ -317,9 +318,10 @@ export class MemoryStateStore implements StateStore {
   }
 
   #sweep(): void {
-    // Amortised: expired sessions and logs go when the maps grow, not on a timer.
-    if (this.#sessions.size % 256 !== 0 && this.#logs.size % 256 !== 0) return;
+    // Amortised: expired sessions and logs go at most once a second, on a write, not on a timer.
     const now = Date.now();
+    if (now - this.#swept < 1000) return;
+    this.#swept = now;
     for (const [id, entry] of this.#sessions) if (entry.expires <= now) this.#sessions.delete(id);
     for (const [id, log] of this.#logs) if (log.expires <= now) this.#logs.delete(id);
   }

@@ -159,6 +159,28 @@ describe.each(['memory', 'redis'] as const)('a fleet on a %s store', (kind) => {
     });
   });
 
+  it('keeps the stored session of a client listening on its GET stream alive past the idle time', async () => {
+    const [a, b] = await fleet(kind, 2, { streamable: { sessionIdleMs: 400 } });
+    if (!a || !b) throw new Error('two instances');
+    const session = await openSession(a.endpoint);
+    const controller = new AbortController();
+    cleanups.push(async () => controller.abort());
+    const stream = await fetch(a.endpoint, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': session },
+      signal: controller.signal,
+    });
+    expect(stream.status).toBe(200);
+    // Three idle times without a POST: only the GET stream keeps it.
+    await new Promise((r) => setTimeout(r, 1200));
+    const onB = await post(b.endpoint, call(2, 'ping'), session);
+    expect(onB.status).toBe(200);
+    // Without the stream it goes: some idle times after it closed (and nothing sent since), it
+    // is gone everywhere.
+    controller.abort();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await post(b.endpoint, call(3, 'ping'), session)).status).toBe(404);
+  });
+
   it('refuses a session to another caller on every instance (404)', async () => {
     const tokens = [
       { token: 'alice-token', scopes: [], subject: 'alice' },

@@ -156,7 +156,9 @@ export class StreamableHttpHandler implements ServerTransport {
         });
     }
     if (this.#stateful) {
-      this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, this.#idleMs));
+      // With a store, often enough to keep the stored copies of streaming sessions alive.
+      const every = this.#state ? this.#idleMs / 4 : this.#idleMs;
+      this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, every));
       this.#sweeper.unref();
     }
   }
@@ -790,6 +792,16 @@ export class StreamableHttpHandler implements ServerTransport {
       }
       for (const [streamId, log] of session.logs) {
         if (log.done && log.finishedAt < logCutoff) session.logs.delete(streamId);
+      }
+      // A client listening on its GET stream but sending nothing is still there: its stored
+      // session must not expire under it (a POST on another instance would find nothing).
+      if (this.#state && session.stream && Date.now() - session.touchedAt > this.#idleMs / 10) {
+        session.touchedAt = Date.now();
+        this.#state
+          .touchSession(id, this.#idleMs)
+          .catch((err: unknown) =>
+            this.#logger?.warn({ err, session: id }, 'stored session not kept alive'),
+          );
       }
     }
   }
