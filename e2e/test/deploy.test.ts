@@ -96,6 +96,9 @@ describe('deploy/container/entrypoint.sh', () => {
     // The projects backend acts as the key's user (CODEFLUSS_API_KEY from its file).
     const listed = await client.callTool('projects__list_projects', {});
     expect(listed.isError ?? false).toBe(false);
+    // The image's HEALTHCHECK: ready with both backends up (the disabled one does not count).
+    const ready = await fetch(`${gateway.url}/readyz`);
+    expect(ready.status, await ready.text()).toBe(200);
     // Neither secret is written to the log.
     expect(gateway.stderr()).not.toContain(TOKEN);
     expect(gateway.stderr()).not.toContain(key);
