@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEverythingServer } from '../fixtures/everything.js';
+import { McpMetrics } from '../observability/metrics.js';
 import { type ServedHttp, serveHttp } from '../testing/http.js';
 import type { McpHttpOptions } from './server.js';
 
@@ -144,6 +145,14 @@ describe('CORS', () => {
     expect(init.status).toBe(200);
     expect(corsHeaders(init)).toEqual({});
     await init.body?.cancel();
+  });
+
+  it('lets the CORS origins in for MCP only, not for /metrics or the pages', async () => {
+    const served = await start({ corsOrigins: [APP], metrics: new McpMetrics() });
+    expect((await fetch(`${served.url}/metrics`)).status).toBe(200);
+    const metrics = await fetch(`${served.url}/metrics`, { headers: { origin: APP } });
+    expect(metrics.status).toBe(403);
+    expect(corsHeaders(metrics)).toEqual({});
   });
 
   it('keeps an explicit allowedOrigins list and adds the CORS origins to it', async () => {

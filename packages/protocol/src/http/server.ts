@@ -233,7 +233,9 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     authenticate,
     failures,
     failurePoints,
-    origin: options,
+    // Not the CORS origins: they are let in for MCP, not for the app's pages (a login form's
+    // cookie must not be usable by another origin's page) nor /metrics.
+    origin: { allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
     host,
     logger,
   });
