@@ -165,8 +165,9 @@ function countCommands(store: RedisStateStore): () => number {
 
 export async function fleetBench(): Promise<boolean> {
   let store: RedisStateStore;
+  const prefix = `bench-fleet-${randomUUID()}:`;
   try {
-    store = await createRedisStateStore(REDIS_URL, { prefix: `bench-fleet-${randomUUID()}:` });
+    store = await createRedisStateStore(REDIS_URL, { prefix });
   } catch (err) {
     console.log(`\nfleet: Redis unreachable at ${REDIS_URL} (${(err as Error).message}): skipped`);
     return false;
@@ -209,6 +210,9 @@ export async function fleetBench(): Promise<boolean> {
   } finally {
     await memory.close();
     await shared.close();
+    // Nothing of the run is left in Redis (the rate-limit buckets would live a minute more).
+    const keys = await store.client.keys(`${prefix}*`).catch(() => [] as string[]);
+    if (keys.length > 0) await store.client.del(...keys).catch(() => undefined);
     await store.close();
     agent.destroy();
   }

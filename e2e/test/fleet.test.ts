@@ -91,6 +91,21 @@ afterAll(async () => {
   killAll();
 }, 30_000);
 
+/** Delete every Redis key starting with `prefix`. */
+async function dropKeys(prefix: string): Promise<void> {
+  const store = await createRedisStateStore(REDIS_URL, { prefix });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await store.client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await store.client.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    await store.close();
+  }
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -167,6 +182,9 @@ async function startFleet(app: FleetApp): Promise<Fleet> {
     MCP_REDIS_URL: REDIS_URL,
     MCP_REDIS_PREFIX: `e2e-fleet-${id}:`,
   });
+  // What the fleet leaves in Redis without an expiry (its secret, its member list): dropped at
+  // the end, the backends' prefix (`…-backends:`) with it.
+  undo.push(() => dropKeys(`e2e-fleet-${id}`));
   // Migrated and seeded once, before any instance (or backend) starts on the schema.
   await seedProjects(env);
   const keys =

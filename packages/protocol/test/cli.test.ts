@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { dropPrefix } from '../src/fleet/redis.test.helper.js';
 import { resolveLogFormat } from '../src/logging/logger.js';
 import { type RunResult, runProcess } from '../src/testing/index.js';
 
@@ -159,6 +160,8 @@ describe('CLI runner', () => {
       },
       /serving MCP over HTTP/,
     );
+    // The fleet's secret is all it left in Redis (no expiry): gone with the test.
+    await dropPrefix(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', `test-cli-${process.pid}:`);
     expect(stderr).toContain('fleet mode: shared state in Redis');
     expect(stderr).toContain('shutting down: draining');
     expect(code).toBe(0);

@@ -7,6 +7,7 @@ import { connectRaw, type RawPeer } from '../testing/raw.js';
 import { waitFor } from '../testing/wait.js';
 import { shareNotifications } from './notify.js';
 import { createRedisStateStore } from './redis.js';
+import { dropPrefix } from './redis.test.helper.js';
 import { MemoryStateStore, type StateStore } from './store.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -74,7 +75,9 @@ describe('shareNotifications', () => {
   });
 
   it('still tells its own subscribers when Redis cannot publish', async () => {
-    const state = await createRedisStateStore(REDIS_URL, { prefix: `test:${randomUUID()}:` });
+    const prefix = `test:${randomUUID()}:`;
+    cleanups.push(() => dropPrefix(REDIS_URL, prefix));
+    const state = await createRedisStateStore(REDIS_URL, { prefix });
     const a = await subscriber('u1');
     const warnings: unknown[] = [];
     const notifier = await shareNotifications(a.server, state, {

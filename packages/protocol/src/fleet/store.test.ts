@@ -7,6 +7,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../testing/wait.js';
 import { createRedisStateStore } from './redis.js';
+import { dropPrefix } from './redis.test.helper.js';
 import { joinFleet } from './registry.js';
 import {
   MemoryStateStore,
@@ -17,9 +18,18 @@ import {
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const opened: StateStore[] = [];
+const prefixes: string[] = [];
 afterAll(async () => {
   await Promise.all(opened.map((s) => s.close()));
+  await Promise.all(prefixes.map((p) => dropPrefix(REDIS_URL, p)));
 });
+
+/** A key prefix of this test's own, dropped after the file. */
+function prefix(): string {
+  const p = `test:${randomUUID()}:`;
+  prefixes.push(p);
+  return p;
+}
 
 const record: SessionRecord = {
   subject: 'alice',
@@ -35,7 +45,7 @@ const stores: [string, () => Promise<StateStore>][] = [
   [
     'redis',
     async () => {
-      const store = await createRedisStateStore(REDIS_URL, { prefix: `test:${randomUUID()}:` });
+      const store = await createRedisStateStore(REDIS_URL, { prefix: prefix() });
       opened.push(store);
       return store;
     },
@@ -157,9 +167,9 @@ describe.each(stores)('%s state store', (_kind, make) => {
 
 describe('Redis state store', () => {
   it('shares sessions and rate limits between two connections (two instances)', async () => {
-    const prefix = `test:${randomUUID()}:`;
-    const one = await createRedisStateStore(REDIS_URL, { prefix });
-    const two = await createRedisStateStore(REDIS_URL, { prefix });
+    const shared = prefix();
+    const one = await createRedisStateStore(REDIS_URL, { prefix: shared });
+    const two = await createRedisStateStore(REDIS_URL, { prefix: shared });
     opened.push(one, two);
     expect(await two.sharedSecret('k')).toBe(await one.sharedSecret('k'));
     await one.putSession('shared', record, 10_000);

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEverythingServer } from '../fixtures/everything.js';
 import { shareNotifications } from '../fleet/notify.js';
 import { createRedisStateStore, type RedisStateStore } from '../fleet/redis.js';
+import { dropPrefix } from '../fleet/redis.test.helper.js';
 import { MemoryStateStore, type StateStore } from '../fleet/store.js';
 import { setFleetRequestStateKey } from '../mcp/input-rounds.js';
 import type { McpServer } from '../mcp/server.js';
@@ -33,6 +34,8 @@ async function fleetStores(kind: 'memory' | 'redis', n: number): Promise<StateSt
     return Array.from({ length: n }, () => shared);
   }
   const prefix = `test:${randomUUID()}:`;
+  // Runs last (cleanups run in reverse): after the stores closed, nothing of the test is left.
+  cleanups.push(() => dropPrefix(REDIS_URL, prefix));
   const stores: RedisStateStore[] = [];
   for (let i = 0; i < n; i++) {
     const store = await createRedisStateStore(REDIS_URL, { prefix });
