@@ -33,11 +33,6 @@ import type { Tool } from './tool.js';
 import type { ConnectOptions, McpConnection, ServerPort, ServerTransport } from './transport.js';
 import type { Icon, Implementation, LoggingLevel } from './types.js';
 
-/**
- * How core failures are answered. Each hook returns the error to send instead of the MCP default:
- * the one place where an app whose clients expect other codes (a server it replaces, a published
- * API it must match) maps the core's failures to them. Omit a hook to keep the default.
- */
 /** Whose scopes lack the one a tool requires: the server's enabled ones, or the caller's. */
 export type ScopeDeniedBy = 'server' | 'caller';
 
