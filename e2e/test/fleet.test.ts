@@ -149,8 +149,10 @@ async function startInstance(
     [
       '--config',
       s.path('gateway.json'),
+      // One event log for the fleet, in PostgreSQL (the shared schema, through the URL's
+      // search_path): get_events on any instance sees every instance's events.
       '--events',
-      s.path(`events-${n}.db`),
+      env.DATABASE_URL ?? s.path(`events-${n}.db`),
       '--log-level',
       'info',
     ],
@@ -445,6 +447,33 @@ describe('three gateway instances behind HAProxy, Redis and PostgreSQL', () => {
     };
     const pids = reply.result.structuredContent.fleet.instances.map((i) => i.pid);
     expect(pids.sort()).toEqual(fleet.instances.map((i) => i.pid).sort());
+  });
+
+  it("sees every instance's events in get_events, whichever answers (one log in PostgreSQL)", async () => {
+    if (!fleet) throw new Error('the fleet did not start');
+    const post = async (id: number, name: string, args: Record<string, unknown>) => {
+      const res = await fetch(`${fleet?.lb}/messages/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name, arguments: args },
+        }),
+      });
+      return (await res.json()) as {
+        result: { structuredContent: { events: { instance: string; event_type: string }[] } };
+      };
+    };
+    // Round-robin: six calls reach each of the three instances twice.
+    for (let i = 0; i < 6; i++) await post(10 + i, 'gateway_status', {});
+    const instances = await waitFor('every instance in the shared log', async () => {
+      const reply = await post(20, 'get_events', { event_type: 'gateway.started', limit: 50 });
+      const seen = new Set(reply.result.structuredContent.events.map((e) => e.instance));
+      return seen.size >= 3 ? seen : undefined;
+    });
+    expect(instances.size).toBe(3);
   });
 
   it(`SDK v1 and SDK v2 make ${CALLS} calls each while an instance is SIGKILLed; nothing is lost`, async () => {

@@ -34,7 +34,7 @@ process.exitCode = await runCli({
     {
       name: 'events',
       env: 'MCP_GATEWAY_EVENTS',
-      description: `event log file (default: one per config under ${dirname(defaultEventLogPath())})`,
+      description: `event log: a SQLite file (default: one per config under ${dirname(defaultEventLogPath())}) or postgres://… shared by a fleet`,
       type: 'string',
     },
     {
@@ -55,7 +55,7 @@ process.exitCode = await runCli({
     }
     let events: EventLog;
     try {
-      events = EventLog.open(
+      events = await EventLog.connect(
         (values.events as string | undefined) ??
           config.gateway.events.path ??
           defaultEventLogPath(values.config as string | undefined),

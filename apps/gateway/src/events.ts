@@ -33,6 +33,7 @@ import {
   parseSince,
   type RecordedEvent,
 } from './event-types.js';
+import { describePostgresUrl, isPostgresTarget, PostgresSink } from './events/postgres-sink.js';
 import type { EventFilter, EventRow, EventSink } from './events/sink.js';
 import { SqliteSink } from './events/sqlite-sink.js';
 import { nextTraceId } from './trace-id.js';
@@ -246,6 +247,35 @@ export class EventLog {
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       throw new Error(`cannot open the event log at ${path}: ${reason}`, { cause: err });
+    }
+    return EventLog.over(sink, options);
+  }
+
+  /**
+   * The log at `target`: a `postgres://…` URL (a table shared by a fleet of gateways, see
+   * postgres-sink.ts; `schema` picks its schema) or a SQLite file path / ':memory:' (as
+   * {@link EventLog.open}). Rejects with the target (without a password) and the reason when it
+   * cannot be used.
+   */
+  static async connect(
+    target: string,
+    options: EventLogOptions & { schema?: string } = {},
+  ): Promise<EventLog> {
+    if (!isPostgresTarget(target)) return EventLog.open(target, options);
+    const retentionDays = checkOption('retentionDays', options.retentionDays ?? 30, 0, false);
+    const maxEvents = checkOption('maxEvents', options.maxEvents ?? 1_000_000, 1, true);
+    let sink: PostgresSink;
+    try {
+      sink = await PostgresSink.connect(target, {
+        retentionMs: retentionDays * DAY_MS,
+        maxEvents,
+        ...(options.schema ? { schema: options.schema } : {}),
+      });
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new Error(`cannot open the event log at ${describePostgresUrl(target)}: ${reason}`, {
+        cause: err,
+      });
     }
     return EventLog.over(sink, options);
   }
