@@ -9,7 +9,14 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpSession, ProcessExit } from '@mcpkit/protocol';
-import { connectRaw, sleep, spawnRaw, tempDir } from '@mcpkit/protocol/testing';
+import {
+  connectRaw,
+  type HttpProcess,
+  sleep,
+  spawnHttpServer,
+  spawnRaw,
+  tempDir,
+} from '@mcpkit/protocol/testing';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
 import { Gateway } from '../src/gateway.js';
@@ -484,4 +491,35 @@ export async function startInProcess(
       }
     },
   };
+}
+
+/**
+ * The built gateway CLI over HTTP on a free port, with `config` written to a fresh directory (its
+ * event log beside it) and `args` after the usual flags; `dir` is that directory (for files a
+ * backend of the config uses). Stop it with `close()`.
+ */
+export async function spawnHttpGateway(
+  config: unknown,
+  options: { args?: string[]; env?: NodeJS.ProcessEnv; dir?: string } = {},
+): Promise<HttpProcess> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`pnpm build\` first`);
+  const dir = options.dir ?? tempDir('gw-http-');
+  const configPath = join(dir, 'gateway.json');
+  writeFileSync(configPath, JSON.stringify(config));
+  return spawnHttpServer(
+    process.execPath,
+    [
+      CLI,
+      '--transport',
+      'http',
+      '--port',
+      '0',
+      '--config',
+      configPath,
+      '--events',
+      join(dir, 'events.db'),
+      ...(options.args ?? []),
+    ],
+    options.env ? { env: options.env } : {},
+  );
 }

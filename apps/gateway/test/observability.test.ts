@@ -1,11 +1,4 @@
-/**
- * /metrics and the status page's HTTP side against a real gateway process: what the metrics say
- * and how they move, who may read them, the page's login, API, live stream and its refusals —
- * and that the MCP paths answer as before.
- */
-import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
 import type { McpClient } from '@mcpkit/protocol';
 import {
   type HttpProcess,
@@ -15,40 +8,24 @@ import {
   postJson,
   removeTempDirs,
   sampleValue,
-  spawnHttpServer,
-  tempDir,
   waitFor,
 } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backend, CLI } from './helpers.js';
+import { backend, spawnHttpGateway } from './helpers.js';
 
 const TOKEN = 'observability-token-01';
 const METRICS_TOKEN = 'scraper-token-0000001';
 
 async function startGateway(extra: string[] = []): Promise<HttpProcess> {
-  const dir = tempDir('gateway-obs-');
-  const config = join(dir, 'gateway.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
+  const gw = await spawnHttpGateway(
+    {
       mcpServers: {
         chora: backend('chora', { restart: { policy: 'never' } }),
         rich: backend('rich'),
       },
-    }),
+    },
+    { args: extra },
   );
-  const gw = await spawnHttpServer(process.execPath, [
-    CLI,
-    '--transport',
-    'http',
-    '--port',
-    '0',
-    '--config',
-    config,
-    '--events',
-    join(dir, 'events.db'),
-    ...extra,
-  ]);
   // The gateway serves at once; its backends come up a moment later.
   const token = extra.includes('--token') ? extra[extra.indexOf('--token') + 1] : undefined;
   await waitFor('backends running', async () => {

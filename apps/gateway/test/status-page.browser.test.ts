@@ -6,23 +6,24 @@
  * event shown without a reload, the event filters, keyboard and contrast checks, phone width, and
  * the screenshot the README shows (docs/status-page.png, rewritten with UPDATE_SCREENSHOTS=1).
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpClient } from '@mcpkit/protocol';
 import {
+  CHROMIUM_PATH,
+  chromiumLaunchOptions,
   type HttpProcess,
+  haveChromium,
   isAlive,
   killSpawned,
   removeTempDirs,
-  spawnHttpServer,
   tempDir,
 } from '@mcpkit/protocol/testing';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backend, CLI, everythingBackend } from './helpers.js';
+import { backend, CLI, everythingBackend, spawnHttpGateway } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'status-page-token-0123';
 const SHOT =
   process.env.UPDATE_SCREENSHOTS === '1'
@@ -30,10 +31,8 @@ const SHOT =
     : join(tempDir('gateway-shot-'), 'status-page.png');
 
 /** Chromium is required in CI (.ci/run installs it); a machine without it skips, saying why. */
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && !process.env.CI) console.warn(`skipping browser tests: no ${CHROMIUM}`);
 
-describe.skipIf(!haveChromium && !process.env.CI)('status page in headless Chromium', () => {
+describe('status page in headless Chromium', () => {
   let gateway: HttpProcess;
   let client: McpClient;
   let browser: BrowserContext;
@@ -41,33 +40,23 @@ describe.skipIf(!haveChromium && !process.env.CI)('status page in headless Chrom
   const offsite: string[] = [];
 
   beforeAll(async () => {
+    if (!haveChromium()) {
+      throw new Error(
+        `Chromium not found at ${CHROMIUM_PATH} (.ci/run installs it: apt-get install chromium)`,
+      );
+    }
     expect(existsSync(CLI), 'build the package first (pnpm build)').toBe(true);
-    const dir = tempDir('gateway-status-');
-    const config = join(dir, 'gateway.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
+    gateway = await spawnHttpGateway(
+      {
         mcpServers: {
           // Left failed when killed: the page must show the state it stays in.
           chora: backend('chora', { restart: { policy: 'never' } }),
           rich: backend('rich'),
           everything: everythingBackend(),
         },
-      }),
+      },
+      { args: ['--token', TOKEN] },
     );
-    gateway = await spawnHttpServer(process.execPath, [
-      CLI,
-      '--transport',
-      'http',
-      '--port',
-      '0',
-      '--config',
-      config,
-      '--events',
-      join(dir, 'events.db'),
-      '--token',
-      TOKEN,
-    ]);
     client = await gateway.connect({ headers: { Authorization: `Bearer ${TOKEN}` } });
     // Some traffic for the charts and the events table.
     for (let i = 0; i < 5; i++) {
@@ -75,22 +64,10 @@ describe.skipIf(!haveChromium && !process.env.CI)('status page in headless Chrom
       await client.callTool('chora__list_generators', {});
     }
     await client.callTool('rich__fails', {});
-    browser = await chromium.launchPersistentContext(tempDir('gateway-chromium-'), {
-      executablePath: CHROMIUM,
-      viewport: { width: 1280, height: 800 },
-      headless: true,
-      timeout: 30_000,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await chromium.launchPersistentContext(
+      tempDir('gateway-chromium-'),
+      chromiumLaunchOptions({ width: 1280, height: 800 }),
+    );
     page = browser.pages()[0] ?? (await browser.newPage());
     page.setDefaultTimeout(20_000);
     // No CDN, nothing fetched from elsewhere: every request stays on the gateway.

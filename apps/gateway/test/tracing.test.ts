@@ -1,10 +1,3 @@
-/**
- * One trace across three processes: this test (the client harness) → the gateway → the projects
- * app behind it, each exporting spans over OTLP/HTTP to a receiver the test runs. The receiver
- * decodes what arrives (OTLP JSON; protobuf is refused loudly, so a change of encoding cannot
- * pass unnoticed) and the test checks every parent link.
- */
-import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -15,13 +8,12 @@ import {
   killSpawned,
   postJson,
   removeTempDirs,
-  spawnHttpServer,
   tempDir,
   waitFor,
 } from '@mcpkit/protocol/testing';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from './helpers.js';
+import { spawnHttpGateway } from './helpers.js';
 
 const PROJECTS = fileURLToPath(new URL('../../projects/dist/cli.js', import.meta.url));
 
@@ -111,10 +103,8 @@ describe('traces across client → gateway → projects', () => {
       OTEL_BSP_SCHEDULE_DELAY: '100',
     };
     const dir = tempDir('gateway-trace-');
-    const config = join(dir, 'gateway.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
+    gateway = await spawnHttpGateway(
+      {
         mcpServers: {
           projects: {
             command: process.execPath,
@@ -132,22 +122,11 @@ describe('traces across client → gateway → projects', () => {
             env: { ...otel, OTEL_SERVICE_NAME: 'projects' },
           },
         },
-      }),
-    );
-    gateway = await spawnHttpServer(
-      process.execPath,
-      [
-        CLI,
-        '--transport',
-        'http',
-        '--port',
-        '0',
-        '--config',
-        config,
-        '--events',
-        join(dir, 'events.db'),
-      ],
-      { env: { ...process.env, ...otel, OTEL_SERVICE_NAME: 'gateway' } },
+      },
+      {
+        dir,
+        env: { ...process.env, ...otel, OTEL_SERVICE_NAME: 'gateway' },
+      },
     );
     // This process is the client harness: its own SDK, the same receiver.
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;

@@ -13,7 +13,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { McpClient } from '@mcpkit/protocol';
-import { removeTempDirs, type ServedHttp, serveHttp, tempDir } from '@mcpkit/protocol/testing';
+import {
+  CHROMIUM_PATH,
+  chromiumLaunchOptions,
+  haveChromium,
+  removeTempDirs,
+  type ServedHttp,
+  serveHttp,
+  tempDir,
+} from '@mcpkit/protocol/testing';
 import { build } from 'esbuild';
 import { type BrowserContext, chromium, type Frame, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,11 +46,7 @@ const SHOT =
   process.env.UPDATE_SCREENSHOTS === '1'
     ? fileURLToPath(new URL('../docs/design-system.png', import.meta.url))
     : join(tempDir('projects-shot-'), 'design-system.png');
-const CHROMIUM = '/usr/bin/chromium';
 const UI_CAPS = { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } };
-
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && !process.env.CI) console.warn(`skipping browser tests: no ${CHROMIUM}`);
 
 /** Every token path of a DTCG document, in document order (what the view must draw). */
 function tokenPaths(node: Json, prefix: string[] = []): string[] {
@@ -54,7 +58,7 @@ function tokenPaths(node: Json, prefix: string[] = []): string[] {
   );
 }
 
-describe.skipIf(!haveChromium && !process.env.CI)('design-system view in headless Chromium', () => {
+describe('design-system view in headless Chromium', () => {
   let store: Store;
   let http: ServedHttp;
   let client: McpClient;
@@ -70,6 +74,11 @@ describe.skipIf(!haveChromium && !process.env.CI)('design-system view in headles
   const requests: string[] = [];
 
   beforeAll(async () => {
+    if (!haveChromium()) {
+      throw new Error(
+        `Chromium not found at ${CHROMIUM_PATH} (.ci/run installs it: apt-get install chromium)`,
+      );
+    }
     expect(existsSync(VIEW), 'build the package first (pnpm build)').toBe(true);
     ({ store } = await tempStore());
     await seedDemo(store);
@@ -90,22 +99,10 @@ describe.skipIf(!haveChromium && !process.env.CI)('design-system view in headles
       logLevel: 'error',
     });
     // A fresh profile per run: nothing of an earlier run (or of a person's browser) leaks in.
-    browser = await chromium.launchPersistentContext(tempDir('projects-chromium-'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      timeout: 30_000,
-      viewport: { width: 1000, height: 800 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await chromium.launchPersistentContext(
+      tempDir('projects-chromium-'),
+      chromiumLaunchOptions({ width: 1000, height: 800 }),
+    );
     page = browser.pages()[0] ?? (await browser.newPage());
     page.setDefaultTimeout(20_000);
     await page.route('**/*', (route) => {

@@ -14,7 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { McpClient } from '@mcpkit/protocol';
 import {
+  CHROMIUM_PATH,
+  chromiumLaunchOptions,
   type HttpProcess,
+  haveChromium,
   killSpawned,
   removeTempDirs,
   spawnHttpServer,
@@ -40,7 +43,6 @@ const SHOT =
   process.env.UPDATE_SCREENSHOTS === '1'
     ? fileURLToPath(new URL('../docs/dashboard.png', import.meta.url))
     : join(tempDir('sysinfo-shot-'), 'dashboard.png');
-const CHROMIUM = '/usr/bin/chromium';
 const UI_CAPS = { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } };
 /** How the mcpkit gateway names system-info's tools (namespace `system-info`). */
 const GATEWAY_PREFIX = 'system-info__';
@@ -49,8 +51,6 @@ const MAX_GZIP = 150 * 1024;
 const MAX_RAW = 300 * 1024;
 
 /** Chromium is required in CI (.ci/run installs it); a machine without it skips, saying why. */
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && !process.env.CI) console.warn(`skipping browser tests: no ${CHROMIUM}`);
 
 /** The dashboard's own byte formatting, to compare what it shows with a direct call. */
 function bytes(n: number): string {
@@ -70,7 +70,7 @@ async function structured(client: McpClient, name: string, args: Json = {}): Pro
   return result.structuredContent as Json;
 }
 
-describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Chromium', () => {
+describe('dashboard view in headless Chromium', () => {
   let server: HttpProcess;
   let client: McpClient;
   /** The server the host forwards the views' calls to (the last test switches it). */
@@ -88,6 +88,11 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
   let delayMs = 0;
 
   beforeAll(async () => {
+    if (!haveChromium()) {
+      throw new Error(
+        `Chromium not found at ${CHROMIUM_PATH} (.ci/run installs it: apt-get install chromium)`,
+      );
+    }
     expect(existsSync(CLI), 'build the package first (pnpm build)').toBe(true);
     server = await spawnHttpServer(process.execPath, [CLI, '--transport', 'http', '--port', '0']);
     client = await server.connect({ capabilities: UI_CAPS });
@@ -101,22 +106,10 @@ describe.skipIf(!haveChromium && !process.env.CI)('dashboard view in headless Ch
       logLevel: 'error',
     });
     // A fresh profile per run: nothing of an earlier run (or of a person's browser) leaks in.
-    browser = await chromium.launchPersistentContext(tempDir('sysinfo-chromium-'), {
-      executablePath: CHROMIUM,
-      viewport: { width: 1000, height: 800 },
-      headless: true,
-      timeout: 30_000,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await chromium.launchPersistentContext(
+      tempDir('sysinfo-chromium-'),
+      chromiumLaunchOptions({ width: 1000, height: 800 }),
+    );
     page = browser.pages()[0] ?? (await browser.newPage());
     page.setDefaultTimeout(20_000);
     // Nothing may leave the machine; the view itself should ask for nothing at all.

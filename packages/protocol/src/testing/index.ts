@@ -2,6 +2,13 @@
 // for benchmarking them. Not for production code: it favours being easy to inspect over being
 // fast. One concern per module:
 
+// Headless Chromium for browser tests (Playwright's launch options; no Playwright dependency).
+export {
+  CHROMIUM_PATH,
+  type ChromiumLaunchOptions,
+  chromiumLaunchOptions,
+  haveChromium,
+} from './browser.js';
 // In-process: an McpClient, or a raw JSON-RPC peer, on `server.connect()` over an in-memory pair.
 export { type ConnectClientOptions, connectClient } from './client.js';
 // HTTP: an McpServer listening on a free port; plain JSON-RPC POSTs read to the end.
