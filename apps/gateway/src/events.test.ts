@@ -236,7 +236,7 @@ describe('flush batching', () => {
     expect([...seen].sort((a, b) => a - b)).toEqual([0, 1000]);
   });
 
-  it('neither keeps the process alive nor loses what it queued when the process ends', async () => {
+  it('neither keeps the process alive nor loses what it queued when the process ends, whatever its Node flags', async () => {
     // A real process: it records and then has nothing left to do (exit by the end of the event
     // loop), or calls process.exit() — either way the queued events are on disk afterwards.
     const path = join(dir, 'exit.db');
@@ -247,7 +247,9 @@ describe('flush batching', () => {
         for (let i = 0; i < 500; i++) log.record({ event_type: 'e', status: 'success', source: 'gw' });
         ${ending}`;
       const started = Date.now();
-      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      // Started as operators start Node, with per-process flags a worker thread refuses to take.
+      const flags = ['--max-old-space-size=256', '--title=mcpkit-events-test'];
+      const child = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', script], {
         timeout: 20_000,
         encoding: 'utf8',
       });

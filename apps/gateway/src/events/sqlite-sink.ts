@@ -67,9 +67,10 @@ export class SqliteSink implements EventSink {
     this.#worker = new Worker(workerUrl(), {
       workerData: setup,
       name: 'mcpkit-event-log',
-      // A worker inherits the process's Node flags; `--input-type` (a gateway started from
-      // `node -e`) makes a worker that loads a file fail at once.
-      execArgv: process.execArgv.filter((flag) => !flag.startsWith('--input-type')),
+      // None of the process's Node flags: a worker refuses per-process ones (`node
+      // --max-old-space-size=… cli.js` would not start), and `--input-type` (a gateway started
+      // from `node -e`) makes a worker that loads a file fail at once. It needs none.
+      execArgv: [],
     });
     // An idle log must not keep the process alive; one with calls waiting does (see #post).
     this.#worker.unref();
