@@ -83,7 +83,8 @@ export async function joinFleet(
             return [];
           }
         })
-        .sort((a, b) => a.startedAt - b.startedAt),
+        // Oldest first; members started in the same millisecond in a fixed order (by id).
+        .sort((a, b) => a.startedAt - b.startedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     leave: async () => {
       clearInterval(timer);
       await state.leave(group, id);
