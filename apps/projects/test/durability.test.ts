@@ -149,6 +149,8 @@ describe('PostgreSQL: two server processes share one database', () => {
         const created = await viaA.callTool('create_project', { name });
         expect(created.isError).toBe(false);
         ids.push(String(created.structuredContent?.id));
+        // Newest first is by creation time to the millisecond (then by id): one each.
+        await new Promise((r) => setTimeout(r, 2));
       }
       const listed = await viaB.callTool('list_projects', {});
       const page = listed.structuredContent as { projects: { id: string }[] } | undefined;

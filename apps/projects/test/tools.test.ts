@@ -228,7 +228,12 @@ describe('list_projects pagination', () => {
     const found = await store.findApiKey(hashKey(made.key));
     if (!found) throw new Error('key not found');
     auth = authInfo(found.key, found.user);
-    for (let i = 0; i < 7; i++) ids.push((await newProject(`P${i}`, {}, auth)).id);
+    for (let i = 0; i < 7; i++) {
+      ids.push((await newProject(`P${i}`, {}, auth)).id);
+      // Newest first is by creation time, to the millisecond (then by id): projects made in the
+      // same millisecond have no order of creation to keep, so make each in a millisecond of its own.
+      await new Promise((r) => setTimeout(r, 2));
+    }
   });
 
   it('chains nextCursor through every page, newest first, without gaps or repeats', async () => {
