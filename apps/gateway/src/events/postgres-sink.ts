@@ -6,7 +6,13 @@
  */
 import pg from 'pg';
 import type { GatewayEvent } from '../event-types.js';
-import type { EventFilter, EventRow, EventSink } from './sink.js';
+import {
+  type EventFilter,
+  type EventRow,
+  type EventSink,
+  type StoredRow,
+  toEvent,
+} from './sink.js';
 
 /** Rows per INSERT statement (10 parameters each, below PostgreSQL's 65,535 limit). */
 const INSERT_CHUNK = 1000;
@@ -15,19 +21,6 @@ const POOL_SIZE = 3;
 
 /** Identifiers we put into SQL ourselves: a schema or table name, never a value. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
-
-interface PgRow {
-  ts: string;
-  trace_id: string;
-  event_type: string;
-  status: GatewayEvent['status'];
-  source: string;
-  backend: string | null;
-  tool: string | null;
-  duration_ms: number | null;
-  data: string | null;
-  instance: string | null;
-}
 
 /** Where an error may show a PostgreSQL URL: host, port and database, never the password. */
 export function describePostgresUrl(url: string): string {
@@ -159,7 +152,7 @@ export class PostgresSink implements EventSink {
   query(filter: EventFilter): Promise<GatewayEvent[]> {
     return this.#inOrder(async () => {
       const { sql, params } = this.#compile(filter);
-      const result = await this.#pool.query<PgRow>(sql, params);
+      const result = await this.#pool.query<StoredRow>(sql, params);
       return result.rows.map(toEvent);
     });
   }
@@ -251,19 +244,4 @@ export class PostgresSink implements EventSink {
       ORDER BY ts DESC, id DESC LIMIT $${params.length}`;
     return { sql, params };
   }
-}
-
-function toEvent(row: PgRow): GatewayEvent {
-  return {
-    timestamp: new Date(Number(row.ts)).toISOString(),
-    trace_id: row.trace_id,
-    event_type: row.event_type,
-    status: row.status,
-    source: row.source,
-    backend: row.backend,
-    tool: row.tool,
-    duration_ms: row.duration_ms,
-    data: row.data === null ? null : (JSON.parse(row.data) as Record<string, unknown>),
-    instance: row.instance,
-  };
 }

@@ -54,3 +54,36 @@ export interface EventSink {
    */
   closeSync(rows: EventRow[], now: number, timeoutMs: number): boolean;
 }
+
+/**
+ * A stored event as a store's query returns it, by column name; `ts` is epoch ms (PostgreSQL's
+ * driver returns a `bigint` column as a string).
+ */
+export interface StoredRow {
+  ts: number | string;
+  trace_id: string;
+  event_type: string;
+  status: EventStatus;
+  source: string;
+  backend: string | null;
+  tool: string | null;
+  duration_ms: number | null;
+  data: string | null;
+  instance: string | null;
+}
+
+/** A stored row as `get_events` returns it: ISO timestamp, `data` parsed. */
+export function toEvent(row: StoredRow): GatewayEvent {
+  return {
+    timestamp: new Date(Number(row.ts)).toISOString(),
+    trace_id: row.trace_id,
+    event_type: row.event_type,
+    status: row.status,
+    source: row.source,
+    backend: row.backend,
+    tool: row.tool,
+    duration_ms: row.duration_ms,
+    data: row.data === null ? null : (JSON.parse(row.data) as Record<string, unknown>),
+    instance: row.instance,
+  };
+}

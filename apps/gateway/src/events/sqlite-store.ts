@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { GatewayEvent } from '../event-types.js';
-import type { EventFilter, EventRow } from './sink.js';
+import { type EventFilter, type EventRow, type StoredRow, toEvent } from './sink.js';
 
 /** How long a write waits for another process's lock before the batch is retried later. */
 export const BUSY_TIMEOUT_MS = 250;
@@ -47,19 +47,6 @@ const SCHEMA = `
 
 /** Schema version 1 (before instance ids): the same table without the `instance` column. */
 const MIGRATE_FROM_1 = 'ALTER TABLE events ADD COLUMN instance TEXT';
-
-interface DbRow {
-  ts: number;
-  trace_id: string;
-  event_type: string;
-  status: GatewayEvent['status'];
-  source: string;
-  backend: string | null;
-  tool: string | null;
-  duration_ms: number | null;
-  data: string | null;
-  instance: string | null;
-}
 
 /**
  * Opens (creating it, its parent directories, the table and the indexes if need be) the database
@@ -162,7 +149,7 @@ export class SqliteEventStore {
   /** Newest first (ties: the later recorded first). */
   query(filter: EventFilter): GatewayEvent[] {
     const { sql, params } = compile(filter);
-    return (this.#statement(sql).all(...params) as DbRow[]).map(toEvent);
+    return (this.#statement(sql).all(...params) as StoredRow[]).map(toEvent);
   }
 
   /**
@@ -233,19 +220,4 @@ function indexFor(filter: EventFilter): string {
   }
   if (filter.status !== undefined) return 'events_status_ts';
   return filter.instance !== undefined ? 'events_instance_ts' : 'events_ts';
-}
-
-function toEvent(row: DbRow): GatewayEvent {
-  return {
-    timestamp: new Date(row.ts).toISOString(),
-    trace_id: row.trace_id,
-    event_type: row.event_type,
-    status: row.status,
-    source: row.source,
-    backend: row.backend,
-    tool: row.tool,
-    duration_ms: row.duration_ms,
-    data: row.data === null ? null : (JSON.parse(row.data) as Record<string, unknown>),
-    instance: row.instance,
-  };
 }
