@@ -7,15 +7,24 @@
  *
  * in interleaved rounds, so drift hits every side alike. Traces go to a sink in this process
  * that accepts OTLP/HTTP and throws it away (the export's cost is the server's, not a
- * collector's). Target: metrics on, tracing off costs at most 5 % of the throughput — judged by
- * the paired median of server CPU per request (what req/s would be with the server alone on a
- * core; req/s itself swings with whatever else shares the machine), by req/s when CPU is not
- * known. Both are printed, and the tracing-on figures beside them.
+ * collector's).
+ *
+ * Target: metrics on, tracing off costs at most 5 % of the throughput. Separate processes run one
+ * after the other differ by ±30 % in CPU per request on a shared two-core machine, far more than
+ * the effect, so the judged figure comes from one process with the metrics switched on and off in
+ * alternating 200 ms windows under the same load (servers/observe-toggle.ts): requests per
+ * CPU-second with metrics on, as a fraction of off, median over neighbouring windows. The
+ * separate-process figures (req/s and CPU per request, paired by round) are printed beside it,
+ * and the tracing-on figures with them.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type HttpResult, type HttpTarget, httpRun, TOOL_CALL_EXPECT } from './http-driver.js';
+import { type ToggleWindow, toggleRatio } from './servers/observe-toggle.js';
 
 const TARGET = 0.95;
 
@@ -31,6 +40,9 @@ const GATEWAY_BODY = JSON.stringify({
   params: { name: 'rich__echo', arguments: { text: '5' } },
 });
 
+/** The loss a ratio of on to off stands for, in per cent. */
+const pct = (ratio: number) => `${((1 - ratio) * 100).toFixed(1)} %`;
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -39,7 +51,7 @@ const median = (xs: number[]) => {
 
 /** Run `targets` interleaved for `rounds`; each target's samples, in order. */
 async function interleaved(
-  targets: (HttpTarget & { env?: Record<string, string> })[],
+  targets: EnvTarget[],
   rounds: number,
   duration: number,
   connections: number,
@@ -47,21 +59,61 @@ async function interleaved(
   const samples: HttpResult[][] = targets.map(() => []);
   for (let r = 0; r < rounds; r++) {
     for (const [i, target] of targets.entries()) {
-      const saved = { ...process.env };
-      Object.assign(process.env, target.env ?? {});
-      try {
-        samples[i]?.push(
-          await httpRun(target, { connections, durationSec: duration, warmupSec: 1 }),
-        );
-      } finally {
-        for (const key of Object.keys(target.env ?? {})) {
-          if (saved[key] === undefined) delete process.env[key];
-          else process.env[key] = saved[key];
-        }
-      }
+      samples[i]?.push(
+        await withEnv(target.env, () =>
+          httpRun(target, { connections, durationSec: duration, warmupSec: 1 }),
+        ),
+      );
     }
   }
   return samples;
+}
+
+type EnvTarget = HttpTarget & { env?: Record<string, string> };
+
+/** Run `fn` with `env` added to this process's environment (what the server child inherits). */
+async function withEnv<T>(
+  env: Record<string, string> | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env ?? {});
+  try {
+    return await fn();
+  } finally {
+    for (const key of Object.keys(env ?? {})) {
+      if (saved[key] === undefined) delete process.env[key];
+      else process.env[key] = saved[key];
+    }
+  }
+}
+
+/**
+ * `rounds` runs of `target` with its metrics toggled in windows; each run's windows, and whether
+ * any run had errors.
+ */
+async function toggledRuns(
+  target: EnvTarget,
+  rounds: number,
+  duration: number,
+  connections: number,
+): Promise<{ runs: ToggleWindow[][]; bad: boolean }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-toggle-'));
+  const runs: ToggleWindow[][] = [];
+  let bad = false;
+  try {
+    for (let r = 0; r < rounds; r++) {
+      const out = join(dir, `${r}.json`);
+      const result = await withEnv({ ...target.env, BENCH_TOGGLE_OUT: out }, () =>
+        httpRun(target, { connections, durationSec: duration, warmupSec: 1 }),
+      );
+      if (result.non2xx + result.errors + result.timeouts + result.mismatches > 0) bad = true;
+      runs.push(JSON.parse(readFileSync(out, 'utf8')) as ToggleWindow[]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { runs, bad };
 }
 
 export async function observabilityBench(roundsAsked: number, duration: number): Promise<boolean> {
@@ -76,10 +128,22 @@ export async function observabilityBench(roundsAsked: number, duration: number):
   const otlp = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
   let ok = true;
   try {
+    const engineObserved: EnvTarget = {
+      command: server('engine-http-observed'),
+      path: '/rpc',
+      expect: TOOL_CALL_EXPECT,
+    };
+    const gatewayTarget = (mode: 'off' | 'metrics' | 'tracing'): EnvTarget => ({
+      command: server('gateway-http'),
+      path: '/messages/',
+      body: GATEWAY_BODY,
+      expect: TOOL_CALL_EXPECT,
+      env: { GATEWAY_MODE: mode, BENCH_OTLP: otlp },
+    });
     const engine = await interleaved(
       [
         { command: server('engine-http'), path: '/rpc', expect: TOOL_CALL_EXPECT },
-        { command: server('engine-http-observed'), path: '/rpc', expect: TOOL_CALL_EXPECT },
+        engineObserved,
         {
           command: server('engine-http-observed'),
           path: '/rpc',
@@ -92,17 +156,13 @@ export async function observabilityBench(roundsAsked: number, duration: number):
       50,
     );
     const gateway = await interleaved(
-      (['off', 'metrics', 'tracing'] as const).map((mode) => ({
-        command: server('gateway-http'),
-        path: '/messages/',
-        body: GATEWAY_BODY,
-        expect: TOOL_CALL_EXPECT,
-        env: { GATEWAY_MODE: mode, BENCH_OTLP: otlp },
-      })),
+      (['off', 'metrics', 'tracing'] as const).map(gatewayTarget),
       rounds,
       duration,
       32,
     );
+    const engineToggled = await toggledRuns(engineObserved, rounds, duration, 50);
+    const gatewayToggled = await toggledRuns(gatewayTarget('metrics'), rounds, duration, 32);
     console.log(
       `\nobservability: HTTP tools/call, autocannon, ${duration} s per side after a 1 s warm-up, ${rounds} interleaved round(s); ratio = paired median of req/s vs off`,
     );
@@ -124,24 +184,32 @@ export async function observabilityBench(roundsAsked: number, duration: number):
         console.log(
           `  ${`${group}: ${labels[i]}`.padEnd(44)} ${rps.toFixed(0).padStart(10)} ${String(p50).padStart(8)} ${ratio.toFixed(3).padStart(7)} ${cpu.toFixed(1).padStart(12)} ${cpuRatio.toFixed(3).padStart(11)}${bad ? '  ! errors under load: figures invalid' : ''}`,
         );
-        if (i === 1) {
-          // The check reads server CPU per request when it is known: what req/s would show with
-          // the server alone on a core (req/s swings with whatever else shares the machine).
-          const judged = Number.isFinite(cpuRatio) ? cpuRatio : ratio;
-          const pass = judged >= TARGET;
-          if (!pass) ok = false;
+        if (i === 1)
           console.log(
-            `    metrics on, tracing off: ${((1 - judged) * 100).toFixed(1)} % lost by ${Number.isFinite(cpuRatio) ? 'CPU per request' : 'req/s'} (target ≤ ${((1 - TARGET) * 100).toFixed(0)} %) ${pass ? '✓' : '✗'}`,
+            `    metrics on, separate processes: ${pct(ratio)} of req/s, ${pct(cpuRatio)} by CPU per request (informational: ±30 % noise here)`,
           );
-        }
         if (i === 2)
           console.log(
-            `    tracing on: ${((1 - ratio) * 100).toFixed(1)} % of req/s, ${((1 - cpuRatio) * 100).toFixed(1)} % by CPU per request (informational)`,
+            `    tracing on: ${pct(ratio)} of req/s, ${pct(cpuRatio)} by CPU per request (informational)`,
           );
       });
     };
     report('engine', ['metrics off', 'metrics on', 'metrics + tracing'], engine);
     report('gateway', ['--metrics off', 'metrics on (default)', 'metrics + tracing'], gateway);
+    console.log(
+      `  metrics on vs off in one process, alternating 200 ms windows (${rounds} run(s) of ${duration} s; requests per CPU-second, median over neighbouring windows):`,
+    );
+    for (const [group, toggled] of [
+      ['engine', engineToggled],
+      ['gateway', gatewayToggled],
+    ] as const) {
+      const { ratio, pairs } = toggleRatio(toggled.runs);
+      const pass = !toggled.bad && pairs >= 10 && ratio >= TARGET;
+      if (!pass) ok = false;
+      console.log(
+        `    ${group}: metrics on, tracing off: ${pct(ratio)} lost over ${pairs} window pairs (target ≤ ${((1 - TARGET) * 100).toFixed(0)} %) ${pass ? '✓' : '✗'}${toggled.bad ? '  ! errors under load: figures invalid' : ''}${pairs < 10 ? '  ! too few loaded windows' : ''}`,
+      );
+    }
   } finally {
     sink.close();
   }

@@ -1,11 +1,15 @@
 /**
  * engine-http with observability on: Prometheus metrics (McpMetrics, as every runCli app has
  * them) and, with BENCH_TRACING=1, OpenTelemetry traces to the OTLP endpoint in the environment
- * (the bench's sink). Same McpServer, same endpoints.
+ * (the bench's sink). Same McpServer, same endpoints. With BENCH_TOGGLE_OUT, the metrics switch on
+ * and off in alternating windows (observe-toggle.ts).
  */
 import { createMcpHttpServer, McpMetrics, startTracing, traceServer } from '@mcpkit/protocol';
 import { engineServer } from './engine-tools.js';
 import { announce } from './http-child.js';
+import { installObserveToggle } from './observe-toggle.js';
+
+installObserveToggle();
 
 const server = engineServer();
 const metrics = new McpMetrics();

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installObserveToggle } from './observe-toggle.js';
 
 const gatewayDist = dirname(fileURLToPath(import.meta.resolve('@mcpkit/gateway')));
 const mode = process.env.GATEWAY_MODE ?? 'metrics';
@@ -60,4 +61,6 @@ process.stdin.once('end', () => {
   process.kill(process.pid, 'SIGTERM');
 });
 process.stdin.resume();
+// GATEWAY_MODE=metrics with BENCH_TOGGLE_OUT: metrics on and off in alternating windows.
+installObserveToggle();
 await import(cli);
