@@ -100,11 +100,22 @@ export function dispatchObserver(
       end: (token, response) => only.end(token, outcomeOf(response)),
     };
   }
+  const begin: DispatchObserver<McpCallExtra>['begin'] = (method, known, params, extra) => {
+    const c = call(method, known, params, extra);
+    return list.map((o) => o.begin(c));
+  };
+  const end: DispatchObserver<McpCallExtra>['end'] = (tokens, response) => {
+    const outcome = outcomeOf(response);
+    list.forEach((o, i) => {
+      o.end((tokens as unknown[])[i], outcome);
+    });
+  };
+  // Metrics alone (McpMetrics and a gateway's per-backend series) need no context around the
+  // handler: without a `run`, the dispatcher calls it directly, no wrapper per call.
+  if (!list.some((o) => o.run)) return { begin, end };
   return {
-    begin: (method, known, params, extra) => {
-      const c = call(method, known, params, extra);
-      return list.map((o) => o.begin(c));
-    },
+    begin,
+    end,
     run: <T>(tokens: unknown, fn: () => T): T => {
       // Nested: the first observer's context is the outermost.
       let run = fn;
@@ -116,12 +127,6 @@ export function dispatchObserver(
         run = () => (o.run as NonNullable<McpObserver['run']>)(token, inner);
       }
       return run();
-    },
-    end: (tokens, response) => {
-      const outcome = outcomeOf(response);
-      list.forEach((o, i) => {
-        o.end((tokens as unknown[])[i], outcome);
-      });
     },
   };
 }
