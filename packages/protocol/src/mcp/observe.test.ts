@@ -1,27 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool, McpServer, ToolError } from '../index.js';
+import { createEverythingServer as server } from '../fixtures/everything.js';
 import { connectClient } from '../testing/client.js';
 import type { McpCallOutcome, McpObserver } from './observe.js';
-
-function server(): McpServer {
-  return new McpServer({ name: 'o', version: '1' }).addTool(
-    defineTool({
-      name: 'add',
-      description: 'adds',
-      inputSchema: z.object({ a: z.number(), b: z.number() }),
-      handler: ({ a, b }) => String(a + b),
-    }),
-    defineTool({
-      name: 'fail',
-      description: 'fails as a tool',
-      inputSchema: z.object({}),
-      handler: () => {
-        throw new ToolError('no');
-      },
-    }),
-  );
-}
 
 /** An observer that writes what it sees, under `name`, into `log`. */
 function recorder(name: string, log: string[], withRun = false): McpObserver {
@@ -53,14 +33,14 @@ describe('McpServer.observe with several observers', () => {
     const client = await connectClient(mcp);
     log.length = 0;
     await client.callTool('add', { a: 1, b: 2 });
-    await client.callTool('fail', {});
+    await client.callTool('test_error_handling', {});
     expect(log).toEqual([
       'a begin tools/call add legacy',
       'b begin tools/call add legacy',
       'a end a-token ok',
       'b end b-token ok',
-      'a begin tools/call fail legacy',
-      'b begin tools/call fail legacy',
+      'a begin tools/call test_error_handling legacy',
+      'b begin tools/call test_error_handling legacy',
       'a end a-token tool_error',
       'b end b-token tool_error',
     ]);
