@@ -2,7 +2,8 @@
 /**
  * Builds the MCP Apps views of the package it is run in (`node ../../scripts/build-views.mjs
  * <name>…` from apps/<app>): for each name, `src/views/<name>.ts` is bundled with its imports
- * (the ext-apps bridge included) and `src/views/<name>.css` is minified, both inlined into
+ * (the ext-apps bridge included) and `src/views/<name>.css` is minified (with what it imports —
+ * every view starts from `scripts/views/base.css`, the look they share), both inlined into
  * `src/views/<name>.html`, and the result written to `dist/views/<name>.html` — one
  * self-contained file a host renders with no network at all. Fails when a view is over budget.
  *
