@@ -15,16 +15,15 @@ import { gzipSync } from 'node:zlib';
 import type { McpClient } from '@mcpkit/protocol';
 import {
   CHROMIUM_PATH,
-  chromiumLaunchOptions,
   haveChromium,
   removeTempDirs,
   type ServedHttp,
   serveHttp,
   tempDir,
 } from '@mcpkit/protocol/testing';
-import { build } from 'esbuild';
-import { type BrowserContext, chromium, type Frame, type Page } from 'playwright-core';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HostPage, openHostPage } from '../../system-info/test/host-page.js';
 import type { Store } from '../src/db/types.js';
 import { DEMO_EMAIL, seedDemo } from '../src/demo.js';
 import { DESIGN_SYSTEM_VIEW_URI, UI_EXTENSION, UI_MIME_TYPE } from '../src/design-system-view.js';
@@ -32,12 +31,8 @@ import { createProjectsServer, projectsHttpOptions } from '../src/server.js';
 import { tempStore, userWithKey } from './helpers.js';
 
 type Json = Record<string, unknown>;
-/** What the host page puts on its window. */
-type HostWindow = { mountView(options: Json): Promise<void> };
 
 const VIEW = fileURLToPath(new URL('../dist/views/design-system.html', import.meta.url));
-// One test host for every app's views: system-info's, built on the ext-apps host API.
-const HOST = fileURLToPath(new URL('../../system-info/test/host/host.ts', import.meta.url));
 /**
  * The README's screenshot is rewritten only on request (`UPDATE_SCREENSHOTS=1`), so a test run
  * leaves the work tree as it was; otherwise the shot goes to a temp dir, checked all the same.
@@ -63,6 +58,7 @@ describe('design-system view in headless Chromium', () => {
   let http: ServedHttp;
   let client: McpClient;
   let plain: McpClient;
+  let host: HostPage;
   let browser: BrowserContext;
   let page: Page;
   let view: Frame;
@@ -71,7 +67,7 @@ describe('design-system view in headless Chromium', () => {
   const calls: string[] = [];
   /** When set, the host answers the view's next calls with this failure instead. */
   let failWith: 'error' | 'isError' | undefined;
-  const requests: string[] = [];
+  let requests: string[] = [];
 
   beforeAll(async () => {
     if (!haveChromium()) {
@@ -90,38 +86,17 @@ describe('design-system view in headless Chromium', () => {
     const headers = { Authorization: `Bearer ${key}` };
     client = await http.connect({ headers, capabilities: UI_CAPS });
     plain = await http.connect({ headers });
-    const host = await build({
-      entryPoints: [HOST],
-      bundle: true,
-      format: 'iife',
-      platform: 'browser',
-      write: false,
-      logLevel: 'error',
+    host = await openHostPage({
+      profile: 'projects-chromium-',
+      callTool: async (params: Json) => {
+        calls.push(String(params.name));
+        if (failWith === 'error') throw new Error('Internal error: database unavailable');
+        if (failWith === 'isError')
+          return { content: [{ type: 'text', text: 'Project not found' }], isError: true };
+        return client.callTool(String(params.name), (params.arguments as Json | undefined) ?? {});
+      },
     });
-    // A fresh profile per run: nothing of an earlier run (or of a person's browser) leaks in.
-    browser = await chromium.launchPersistentContext(
-      tempDir('projects-chromium-'),
-      chromiumLaunchOptions({ width: 1000, height: 800 }),
-    );
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(20_000);
-    await page.route('**/*', (route) => {
-      requests.push(route.request().url());
-      return route.request().url().startsWith('http://127.0.0.1')
-        ? route.continue()
-        : route.abort();
-    });
-    await page.exposeFunction('hostCallTool', async (params: Json) => {
-      calls.push(String(params.name));
-      if (failWith === 'error') throw new Error('Internal error: database unavailable');
-      if (failWith === 'isError')
-        return { content: [{ type: 'text', text: 'Project not found' }], isError: true };
-      return client.callTool(String(params.name), (params.arguments as Json | undefined) ?? {});
-    });
-    await page.setContent(
-      '<!doctype html><html lang="en"><head><title>test host</title></head><body style="margin:0;font-family:sans-serif"><div id="slot" style="width:960px"></div></body></html>',
-    );
-    await page.addScriptTag({ content: host.outputFiles[0]?.text ?? '' });
+    ({ browser, page, requests } = host);
   });
 
   afterAll(async () => {
@@ -160,7 +135,7 @@ describe('design-system view in headless Chromium', () => {
     const ui = (content._meta as Json).ui as Json;
     const result = await client.callTool('get_design_system', { projectId });
     tokens = (result.structuredContent as Json).tokens as Json;
-    await page.evaluate((options) => (window as unknown as HostWindow).mountView(options), {
+    await host.mount({
       html: content.text as string,
       csp: ui.csp as Json,
       toolArgs: { projectId },
@@ -228,22 +203,7 @@ describe('design-system view in headless Chromium', () => {
     mkdirSync(dirname(SHOT), { recursive: true });
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     const png = await page.locator('#slot iframe').screenshot({ path: SHOT });
-    const colours = await page.evaluate(async (b64) => {
-      const img = new Image();
-      img.src = `data:image/png;base64,${b64}`;
-      await img.decode();
-      const canvas = document.createElement('canvas');
-      canvas.width = img.width;
-      canvas.height = img.height;
-      const ctx = canvas.getContext('2d');
-      if (!ctx) return 0;
-      ctx.drawImage(img, 0, 0);
-      const data = ctx.getImageData(0, 0, img.width, img.height).data;
-      const seen = new Set<number>();
-      for (let i = 0; i < data.length; i += 4)
-        seen.add(((data[i] ?? 0) << 16) | ((data[i + 1] ?? 0) << 8) | (data[i + 2] ?? 0));
-      return seen.size;
-    }, png.toString('base64'));
+    const colours = await host.colours(png);
     expect(colours).toBeGreaterThan(50);
     expect(requests).toEqual([]);
   });
@@ -258,7 +218,7 @@ describe('design-system view in headless Chromium', () => {
       [{ content: [], structuredContent: { projectId: 'x' } }, /holds no design tokens/],
     ] as const;
     for (const [n, [toolResult, message]] of cases.entries()) {
-      await page.evaluate((options) => (window as unknown as HostWindow).mountView(options), {
+      await host.mount({
         html: content.text as string,
         csp: ((content._meta as Json).ui as Json).csp as Json,
         toolArgs: { projectId: 'x' },

@@ -15,7 +15,6 @@ import { gzipSync } from 'node:zlib';
 import type { McpClient } from '@mcpkit/protocol';
 import {
   CHROMIUM_PATH,
-  chromiumLaunchOptions,
   type HttpProcess,
   haveChromium,
   killSpawned,
@@ -23,18 +22,15 @@ import {
   spawnHttpServer,
   tempDir,
 } from '@mcpkit/protocol/testing';
-import { build } from 'esbuild';
-import { type BrowserContext, chromium, type Frame, type Page } from 'playwright-core';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UI_EXTENSION, UI_MIME_TYPE } from '../src/dashboard.js';
+import { type HostPage, openHostPage } from './host-page.js';
 
 type Json = Record<string, unknown>;
-/** What test/host/host.ts puts on the host page's window. */
-type HostWindow = { mountView(options: Json): Promise<void> };
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const VIEWS = fileURLToPath(new URL('../dist/views/', import.meta.url));
-const HOST = fileURLToPath(new URL('./host/host.ts', import.meta.url));
 /**
  * The README's screenshot is rewritten only on request (`UPDATE_SCREENSHOTS=1`), so a test run
  * leaves the work tree as it was; otherwise the shot goes to a temp dir, checked all the same.
@@ -75,13 +71,14 @@ describe('dashboard view in headless Chromium', () => {
   let client: McpClient;
   /** The server the host forwards the views' calls to (the last test switches it). */
   let target: McpClient;
+  let host: HostPage;
   let browser: BrowserContext;
   let page: Page;
   let view: Frame;
   /** Every tool call the view made through the host, in order. */
   const calls: { name: string; at: number }[] = [];
   /** Requests the page tried to make anywhere (the view must make none). */
-  const requests: string[] = [];
+  let requests: string[] = [];
   /** Tools the host makes fail: with a JSON-RPC error, or with an `isError` result. */
   const failing = new Map<string, 'error' | 'isError'>();
   /** How long the host holds each call before forwarding it (a slow server). */
@@ -97,45 +94,23 @@ describe('dashboard view in headless Chromium', () => {
     server = await spawnHttpServer(process.execPath, [CLI, '--transport', 'http', '--port', '0']);
     client = await server.connect({ capabilities: UI_CAPS });
     target = client;
-    const host = await build({
-      entryPoints: [HOST],
-      bundle: true,
-      format: 'iife',
-      platform: 'browser',
-      write: false,
-      logLevel: 'error',
+    host = await openHostPage({
+      profile: 'sysinfo-chromium-',
+      after: '<div id="after" style="height:3000px"></div>',
+      callTool: async (params: Json) => {
+        const name = String(params.name);
+        calls.push({ name, at: Date.now() });
+        // Like the gateway, the host knows the server's tools under a namespace (see the last test).
+        const own = name.startsWith(GATEWAY_PREFIX) ? name.slice(GATEWAY_PREFIX.length) : name;
+        if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+        const failure = failing.get(own);
+        if (failure === 'error') throw new Error('Query execution error: collector crashed');
+        if (failure === 'isError')
+          return { content: [{ type: 'text', text: 'counters unavailable' }], isError: true };
+        return target.callTool(own, (params.arguments as Json | undefined) ?? {});
+      },
     });
-    // A fresh profile per run: nothing of an earlier run (or of a person's browser) leaks in.
-    browser = await chromium.launchPersistentContext(
-      tempDir('sysinfo-chromium-'),
-      chromiumLaunchOptions({ width: 1000, height: 800 }),
-    );
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(20_000);
-    // Nothing may leave the machine; the view itself should ask for nothing at all.
-    await page.route('**/*', (route) => {
-      requests.push(route.request().url());
-      return route.request().url().startsWith('http://127.0.0.1')
-        ? route.continue()
-        : route.abort();
-    });
-    await page.exposeFunction('hostCallTool', async (params: Json) => {
-      const name = String(params.name);
-      calls.push({ name, at: Date.now() });
-      // Like the gateway, the host knows the server's tools under a namespace (see the last test).
-      const own = name.startsWith(GATEWAY_PREFIX) ? name.slice(GATEWAY_PREFIX.length) : name;
-      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-      const failure = failing.get(own);
-      if (failure === 'error') throw new Error('Query execution error: collector crashed');
-      if (failure === 'isError')
-        return { content: [{ type: 'text', text: 'counters unavailable' }], isError: true };
-      return target.callTool(own, (params.arguments as Json | undefined) ?? {});
-    });
-    // The host page: a heading, the slot, and room to scroll the view out of sight.
-    await page.setContent(
-      '<!doctype html><html lang="en"><head><title>test host</title></head><body style="margin:0;font-family:sans-serif"><div id="slot" style="width:960px"></div><div id="after" style="height:3000px"></div></body></html>',
-    );
-    await page.addScriptTag({ content: host.outputFiles[0]?.text ?? '' });
+    ({ browser, page, requests } = host);
   });
 
   afterAll(async () => {
@@ -185,7 +160,7 @@ describe('dashboard view in headless Chromium', () => {
     expect(ui.csp).toEqual({ connectDomains: [], resourceDomains: [] });
 
     const snapshot = await client.callTool('get_system_snapshot', {});
-    await page.evaluate((options) => (window as unknown as HostWindow).mountView(options), {
+    await host.mount({
       html: content.text as string,
       csp: ui.csp as Json,
       toolArgs: {},
@@ -261,22 +236,7 @@ describe('dashboard view in headless Chromium', () => {
     const png = await page.locator('#slot iframe').screenshot({ path: SHOT });
     expect(png.length).toBeGreaterThan(10_000);
     // Decode it in the browser: a blank (or single-colour) image has a handful of colours.
-    const colours = await page.evaluate(async (b64) => {
-      const img = new Image();
-      img.src = `data:image/png;base64,${b64}`;
-      await img.decode();
-      const canvas = document.createElement('canvas');
-      canvas.width = img.width;
-      canvas.height = img.height;
-      const ctx = canvas.getContext('2d');
-      if (!ctx) return 0;
-      ctx.drawImage(img, 0, 0);
-      const data = ctx.getImageData(0, 0, img.width, img.height).data;
-      const seen = new Set<number>();
-      for (let i = 0; i < data.length; i += 4)
-        seen.add(((data[i] ?? 0) << 16) | ((data[i + 1] ?? 0) << 8) | (data[i + 2] ?? 0));
-      return seen.size;
-    }, png.toString('base64'));
+    const colours = await host.colours(png);
     expect(colours).toBeGreaterThan(50);
     expect(requests).toEqual([]);
   });
@@ -365,7 +325,7 @@ describe('dashboard view in headless Chromium', () => {
     await view.waitForFunction(() => document.body.dataset.state === 'paused');
     await new Promise((r) => setTimeout(r, 300)); // a tick already under way may finish
     const before = calls.length;
-    await page.evaluate((options) => (window as unknown as HostWindow).mountView(options), {
+    await host.mount({
       html: content.text as string,
       csp: ((content._meta as Json).ui as Json).csp as Json,
       toolArgs: {},
@@ -392,7 +352,7 @@ describe('dashboard view in headless Chromium', () => {
       const read = await target.readResource('ui://system-info/dashboard');
       const content = read.contents[0] as unknown as Json;
       const before = calls.length;
-      await page.evaluate((options) => (window as unknown as HostWindow).mountView(options), {
+      await host.mount({
         html: content.text as string,
         csp: ((content._meta as Json).ui as Json).csp as Json,
         toolArgs: {},
