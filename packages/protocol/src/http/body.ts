@@ -36,6 +36,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 /** True when a Content-Type header names JSON (`application/json`, `…+json`). */
 export function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;
+  // What nearly every client sends, without splitting and lower-casing a copy.
+  if (header === 'application/json') return true;
   const type = header.split(';', 1)[0]?.trim().toLowerCase() ?? '';
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }

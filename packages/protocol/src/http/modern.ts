@@ -84,23 +84,24 @@ const notificationFrame = (method: string, params?: JsonRpcParams) =>
     params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
   );
 
-const noRequests = (): Promise<never> =>
+const noRequests = <R>(): Promise<R> =>
   Promise.reject(new Error('2026-07-28 requests get no server-to-client requests'));
 
 /**
  * What both POST handlers do first, before any session: serve a body that claims the modern era
  * (a single message — `serveModern`), refuse a batch that holds one, and refuse a 2025-era
- * request whose headers claim the modern era (`legacyRefusal`). Resolves true when it answered;
- * false leaves the body to the 2025-era path.
+ * request whose headers claim the modern era (`legacyRefusal`). False leaves the body to the
+ * 2025-era path; true says it was answered, a promise that it is being answered (a call that
+ * did not complete synchronously) — no promise for a cheap call, the hot path.
  */
-export async function answerByEra(
+export function answerByEra(
   port: ServerPort,
   req: IncomingMessage,
   res: ServerResponse,
   frame: Frame,
   auth: AuthInfo | undefined,
   stream: boolean,
-): Promise<boolean> {
+): boolean | Promise<void> {
   if (frame.kind === 'batch') {
     if (!frame.messages.some(claimsModern)) return false;
     refuseModernBatch(res);
@@ -111,8 +112,7 @@ export async function answerByEra(
   if (message.kind !== 'request' && message.kind !== 'notification') return false;
   const meta = modernClaim(message.params);
   if (meta !== undefined) {
-    await serveModern(port, req, res, frame, message, meta, auth, stream);
-    return true;
+    return serveModern(port, req, res, frame, message, meta, auth, stream) ?? true;
   }
   if (message.kind !== 'request') return false;
   const refused = legacyRefusal(req.headers, message);
@@ -129,7 +129,7 @@ export async function answerByEra(
  * SSE stream scoped to the request — no event ids, not resumable; without it they are dropped
  * and the answer is JSON.
  */
-export async function serveModern(
+export function serveModern(
   port: ServerPort,
   req: IncomingMessage,
   res: ServerResponse,
@@ -138,51 +138,79 @@ export async function serveModern(
   meta: Record<string, unknown>,
   auth: AuthInfo | undefined,
   stream: boolean,
-): Promise<void> {
+): Promise<void> | undefined {
   const id = message.kind === 'request' ? message.id : null;
   const refused = modernRefusal(req.headers, message, meta);
   if (refused) {
     sendError(res, 400, refused.toJSON(), {}, id);
-    return;
+    return undefined;
   }
   if (message.kind === 'notification') {
     sendEmpty(res, 202);
-    return;
+    return undefined;
   }
-  const calls = new RequestCalls();
-  let done = false;
-  // Closing the response is the cancellation (spec §Cancellation): abort the call's signal.
-  res.once('close', () => {
-    if (!done) calls.abortAll(() => new Error('the client closed the request'));
-  });
-  let sse: SseStream | undefined;
-  const channel: OutboundChannel = {
-    notify: (method, params) => {
-      if (!stream || done || res.destroyed || sse?.closed) return;
-      sse ??= new SseStream(res, { 'X-Accel-Buffering': 'no' });
-      sse.send(notificationFrame(method, params));
-    },
-    request: noRequests,
-  };
+  const call = new ModernCall(res, stream);
   // The router builds the request's scope from its envelope; this session only carries the
   // request's cancellations to it (no channel, never registered with the server).
   const reply = port.dispatch(frame, {
-    session: new McpSession(undefined, calls),
+    session: new McpSession(undefined, call.calls),
     auth,
-    channel,
+    channel: call,
     checkToolCall: (tool, args) =>
       tool.headerParams ? paramHeaderRefusal(req.headers, tool.headerParams, args) : undefined,
   });
-  const text = isPromiseLike(reply) ? await reply : reply;
-  done = true;
-  if (sse?.started) {
-    if (text !== undefined) sse.send(text);
-    sse.end();
-    return;
+  if (!isPromiseLike(reply)) {
+    // Answered before anything could close the response: nothing to cancel, no listener.
+    call.finish(reply);
+    return undefined;
   }
-  if (text === undefined) {
-    sendEmpty(res, 202);
-    return;
+  // Closing the response is the cancellation (spec §Cancellation): abort the call's signal.
+  res.once('close', () => call.cancel());
+  return Promise.resolve(reply).then((text) => call.finish(text));
+}
+
+/**
+ * One modern request's way back: JSON, or an SSE stream scoped to the request once the call
+ * sends a notification (with `stream`; without it notifications are dropped). A class rather
+ * than closures: one object per call.
+ */
+class ModernCall implements OutboundChannel {
+  readonly calls = new RequestCalls();
+  #done = false;
+  #sse: SseStream | undefined;
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly stream: boolean,
+  ) {}
+
+  notify(method: string, params?: JsonRpcParams): void {
+    const res = this.res;
+    if (!this.stream || this.#done || res.destroyed || this.#sse?.closed) return;
+    this.#sse ??= new SseStream(res, { 'X-Accel-Buffering': 'no' });
+    this.#sse.send(notificationFrame(method, params));
   }
-  sendJson(res, statusOf(text, calls.reached), text);
+
+  request<R>(): Promise<R> {
+    return noRequests();
+  }
+
+  cancel(): void {
+    if (!this.#done) this.calls.abortAll(() => new Error('the client closed the request'));
+  }
+
+  finish(text: string | undefined): void {
+    this.#done = true;
+    const sse = this.#sse;
+    if (sse?.started) {
+      if (text !== undefined) sse.send(text);
+      sse.end();
+      return;
+    }
+    if (text === undefined) {
+      sendEmpty(this.res, 202);
+      return;
+    }
+    sendJson(this.res, statusOf(text, this.calls.reached), text);
+  }
 }

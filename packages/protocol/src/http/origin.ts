@@ -39,8 +39,11 @@ function hostName(hostHeader: string): string | undefined {
 /** How many Host header lines the request carried (Node keeps only the first in `headers`). */
 function hostLines(req: IncomingMessage): number {
   let n = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if ((req.rawHeaders[i] as string).toLowerCase() === 'host') n++;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    // Only a four-letter name can be Host: the others are not lower-cased (a copy each).
+    if (name.length === 4 && name.toLowerCase() === 'host') n++;
   }
   return n;
 }

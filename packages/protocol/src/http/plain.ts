@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { decodeFrame } from '../jsonrpc/codec.js';
+import { decodeFrame, type Frame } from '../jsonrpc/codec.js';
 import { isPromiseLike } from '../jsonrpc/method.js';
 import { type AuthInfo, CANCELLATION, McpSession } from '../mcp/session.js';
 import type { ServerPort, ServerTransport } from '../mcp/transport.js';
 import { LATEST_PROTOCOL_VERSION } from '../mcp/versions.js';
 import { answerByEra } from './modern.js';
-import { sendEmpty, sendJson } from './respond.js';
+import { ANSWERED, sendEmpty, sendJson } from './respond.js';
 
 /**
  * Plain JSON-RPC over HTTP, as the servers the apps stand in for serve it (`POST /` of MCP System
@@ -26,17 +26,32 @@ export class PlainHttpHandler implements ServerTransport {
     this.#port = port;
   }
 
-  async handlePost(
+  handlePost(
     req: IncomingMessage,
     res: ServerResponse,
     body: string,
     auth: AuthInfo | undefined,
   ): Promise<void> {
-    const port = this.#port;
-    if (!port) throw new Error('PlainHttpHandler is not connected: call server.connect(handler)');
-    const frame = decodeFrame(body);
-    // The era is the body's to say (MCP 2026-07-28): a modern request is served statelessly.
-    if (await answerByEra(port, req, res, frame, auth, false)) return;
+    // Not an async method: a modern call answered synchronously costs no promise of its own.
+    try {
+      const port = this.#port;
+      if (!port) throw new Error('PlainHttpHandler is not connected: call server.connect(handler)');
+      const frame = decodeFrame(body);
+      // The era is the body's to say (MCP 2026-07-28): a modern request is served statelessly.
+      const modern = answerByEra(port, req, res, frame, auth, false);
+      if (modern !== false) return modern === true ? ANSWERED : modern;
+      return this.#postLegacy(port, res, frame, auth);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  async #postLegacy(
+    port: ServerPort,
+    res: ServerResponse,
+    frame: Frame,
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
     const session = new McpSession();
     session.protocolVersion = LATEST_PROTOCOL_VERSION;
     let done = false;

@@ -2,21 +2,30 @@ import type { ServerResponse } from 'node:http';
 import { encodeResponse, errorResponse } from '../jsonrpc/codec.js';
 import type { JsonRpcErrorObject, JsonRpcId } from '../jsonrpc/types.js';
 
+/**
+ * What a POST handler returns when it answered synchronously: one shared, resolved promise, so a
+ * cheap call allocates none (`await` on it, or compare with it and skip the await).
+ */
+export const ANSWERED: Promise<void> = Promise.resolve();
+
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: string,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
 ): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  res.writeHead(status, {
-    'Content-Type': 'application/json',
-    'Content-Length': String(Buffer.byteLength(body)),
-    ...headers,
-  });
+  const length = String(Buffer.byteLength(body));
+  // Without extra headers (every answered call) one literal object, no spread of an empty one.
+  res.writeHead(
+    status,
+    headers === undefined
+      ? { 'Content-Type': 'application/json', 'Content-Length': length }
+      : { 'Content-Type': 'application/json', 'Content-Length': length, ...headers },
+  );
   res.end(body);
 }
 
@@ -28,7 +37,7 @@ export function sendError(
   res: ServerResponse,
   status: number,
   error: JsonRpcErrorObject,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
   id: JsonRpcId = null,
 ): void {
   sendJson(res, status, encodeResponse(errorResponse(id, error)), headers);

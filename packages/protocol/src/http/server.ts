@@ -17,7 +17,7 @@ import { Health, type HealthOptions } from './health.js';
 import { checkHostAndOrigin, isLoopback, type OriginPolicy } from './origin.js';
 import { countRejections, createExtras, type HttpPage } from './pages.js';
 import { PlainHttpHandler } from './plain.js';
-import { sendEmpty, sendError } from './respond.js';
+import { ANSWERED, sendEmpty, sendError } from './respond.js';
 import { StreamableHttpHandler, type StreamableOptions } from './streamable.js';
 
 /** Who may call: bearer tokens checked on every request (401 otherwise). */
@@ -240,6 +240,10 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     logger,
   });
 
+  // The Allow header's value and its methods, once (not split on every request).
+  const streamableAllowed = streamable?.allowedMethods ?? 'POST';
+  const streamableMethods = new Set(streamableAllowed.split(', '));
+
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -263,7 +267,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       return;
     }
     const method = req.method ?? 'GET';
-    const allowed = isPlain ? 'POST' : (streamable as StreamableHttpHandler).allowedMethods;
+    const allowed = isPlain ? 'POST' : streamableAllowed;
     if (cors) {
       res.setHeader('Vary', 'Origin');
       const origin = req.headers.origin;
@@ -282,7 +286,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
         }
       }
     }
-    if (!allowed.split(', ').includes(method)) {
+    if (method !== 'POST' && (isPlain || !streamableMethods.has(method))) {
       sendEmpty(res, 405, { Allow: allowed });
       return;
     }
@@ -371,8 +375,18 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     ) {
       return;
     }
-    if (isPlain) await (plain as PlainHttpHandler).handlePost(req, res, body, auth);
-    else await (streamable as StreamableHttpHandler).handlePost(req, res, body, auth);
+    const served = isPlain
+      ? (plain as PlainHttpHandler).handlePost(req, res, body, auth)
+      : (streamable as StreamableHttpHandler).handlePost(req, res, body, auth);
+    // A call answered synchronously (most cheap ones) needs no turn of the microtask queue.
+    if (served !== ANSWERED) await served;
+  }
+
+  // One function for every response (emitted once, with the response as `this`): no closure
+  // per request.
+  function settled(this: ServerResponse): void {
+    inFlight.delete(this);
+    if (inFlight.size === 0) drained?.();
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -380,10 +394,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     if (health.draining) res.shouldKeepAlive = false;
     if (req.method !== 'GET') {
       inFlight.add(res);
-      res.once('close', () => {
-        inFlight.delete(res);
-        if (inFlight.size === 0) drained?.();
-      });
+      res.on('close', settled);
     }
     // With tracing on, the request runs in the trace of its `traceparent` header (a request whose
     // `_meta` carries one continues that instead).

@@ -11,7 +11,7 @@ import { type AuthInfo, McpSession, type OutboundChannel } from '../mcp/session.
 import type { ServerPort, ServerTransport } from '../mcp/transport.js';
 import { isSupportedVersion, type ProtocolVersion } from '../mcp/versions.js';
 import { answerByEra } from './modern.js';
-import { sendEmpty, sendError, sendJson } from './respond.js';
+import { ANSWERED, sendEmpty, sendError, sendJson } from './respond.js';
 import { MAX_REPLAY_EVENTS, parseEventId, StreamLog, type StreamMirror } from './resumable.js';
 import { SseStream } from './sse.js';
 
@@ -200,41 +200,63 @@ export class StreamableHttpHandler implements ServerTransport {
    * Serve a POST whose body has been read (and the caller authenticated): JSON, or SSE while the
    * call sends notifications or requests; 202 when no reply is due.
    */
-  async handlePost(
+  handlePost(
     req: IncomingMessage,
     res: ServerResponse,
     body: string,
     auth: AuthInfo | undefined,
   ): Promise<void> {
-    if (!accepts(req, 'application/json') && !accepts(req, 'text/event-stream')) {
-      sendError(res, 406, {
-        code: ErrorCode.InvalidRequest,
-        message: 'Not Acceptable: Accept must include application/json and text/event-stream',
-      });
-      return;
+    // Not an async method: a modern call answered synchronously costs no promise of its own
+    // (ANSWERED is one shared resolved promise). A throw still reaches the caller as a rejection.
+    try {
+      if (!accepts(req, 'application/json') && !accepts(req, 'text/event-stream')) {
+        sendError(res, 406, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Not Acceptable: Accept must include application/json and text/event-stream',
+        });
+        return ANSWERED;
+      }
+      const frame = decodeFrame(body);
+      if (frame.kind === 'empty') {
+        sendError(res, 400, {
+          code: ErrorCode.ParseError,
+          message: 'Parse error',
+          data: { detail: 'empty body' },
+        });
+        return ANSWERED;
+      }
+      if (frame.kind === 'invalid') {
+        sendJson(res, 400, encodeResponse(frame.reply));
+        return ANSWERED;
+      }
+      if (frame.kind === 'single' && frame.message.kind === 'invalid') {
+        sendJson(res, 400, encodeResponse(frame.message.reply));
+        return ANSWERED;
+      }
+      // The era is the body's to say, before any session is looked up: a request whose `_meta`
+      // claims 2026-07-28 is served statelessly, whatever Mcp-Session-Id it carries.
+      const modern = answerByEra(
+        this.#server,
+        req,
+        res,
+        frame,
+        auth,
+        accepts(req, 'text/event-stream'),
+      );
+      if (modern !== false) return modern === true ? ANSWERED : modern;
+      return this.#postLegacy(req, res, frame, auth);
+    } catch (err) {
+      return Promise.reject(err);
     }
-    const frame = decodeFrame(body);
-    if (frame.kind === 'empty') {
-      sendError(res, 400, {
-        code: ErrorCode.ParseError,
-        message: 'Parse error',
-        data: { detail: 'empty body' },
-      });
-      return;
-    }
-    if (frame.kind === 'invalid') {
-      sendJson(res, 400, encodeResponse(frame.reply));
-      return;
-    }
-    if (frame.kind === 'single' && frame.message.kind === 'invalid') {
-      sendJson(res, 400, encodeResponse(frame.message.reply));
-      return;
-    }
-    // The era is the body's to say, before any session is looked up: a request whose `_meta`
-    // claims 2026-07-28 is served statelessly, whatever Mcp-Session-Id it carries.
-    if (await answerByEra(this.#server, req, res, frame, auth, accepts(req, 'text/event-stream'))) {
-      return;
-    }
+  }
+
+  /** A POST of 2025-era messages: on its session (or a throwaway one, stateless). */
+  async #postLegacy(
+    req: IncomingMessage,
+    res: ServerResponse,
+    frame: Frame & { kind: 'single' | 'batch' },
+    auth: AuthInfo | undefined,
+  ): Promise<void> {
     const messages = messagesOf(frame);
     // Refusals from here on come after the body was read: a single request's id is echoed.
     const replyId: JsonRpcId =

@@ -142,7 +142,7 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
       const round = session[INPUT];
       // Whatever the handler made of the rejected ask: while asks are open, the answer is
       // input_required (spec `basic/patterns/mrtr`).
-      if (round && round.pending.size > 0 && response !== undefined) {
+      if (round?.hasPending && response !== undefined) {
         return encodeResponse({
           jsonrpc: '2.0',
           id: response.id,

@@ -175,8 +175,9 @@ export class InputRound {
   readonly #method: string;
   readonly #capabilities: Record<string, unknown>;
   readonly #answers: Record<string, unknown>;
-  readonly #counters = new Map<string, number>();
-  readonly pending = new Map<string, InputRequest>();
+  // Made on the first ask: every modern tools/call opens a round, few ever ask.
+  #counters: Map<string, number> | undefined;
+  #pending: Map<string, InputRequest> | undefined;
 
   constructor(
     method: string,
@@ -216,6 +217,11 @@ export class InputRound {
     return new InputRound(method, capabilities, answers);
   }
 
+  /** Asks still open: the answer is then `input_required`, whatever the handler made of them. */
+  get hasPending(): boolean {
+    return this.#pending !== undefined && this.#pending.size > 0;
+  }
+
   /** The answers this request carries, by key (from its state and its `inputResponses`). */
   get answers(): Readonly<Record<string, unknown>> {
     return this.#answers;
@@ -227,6 +233,7 @@ export class InputRound {
    */
   ask(request: InputRequest, explicitKey?: string): Promise<unknown> {
     const kind = CAPABILITY[request.method];
+    this.#counters ??= new Map();
     const n = (this.#counters.get(kind) ?? 0) + 1;
     this.#counters.set(kind, n);
     const key = explicitKey ?? `${kind}-${n}`;
@@ -248,14 +255,16 @@ export class InputRound {
         ),
       );
     }
-    this.pending.set(key, request);
+    this.#pending ??= new Map();
+    this.#pending.set(key, request);
     return Promise.reject(new InputRequiredSignal());
   }
 
   /** The `input_required` result for the asks still open, with the state to carry back. */
   result(codec: RequestStateCodec, params: Record<string, unknown>, subject: string) {
+    const pending = this.#pending ?? new Map<string, InputRequest>();
     const inputRequests: Record<string, InputRequest> = {};
-    for (const [key, request] of this.pending) inputRequests[key] = request;
+    for (const [key, request] of pending) inputRequests[key] = request;
     return {
       resultType: 'input_required',
       inputRequests,
@@ -264,7 +273,7 @@ export class InputRound {
         d: digest(params),
         p: subject,
         a: this.#answers,
-        q: [...this.pending.keys()],
+        q: [...pending.keys()],
       }),
     };
   }
