@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { ConfigError, defaultRawConfig, interpolate, readConfigFile } from './config-file.js';
+
+export { ConfigError, defaultGatewayProjectsDatabase, interpolate } from './config-file.js';
 
 // No `__` inside: it is the separator of advertised names (`ns__tool`).
 const NAMESPACE = /^(?!.*__)[A-Za-z0-9_-]{1,32}$/;
@@ -170,35 +169,7 @@ export type HttpBackendConfig = z.infer<typeof httpBackend>;
 export type RestartPolicy = z.infer<typeof restartSchema>;
 export const DEFAULT_RESTART: RestartPolicy = restartSchema.parse({});
 
-/** A config that cannot be read or is invalid; the message names each field at fault. */
-export class ConfigError extends Error {
-  /** @param message - What is wrong, naming the field. */
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
 export const isStdio = (b: BackendConfig): b is StdioBackendConfig => 'command' in b;
-
-/** `${env:VAR}` in any string of the config, from the environment; a missing variable is an error. */
-export function interpolate(value: unknown, env: NodeJS.ProcessEnv, path = ''): unknown {
-  if (typeof value === 'string') {
-    return value.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
-      const v = env[name];
-      if (v === undefined)
-        throw new ConfigError(`${path || '(root)'}: environment variable ${name} is not set`);
-      return v;
-    });
-  }
-  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${path}[${i}]`));
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, interpolate(v, env, path ? `${path}.${k}` : k)]),
-    );
-  }
-  return value;
-}
 
 /** Validate a parsed config; every problem names its field. */
 export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -217,19 +188,7 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
  * throws a ConfigError.
  */
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`cannot read config ${file}: ${(err as Error).message}`);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError(`config ${file} is not JSON: ${(err as Error).message}`);
-  }
-  return parseConfig(raw, env);
+  return parseConfig(readConfigFile(file), env);
 }
 
 /**
@@ -264,54 +223,10 @@ export function exposureWarnings(
   return warnings;
 }
 
-/** Where a sibling app's CLI is installed: resolved like any dependency (monorepo or npm). */
-function siblingCli(app: 'projects' | 'system-info'): string {
-  const manifest = createRequire(import.meta.url).resolve(`@mcpkit/${app}/package.json`);
-  return resolve(dirname(manifest), 'dist', 'cli.js');
-}
-
 /**
- * The built-in projects backend's own SQLite file, `${XDG_DATA_HOME ?? ~/.local/share}/mcpkit/
- * gateway-projects.db`: the gateway seeds a demo user into it, which must not land in the database
- * a standalone `mcp-projects` uses (`projects.db` beside it).
- */
-export function defaultGatewayProjectsDatabase(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_DATA_HOME;
-  // The XDG spec says to ignore a relative (or empty) value.
-  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share');
-  return join(base, 'mcpkit', 'gateway-projects.db');
-}
-
-/**
- * With no --config: the two sibling servers of this repository, over stdio. The projects backend
- * gets `DATABASE_URL` when the gateway has one, else its own file
- * ({@link defaultGatewayProjectsDatabase}).
+ * With no --config: the two sibling servers of this repository, over stdio (see
+ * {@link defaultRawConfig}).
  */
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  return parseConfig(
-    {
-      gateway: { name: 'mcpkit-gateway' },
-      mcpServers: {
-        projects: {
-          command: process.execPath,
-          args: [
-            siblingCli('projects'),
-            '--seed-demo',
-            '--user',
-            'demo@codefluss.local',
-            '--log-level',
-            'warn',
-          ],
-          namespace: 'projects',
-          env: { DATABASE_URL: env.DATABASE_URL || defaultGatewayProjectsDatabase(env) },
-        },
-        'system-info': {
-          command: process.execPath,
-          args: [siblingCli('system-info'), '--log-level', 'warn'],
-          namespace: 'sysinfo',
-        },
-      },
-    },
-    env,
-  );
+  return parseConfig(defaultRawConfig(env), env);
 }

@@ -57,6 +57,12 @@ export interface EventLogOptions {
   now?: () => number;
   /** the id on every event recorded (default: `host:pid:random`, new per process) */
   instance?: string;
+  /**
+   * SQLite: start the writer thread once this settles rather than at once (writes wait in
+   * order; a query starts it at once). The CLI passes its backends' start, so booting the
+   * thread does not compete with them for the CPU.
+   */
+  startAfter?: Promise<unknown>;
 }
 
 /**

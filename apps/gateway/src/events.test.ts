@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@mcpkit/protocol/testing';
+import { sleep, waitFor } from '@mcpkit/protocol/testing';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteSink } from './events/sqlite-sink.js';
@@ -769,5 +769,52 @@ describe('watching and keeping up', () => {
     expect(await log.query({ status: 'failure' })).toHaveLength(1);
     expect(await log.count()).toBe(20_000 + 2 + 1);
     expect(log.stats()).toMatchObject({ recorded: 20_401, written: 20_003, pending: 0 });
+  });
+});
+
+describe('a SQLite log whose writer thread starts later (startAfter, the CLI at start-up)', () => {
+  const record = (log: EventLog, n: number) => {
+    for (let i = 0; i < n; i++) log.record({ event_type: 'later', status: 'success', source: 't' });
+  };
+
+  it('keeps the writes until then, and stores them in order when it starts', async () => {
+    let go!: () => void;
+    const startAfter = new Promise<void>((resolve) => {
+      go = resolve;
+    });
+    const path = join(dir, 'later.db');
+    const log = EventLog.open(path, { startAfter, flushIntervalMs: 0 });
+    logs.push(log);
+    record(log, 3);
+    await sleep(300);
+    expect(rowsOnDisk(path)).toBe(0);
+    go();
+    await waitFor('the held rows on disk', () => rowsOnDisk(path) === 3 || undefined);
+    const events = await log.query();
+    expect(events.map((e) => e.event_type)).toStrictEqual(['later', 'later', 'later']);
+  });
+
+  it('starts at once for a query, which sees every event recorded before it', async () => {
+    const log = EventLog.open(join(dir, 'query.db'), { startAfter: new Promise(() => {}) });
+    logs.push(log);
+    record(log, 2);
+    expect(await log.query()).toHaveLength(2);
+    expect(await log.count()).toBe(2);
+  });
+
+  it('stores the events at an exit before it started, from the calling thread', () => {
+    const path = join(dir, 'exit.db');
+    const log = EventLog.open(path, { startAfter: new Promise(() => {}), flushIntervalMs: 0 });
+    record(log, 2);
+    log.closeSync();
+    expect(rowsOnDisk(path)).toBe(2);
+  });
+
+  it('is closed by close() before it started, with nothing lost', async () => {
+    const path = join(dir, 'close.db');
+    const log = EventLog.open(path, { startAfter: new Promise(() => {}) });
+    record(log, 4);
+    await log.close();
+    expect(rowsOnDisk(path)).toBe(4);
   });
 });

@@ -18,9 +18,8 @@
  * events still queued — those of the last ≤ `flushIntervalMs`; a normal `process.exit()` writes
  * every open log synchronously (bounded wait for the worker).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { homedir, hostname } from 'node:os';
-import { basename, extname, isAbsolute, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import {
   DAY_MS,
   DEFAULT_QUERY_LIMIT,
@@ -33,12 +32,14 @@ import {
   parseSince,
   type RecordedEvent,
 } from './event-types.js';
-import { describePostgresUrl, isPostgresTarget, PostgresSink } from './events/postgres-sink.js';
+import type { PostgresSink } from './events/postgres-sink.js';
+import { describePostgresUrl, isPostgresTarget } from './events/postgres-url.js';
 import type { EventFilter, EventRow, EventSink } from './events/sink.js';
 import { SqliteSink } from './events/sqlite-sink.js';
 import { nextTraceId } from './trace-id.js';
 
 export * from './event-types.js';
+export { defaultEventLogPath } from './events/path.js';
 export type { EventFilter, EventRow, EventSink } from './events/sink.js';
 
 /**
@@ -54,22 +55,6 @@ const MAX_RETAINED = 100_000;
 const RETRY_MS = 1000;
 /** How long a normal exit waits for the worker to store the last events. */
 const EXIT_WAIT_MS = 2000;
-
-/**
- * The default event log of a gateway: `${XDG_STATE_HOME ?? ~/.local/state}/mcpkit/`, one file per
- * config so two gateways on one machine do not mix their events — `gateway-events.db` for the
- * built-in config, `gateway-events-<config name>-<hash of its absolute path>.db` for a file.
- */
-export function defaultEventLogPath(configPath?: string): string {
-  const xdg = process.env.XDG_STATE_HOME;
-  // The XDG spec: a relative (or empty) XDG_STATE_HOME is invalid and must be ignored.
-  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'state');
-  if (configPath === undefined) return join(base, 'mcpkit', 'gateway-events.db');
-  const absolute = resolve(configPath);
-  const name = basename(absolute, extname(absolute)).replace(/[^A-Za-z0-9._-]+/g, '_') || 'config';
-  const hash = createHash('sha256').update(absolute).digest('hex').slice(0, 8);
-  return join(base, 'mcpkit', `gateway-events-${name}-${hash}.db`);
-}
 
 /**
  * An id for this gateway process, on every event it records: `host:pid:random` — readable, and
@@ -243,7 +228,12 @@ export class EventLog {
     const maxEvents = checkOption('maxEvents', options.maxEvents ?? 1_000_000, 1, true);
     let sink: SqliteSink;
     try {
-      sink = SqliteSink.open(path, retentionDays * DAY_MS, maxEvents);
+      sink = SqliteSink.open(
+        path,
+        retentionDays * DAY_MS,
+        maxEvents,
+        options.startAfter ? { startAfter: options.startAfter } : {},
+      );
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       throw new Error(`cannot open the event log at ${path}: ${reason}`, { cause: err });
@@ -266,6 +256,8 @@ export class EventLog {
     const maxEvents = checkOption('maxEvents', options.maxEvents ?? 1_000_000, 1, true);
     let sink: PostgresSink;
     try {
+      // Loaded for a PostgreSQL target only: `pg` is ~50 ms of a gateway's start otherwise.
+      const { PostgresSink } = await import('./events/postgres-sink.js');
       sink = await PostgresSink.connect(target, {
         retentionMs: retentionDays * DAY_MS,
         maxEvents,

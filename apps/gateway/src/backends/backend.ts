@@ -7,8 +7,10 @@ import {
   type RequestOptions,
   RpcError,
 } from '@mcpkit/protocol';
-import { type BackendConfig, DEFAULT_RESTART, type RestartPolicy } from '../config.js';
+import { type BackendConfig, DEFAULT_RESTART, isStdio, type RestartPolicy } from '../config.js';
+import { takePrestarted } from '../prestart.js';
 import { type BackendLink, type LinkEvents, openLink, RingBuffer } from './link.js';
+import { stdioSpec } from './spawn.js';
 
 /**
  * Where a backend is in its life: `backoff` waits to restart after a crash; `failed` gave up
@@ -160,7 +162,12 @@ export class Backend {
     };
     let opened: ReturnType<typeof openLink>;
     try {
-      opened = openLink(this.config, events);
+      // The child the CLI spawned for this backend before the gateway loaded, if it is the one
+      // this config asks for (first start only: takePrestarted hands each out once).
+      const early = isStdio(this.config)
+        ? takePrestarted(this.name, stdioSpec(this.config))
+        : undefined;
+      opened = openLink(this.config, events, early);
     } catch (err) {
       this.#failed(generation, `could not start: ${(err as Error).message}`);
       return;

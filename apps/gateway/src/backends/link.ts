@@ -1,11 +1,16 @@
 import {
+  type ClientTransport,
   type InitializeResult,
   McpClient,
   StdioClientTransport,
   StreamableHttpClientTransport,
 } from '@mcpkit/protocol';
 import { type BackendConfig, isStdio } from '../config.js';
+import type { Prestarted } from '../prestart.js';
 import { VERSION } from '../version.js';
+import { stdioSpec } from './spawn.js';
+
+export { backendEnv } from './spawn.js';
 
 export interface LinkExit {
   code: number | null;
@@ -44,42 +49,6 @@ const FORWARDED = new Set([
 ]);
 
 /**
- * The gateway's own settings (see cli.ts and the protocol's runCli): never a backend's. A stdio
- * backend that inherited `MCP_TRANSPORT=http MCP_PORT=…` would start as an HTTP server on the
- * gateway's port, and the token would reach a third party.
- */
-const GATEWAY_VARIABLES = [
-  'MCP_TRANSPORT',
-  'MCP_HOST',
-  'MCP_PORT',
-  'MCP_HELP',
-  'MCP_VERSION',
-  'LOG_LEVEL',
-  'MCP_GATEWAY_CONFIG',
-  'MCP_GATEWAY_EVENTS',
-  'MCP_GATEWAY_TOKEN',
-];
-
-/**
- * What a stdio backend is given on top of the minimal safe environment (StdioClientTransport
- * adds PATH, HOME, USER, LANG, TMPDIR …): its configured `env`, and with `inheritEnv` the
- * gateway's whole environment first — minus the gateway's own settings either way.
- */
-export function backendEnv(
-  env: Readonly<Record<string, string>>,
-  inheritEnv: boolean,
-  from: NodeJS.ProcessEnv = process.env,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (inheritEnv) {
-    for (const [key, value] of Object.entries(from)) {
-      if (value !== undefined && !GATEWAY_VARIABLES.includes(key)) out[key] = value;
-    }
-  }
-  return { ...out, ...env };
-}
-
-/**
  * Open a link to a backend: its transport (a child process in its own process group, or
  * Streamable HTTP) under an McpClient that routes what the backend sends back to `events`.
  * `connect` starts the transport and runs initialize; until then nothing happens.
@@ -87,6 +56,7 @@ export function backendEnv(
 export function openLink(
   config: BackendConfig,
   events: LinkEvents,
+  early?: Prestarted,
 ): { link: BackendLink; connect: (timeoutMs: number) => Promise<InitializeResult> } {
   const client = new McpClient({
     clientInfo: { name: 'mcpkit-gateway', version: VERSION },
@@ -118,24 +88,28 @@ export function openLink(
     resolveExit = resolve;
   });
   let closing = false;
-  let transport: StdioClientTransport | StreamableHttpClientTransport;
-  if (isStdio(config)) {
+  let transport: ClientTransport;
+  let pid: () => number | undefined = () => undefined;
+  if (early) {
+    // Spawned before the gateway loaded (prestart.ts), from this very config.
+    transport = early.adopt((chunk) => events.stderr(chunk));
+    void early.process.exited.then((exit) => resolveExit(exit));
+    pid = () => early.process.pid;
+  } else if (isStdio(config)) {
     const stdio = new StdioClientTransport({
-      command: config.command,
-      args: config.args,
-      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-      env: backendEnv(config.env, config.inheritEnv),
+      ...stdioSpec(config),
       onStderr: (chunk) => events.stderr(chunk),
     });
     void stdio.exited.then((exit) => resolveExit(exit));
     transport = stdio;
+    pid = () => stdio.pid;
   } else {
     transport = new StreamableHttpClientTransport({ url: config.url, headers: config.headers });
   }
   const link: BackendLink = {
     client,
     get pid() {
-      return transport instanceof StdioClientTransport ? transport.pid : undefined;
+      return pid();
     },
     exited,
     close: async () => {

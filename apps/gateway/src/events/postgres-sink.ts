@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import type { GatewayEvent } from '../event-types.js';
+import { describePostgresUrl, isPostgresTarget } from './postgres-url.js';
 import {
   type EventFilter,
   type EventRow,
@@ -14,6 +15,8 @@ import {
   toEvent,
 } from './sink.js';
 
+export { describePostgresUrl, isPostgresTarget };
+
 /** Rows per INSERT statement (10 parameters each, below PostgreSQL's 65,535 limit). */
 const INSERT_CHUNK = 1000;
 /** Connections of the pool: appends are serialised; a query may run beside one. */
@@ -21,21 +24,6 @@ const POOL_SIZE = 3;
 
 /** Identifiers we put into SQL ourselves: a schema or table name, never a value. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** Where an error may show a PostgreSQL URL: host, port and database, never the password. */
-export function describePostgresUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `postgres://${u.hostname || 'localhost'}:${u.port || '5432'}${u.pathname}`;
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
-}
-
-/** Whether a `--events` value names PostgreSQL rather than a SQLite file. */
-export function isPostgresTarget(target: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(target);
-}
 
 export interface PostgresSinkOptions {
   retentionMs: number;

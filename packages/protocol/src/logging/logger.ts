@@ -1,4 +1,3 @@
-import { Console } from 'node:console';
 import { createRequire } from 'node:module';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 
@@ -89,10 +88,6 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
   return pino(config, destination);
 }
 
-/**
- * Point the global console at stderr. A dependency that prints to stdout would otherwise inject
- * non-JSON lines into a stdio server's protocol stream.
- */
-export function guardStdout(): void {
-  globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
-}
+// In a module of its own (no pino): the stdio transports need it, and a process that only spawns
+// a stdio server early (the gateway's cold start) should not pay for loading the logger.
+export { guardStdout } from './guard-stdout.js';

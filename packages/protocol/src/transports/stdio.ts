@@ -3,7 +3,7 @@ import type { CancellationRegistry } from '../jsonrpc/cancellation.js';
 import { type ConnectionOptions, JsonRpcConnection } from '../jsonrpc/connection.js';
 import type { Dispatcher, EngineLogger } from '../jsonrpc/dispatcher.js';
 import type { FrameSink, FrameTransport } from '../jsonrpc/transport.js';
-import { guardStdout } from '../logging/logger.js';
+import { guardStdout } from '../logging/guard-stdout.js';
 import { LineFramer } from './line-framer.js';
 
 /** Options of {@link StdioTransport}: which streams, and how much a line may hold. */

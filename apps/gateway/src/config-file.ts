@@ -1,0 +1,101 @@
+/**
+ * The config as read, before validation: the file, `${env:VAR}` interpolation and the built-in
+ * default. Kept free of zod (config.ts validates) so that the cold start can read the config and
+ * spawn the stdio backends before the rest of the gateway is loaded (see prestart.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+
+/** A config that cannot be read or is invalid; the message names each field at fault. */
+export class ConfigError extends Error {
+  /** @param message - What is wrong, naming the field. */
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** `${env:VAR}` in any string of the config, from the environment; a missing variable is an error. */
+export function interpolate(value: unknown, env: NodeJS.ProcessEnv, path = ''): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+      const v = env[name];
+      if (v === undefined)
+        throw new ConfigError(`${path || '(root)'}: environment variable ${name} is not set`);
+      return v;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${path}[${i}]`));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, interpolate(v, env, path ? `${path}.${k}` : k)]),
+    );
+  }
+  return value;
+}
+
+/** The parsed JSON of a config file, not yet validated; throws a ConfigError. */
+export function readConfigFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`config ${file} is not JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Where a sibling app's CLI is installed: resolved like any dependency (monorepo or npm). */
+function siblingCli(app: 'projects' | 'system-info'): string {
+  const manifest = createRequire(import.meta.url).resolve(`@mcpkit/${app}/package.json`);
+  return resolve(dirname(manifest), 'dist', 'cli.js');
+}
+
+/**
+ * The built-in projects backend's own SQLite file, `${XDG_DATA_HOME ?? ~/.local/share}/mcpkit/
+ * gateway-projects.db`: the gateway seeds a demo user into it, which must not land in the database
+ * a standalone `mcp-projects` uses (`projects.db` beside it).
+ */
+export function defaultGatewayProjectsDatabase(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_DATA_HOME;
+  // The XDG spec says to ignore a relative (or empty) value.
+  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share');
+  return join(base, 'mcpkit', 'gateway-projects.db');
+}
+
+/**
+ * The config used with no --config, unvalidated: the two sibling servers of this repository,
+ * over stdio. The projects backend gets `DATABASE_URL` when the gateway has one, else its own
+ * file ({@link defaultGatewayProjectsDatabase}).
+ */
+export function defaultRawConfig(env: NodeJS.ProcessEnv = process.env): unknown {
+  return {
+    gateway: { name: 'mcpkit-gateway' },
+    mcpServers: {
+      projects: {
+        command: process.execPath,
+        args: [
+          siblingCli('projects'),
+          '--seed-demo',
+          '--user',
+          'demo@codefluss.local',
+          '--log-level',
+          'warn',
+        ],
+        namespace: 'projects',
+        env: { DATABASE_URL: env.DATABASE_URL || defaultGatewayProjectsDatabase(env) },
+      },
+      'system-info': {
+        command: process.execPath,
+        args: [siblingCli('system-info'), '--log-level', 'warn'],
+        namespace: 'sysinfo',
+      },
+    },
+  };
+}

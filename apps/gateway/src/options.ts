@@ -1,0 +1,26 @@
+import { dirname } from 'node:path';
+import type { CliOption } from '@mcpkit/protocol';
+import { defaultEventLogPath } from './events/path.js';
+
+/** The gateway's own flags, besides runCli's common ones (read early by prestart.ts too). */
+export const GATEWAY_OPTIONS: readonly CliOption[] = [
+  {
+    name: 'config',
+    env: 'MCP_GATEWAY_CONFIG',
+    description: 'JSON config ({"mcpServers": {...}}); default: the sibling apps',
+    type: 'string',
+  },
+  {
+    name: 'events',
+    env: 'MCP_GATEWAY_EVENTS',
+    description: `event log: a SQLite file (default: one per config under ${dirname(defaultEventLogPath())}) or postgres://… shared by a fleet`,
+    type: 'string',
+  },
+  {
+    name: 'token',
+    env: 'MCP_GATEWAY_TOKEN',
+    description: 'bearer token required on HTTP',
+    type: 'string',
+    placeholder: '',
+  },
+];

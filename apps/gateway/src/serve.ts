@@ -1,0 +1,199 @@
+/**
+ * The gateway's command, loaded by cli.ts once the stdio backends are spawned (prestart.ts):
+ * flags, config, event log, backends, then stdio or HTTP through the protocol's runCli.
+ */
+import {
+  CliUsageError,
+  type FleetMembership,
+  type FleetNotifier,
+  joinFleet,
+  McpMetrics,
+  runCli,
+  shareNotifications,
+} from '@mcpkit/protocol';
+import { ConfigError, defaultConfig, exposureWarnings, isStdio, loadConfig } from './config.js';
+import { defaultEventLogPath, EventLog } from './events.js';
+import { Gateway, VERSION } from './gateway.js';
+import { GATEWAY_OPTIONS } from './options.js';
+import { exitingEarly, releasePrestarted, releaseSignals } from './prestart.js';
+import { ignoreHangup, watchConfig } from './reload.js';
+import { observeGateway } from './status/metrics.js';
+import { statusPage } from './status/page.js';
+
+/** How long the first lists wait for backends to start; later ones join via list_changed. */
+const STARTUP_WAIT_MS = 15_000;
+/** The event log's writer starts when the backends have, or after this long at the latest. */
+const EVENTS_START_MS = 2_000;
+
+process.exitCode = await runCli({
+  command: 'mcp-gateway',
+  version: VERSION,
+  description:
+    'many MCP servers behind one endpoint (default backends: the projects and system-info apps)',
+  options: GATEWAY_OPTIONS,
+  build: async ({ values, logger, state }) => {
+    // A SIGTERM while this module loaded: the early children are being stopped, and the process
+    // exits when they are; nothing more is started.
+    const exiting = exitingEarly();
+    if (exiting) await new Promise<never>(() => void exiting);
+    let config: ReturnType<typeof defaultConfig>;
+    try {
+      config = values.config ? loadConfig(values.config as string) : defaultConfig();
+    } catch (err) {
+      // The backends spawned early for a config that is not valid are stopped before the exit.
+      await releasePrestarted();
+      if (err instanceof ConfigError) throw new CliUsageError(err.message);
+      throw err;
+    }
+    // The event log's writer thread boots once the backends have started (or after a while):
+    // until then its ~50 ms of CPU would slow their boot, which a first call waits for.
+    let backendsUp!: () => void;
+    const startAfter = new Promise<void>((resolve) => {
+      backendsUp = resolve;
+    });
+    let events: EventLog;
+    try {
+      events = await EventLog.connect(
+        (values.events as string | undefined) ??
+          config.gateway.events.path ??
+          defaultEventLogPath(values.config as string | undefined),
+        {
+          retentionDays: config.gateway.events.retention_days,
+          maxEvents: config.gateway.events.max_events,
+          startAfter,
+        },
+      );
+    } catch (err) {
+      await releasePrestarted();
+      // A path it cannot use (a directory, a file that is not an event log, no permission): one
+      // line naming it, exit 2 — not a fatal log line with a stack.
+      throw new CliUsageError(err instanceof Error ? err.message : String(err));
+    }
+    // Fleet mode (--redis-url): a backend's resource update is told to the subscribers of every
+    // gateway instance, whichever instance's backend saw it (Redis pub/sub).
+    let notifier: FleetNotifier | undefined;
+    let membership: FleetMembership | undefined;
+    const gateway = new Gateway(config, {
+      events,
+      logger,
+      ...(state
+        ? {
+            announce: (uri: string) => void notifier?.resourceUpdated(uri),
+            fleet: async () => (await membership?.members()) ?? [],
+          }
+        : {}),
+    });
+    // Served at once (initialize, ping, a stdin EOF are answered while backends start); lists
+    // and calls to tools not there yet wait for the backends, at most STARTUP_WAIT_MS — later
+    // ones join with list_changed. runCli's signal handlers stop whatever has started.
+    // A signal is the kernel's at once: a handler must be there before the first spawn, or a
+    // SIGTERM while backends start ends this process and orphans them. It hands over to
+    // runCli's handlers a turn after build returns (both may run; stop() is idempotent).
+    const onEarlySignal = (signal: string) => {
+      logger.info({ signal }, 'shutting down during start-up');
+      void gateway.stop().finally(() => process.exit(0));
+    };
+    process.once('SIGTERM', onEarlySignal);
+    process.once('SIGINT', onEarlySignal);
+    releaseSignals();
+    setImmediate(() => {
+      process.off('SIGTERM', onEarlySignal);
+      process.off('SIGINT', onEarlySignal);
+    });
+    const started = gateway.start();
+    void started.finally(backendsUp);
+    setTimeout(backendsUp, EVENTS_START_MS).unref();
+    // Every backend took its early child in start() (synchronously); any left is not wanted.
+    void releasePrestarted();
+    gateway.server.holdLists(
+      Promise.race([
+        started,
+        new Promise((resolve) => setTimeout(resolve, STARTUP_WAIT_MS).unref()),
+      ]),
+    );
+    const slow = setTimeout(() => {
+      for (const [name, b] of gateway.backends) {
+        if (b.state !== 'starting') continue;
+        const what = isStdio(b.config) ? `command ${b.config.command}` : `url ${b.config.url}`;
+        logger.info({ backend: name }, `waiting for backend '${name}' (${what})`);
+      }
+    }, 1000);
+    slow.unref();
+    void started.then(() => {
+      clearTimeout(slow);
+      for (const [name, b] of gateway.backends) {
+        logger.info(
+          {
+            backend: name,
+            state: b.state,
+            tools: b.discovered?.tools.length ?? 0,
+            error: b.lastError,
+          },
+          'backend',
+        );
+      }
+    });
+    // Hot reload: the config file is watched and SIGHUP reloads it. Without a config file there
+    // is nothing to reload, but SIGHUP must not end the service (its default action).
+    const unwatch = values.config
+      ? watchConfig(gateway, values.config as string, logger)
+      : ignoreHangup(logger);
+    const token = values.token as string | undefined;
+    // `--token` grants everything (no scopes: unrestricted); gateway.tokens grant their scopes.
+    const tokens = [
+      ...(token ? [{ token, subject: 'client' }] : []),
+      ...(config.gateway.tokens ?? []),
+    ];
+    for (const warning of exposureWarnings(config, tokens.length > 0)) logger.warn(warning);
+    // /metrics (the protocol's request metrics and the backends'), and the status page at `/`,
+    // both behind the same tokens as MCP.
+    // Served over HTTP only: over stdio there is nobody to scrape them, and nothing is counted.
+    const metrics =
+      values.metrics === 'off' || values.transport !== 'http' ? undefined : new McpMetrics();
+    if (metrics) observeGateway(gateway, metrics);
+    const page = statusPage(gateway);
+    if (state) {
+      notifier = await shareNotifications(gateway.server, state, { logger });
+      // Listed by every instance's gateway_status while it beats (every 5 s; gone after 15 s).
+      membership = await joinFleet(state, 'gateways', {
+        logger,
+        info: () => ({
+          instance: gateway.events.instance,
+          backends_running: [...gateway.backends.values()].filter((b) => b.state === 'running')
+            .length,
+        }),
+      });
+    }
+    return {
+      server: gateway.server,
+      http: {
+        plainPaths: ['/messages/', '/messages'],
+        ...(tokens.length > 0 ? { auth: { tokens } } : {}),
+        ...(metrics ? { metrics } : {}),
+        pages: [page],
+        // Ready once every enabled backend runs: an instance still starting them, or with one
+        // down, is left out by the load balancer until it is whole.
+        health: {
+          checks: {
+            backends: () => {
+              for (const backend of gateway.backends.values()) {
+                if (backend.state !== 'running')
+                  throw new Error(`backend '${backend.name}' is ${backend.state}`);
+              }
+            },
+          },
+        },
+      },
+      close: async () => {
+        page.close();
+        unwatch();
+        await membership?.leave().catch(() => undefined);
+        await notifier?.close();
+        return gateway.stop();
+      },
+    };
+  },
+});
+// An early child nobody took (runCli stopped at a usage error before build) must not keep the
+// process alive.
+await releasePrestarted();

@@ -1,0 +1,86 @@
+/**
+ * Cold start through the CLI: its stdio backends are spawned before the gateway loads
+ * (prestart.ts) and each is spawned once — the early child is the backend the gateway then runs
+ * — while a command line that starts nothing (--help) spawns nothing, and a config that turns
+ * out invalid stops what was spawned early before the exit.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { removeTempDirs, runProcess, sleep, tempDir, waitFor } from '@mcpkit/protocol/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, fixture, handshake, killAllGateways, startGateway, textOf } from './helpers.js';
+
+afterAll(async () => {
+  await killAllGateways();
+  removeTempDirs();
+});
+
+/** A stdio backend (the rich fixture) that appends its pid to `log` each time it is started. */
+const recorded = (log: string) => ({
+  command: '/bin/sh',
+  args: ['-c', 'echo $$ >> "$0"; exec "$1" "$2"', log, process.execPath, fixture('rich')],
+});
+
+const startsIn = (log: string) =>
+  existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map(Number) : [];
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+describe('the gateway CLI at cold start', () => {
+  it('spawns each stdio backend once, and serves calls through that very process', async () => {
+    const log = join(tempDir('gw-cold-'), 'starts');
+    const gw = startGateway({ mcpServers: { rich: recorded(log) } });
+    await handshake(gw);
+    const who = await gw.request('tools/call', { name: 'rich__who', arguments: {} }, 15_000);
+    const pid = Number(textOf(who));
+    expect(startsIn(log)).toStrictEqual([pid]);
+    expect((await gw.status()).backends.rich?.pid).toBe(pid);
+    expect(await gw.end()).toStrictEqual({ code: 0, signal: null });
+    expect(startsIn(log)).toStrictEqual([pid]);
+  }, 30_000);
+
+  it('spawns nothing for --help', async () => {
+    const dir = tempDir('gw-cold-');
+    const log = join(dir, 'starts');
+    const config = join(dir, 'gateway.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { rich: recorded(log) } }));
+    const run = await runProcess(process.execPath, [CLI, '--config', config, '--help']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('--config');
+    await sleep(200);
+    expect(existsSync(log)).toBe(false);
+  }, 30_000);
+
+  it('stops what it spawned early when the config turns out invalid, and exits 2', async () => {
+    const dir = tempDir('gw-cold-');
+    const log = join(dir, 'starts');
+    const config = join(dir, 'gateway.json');
+    // The backend is well-formed, so it is spawned early; the gateway section is not.
+    writeFileSync(
+      config,
+      JSON.stringify({ gateway: { bogus: true }, mcpServers: { rich: recorded(log) } }),
+    );
+    const run = await runProcess(process.execPath, [
+      CLI,
+      '--config',
+      config,
+      '--events',
+      join(dir, 'events.db'),
+    ]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('invalid gateway config');
+    const starts = await waitFor('the early backend recorded its start', () => {
+      const pids = startsIn(log);
+      return pids.length > 0 ? pids : undefined;
+    });
+    expect(starts).toHaveLength(1);
+    await waitFor('the early backend stopped', () => !starts.some(alive) || undefined, 5_000);
+  }, 30_000);
+});
