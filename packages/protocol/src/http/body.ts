@@ -6,30 +6,51 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-/** Read a request body up to `limit` bytes; rejects early on a larger Content-Length. */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Read a request body up to `limit` bytes, then call `done` once: with the bytes, or with an
+ * error (BodyTooLargeError — early on a larger Content-Length —, or the stream's). A callback
+ * rather than a promise: the request is answered from the stream's own 'end' event, without a
+ * turn of the microtask queue (the HTTP hot path).
+ */
+export function readBodyThen(
+  req: IncomingMessage,
+  limit: number,
+  done: (err: Error | undefined, bytes?: Buffer) => void,
+): void {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    return Promise.reject(new BodyTooLargeError(limit));
+    done(new BodyTooLargeError(limit));
+    return;
   }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let finished = false;
+  const finish = (err: Error | undefined, bytes?: Buffer) => {
+    if (finished) return;
+    finished = true;
+    done(err, bytes);
+  };
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      req.removeAllListeners('data');
+      req.resume();
+      finish(new BodyTooLargeError(limit));
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () =>
+    finish(undefined, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)),
+  );
+  req.on('error', finish);
+}
+
+/** Read a request body up to `limit` bytes; rejects early on a larger Content-Length. */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new BodyTooLargeError(limit));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once('end', () =>
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)),
-    );
-    req.once('error', reject);
+    readBodyThen(req, limit, (err, bytes) => (err ? reject(err) : resolve(bytes as Buffer)));
   });
 }
 

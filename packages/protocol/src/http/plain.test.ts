@@ -181,6 +181,27 @@ describe('plain JSON-RPC POST', () => {
       error: { code: -32700, data: { detail: expect.stringContaining('UTF-8') } },
     });
   });
+
+  it('serves a body that starts with a UTF-8 byte-order mark, or arrives in pieces', async () => {
+    const { url, port } = await start();
+    const text = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    // A two-byte character split across chunks decodes as one.
+    const echo = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'é', method: 'ping' }));
+    const cut = echo.indexOf(0xc3) + 1;
+    const pieces = await raw(port, {
+      headers: { ...JSON_HEADERS, 'transfer-encoding': 'chunked' },
+      chunks: [echo.subarray(0, cut), echo.subarray(cut)],
+    });
+    expect(pieces.status).toBe(200);
+    expect(JSON.parse(pieces.body)).toEqual({ jsonrpc: '2.0', id: 'é', result: {} });
+  });
 });
 
 describe('plain tools/call (stateless, no initialize)', () => {

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context } from '@opentelemetry/api';
@@ -12,7 +11,7 @@ import type { AuthInfo } from '../mcp/session.js';
 import type { McpMetrics } from '../observability/metrics.js';
 import { httpContext, tracingActive } from '../observability/tracing.js';
 import { type Authenticator, bearerToken, type StaticToken, staticTokens } from './auth.js';
-import { BodyTooLargeError, isJsonContentType, readBody } from './body.js';
+import { BodyTooLargeError, isJsonContentType, readBodyThen } from './body.js';
 import { Health, type HealthOptions } from './health.js';
 import { checkHostAndOrigin, isLoopback, type OriginPolicy } from './origin.js';
 import { countRejections, createExtras, type HttpPage } from './pages.js';
@@ -137,6 +136,8 @@ export interface McpHttpServer {
 }
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+/** Strict UTF-8 (invalid bytes throw), keeping a BOM as text like `Buffer#toString` does. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Request headers a page of a CORS origin may send (the preflight's answer). */
 const CORS_ALLOWED_HEADERS =
@@ -243,28 +244,40 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
   // The Allow header's value and its methods, once (not split on every request).
   const streamableAllowed = streamable?.allowedMethods ?? 'POST';
   const streamableMethods = new Set(streamableAllowed.split(', '));
+  // Compared one by one: a Set would hash every request's fresh path string.
+  const plainList = [...plainPaths];
+  const isPlainPath = (path: string): boolean => {
+    for (const p of plainList) if (p === path) return true;
+    return false;
+  };
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Everything decided from the request line and headers, without an await: probes, pages,
+   * 404, Host/Origin, CORS, 405. With auth or a rate limit the rest is async; without, a POST
+   * goes on from its body's 'end' event and a cheap call is answered there — no promise at all
+   * (what `handle` gets back is then undefined).
+   */
+  function route(req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     // Probes come from load balancers, before auth and Host checks: they carry neither, and
     // say nothing but which checks pass.
-    if (health.handle(req, res, path)) return;
+    if (health.handle(req, res, path)) return undefined;
     // /metrics and the app's pages: decided without an await (MCP requests pay nothing).
     const extra = extras?.(req, res, path);
     if (extra) return extra;
     if (metrics) countRejections(res, metrics);
-    const isPlain = plain !== undefined && plainPaths.has(path);
     const isStreamable = streamable !== undefined && path === streamablePath;
+    const isPlain = !isStreamable && plain !== undefined && isPlainPath(path);
     if (!isPlain && !isStreamable) {
       sendError(res, 404, { code: ErrorCode.MethodNotFound, message: `Not Found: ${path}` });
-      return;
+      return undefined;
     }
     const refused = checkHostAndOrigin(req, options, host);
     if (refused) {
       sendError(res, 403, { code: ErrorCode.InvalidRequest, message: `Forbidden: ${refused}` });
-      return;
+      return undefined;
     }
     const method = req.method ?? 'GET';
     const allowed = isPlain ? 'POST' : streamableAllowed;
@@ -282,15 +295,25 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
             'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS,
             'Access-Control-Max-Age': '600',
           });
-          return;
+          return undefined;
         }
       }
     }
     if (method !== 'POST' && (isPlain || !streamableMethods.has(method))) {
       sendEmpty(res, 405, { Allow: allowed });
-      return;
+      return undefined;
     }
+    if (authenticate || limiter) return admit(req, res, method, isPlain);
+    return serve(req, res, method, isPlain, undefined, '');
+  }
 
+  /** Bearer auth and the rate limit, then {@link serve}. */
+  async function admit(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    isPlain: boolean,
+  ): Promise<void> {
     let auth: AuthInfo | undefined;
     if (authenticate && failures) {
       const address = req.socket.remoteAddress ?? 'unknown';
@@ -319,45 +342,88 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     // Without a limiter nothing is charged, and the hot path pays nothing for it.
     const rateKey = limiter ? (auth?.subject ?? req.socket.remoteAddress ?? 'unknown') : '';
     if (limiter && !(await charge(limiter, rateKey, 1, res, rateError, logger))) return;
+    await serve(req, res, method, isPlain, auth, rateKey);
+  }
 
+  /**
+   * An admitted request: GET and DELETE to the Streamable handler, a POST's body read, checked
+   * (media type, size, UTF-8, batch size and its rate-limit points) and handed to its handler.
+   * Undefined when the request was answered, or will be from its body's events (failures there
+   * go to `fail`); a promise while something is awaited.
+   */
+  function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    isPlain: boolean,
+    auth: AuthInfo | undefined,
+    rateKey: string,
+  ): Promise<void> | undefined {
     if (method === 'GET') {
-      await (streamable as StreamableHttpHandler).handleGet(req, res, auth);
-      return;
+      return (streamable as StreamableHttpHandler).handleGet(req, res, auth);
     }
     if (method === 'DELETE') {
-      await (streamable as StreamableHttpHandler).handleDelete(req, res, auth);
-      return;
+      return (streamable as StreamableHttpHandler).handleDelete(req, res, auth);
     }
     if (!isJsonContentType(req.headers['content-type'])) {
       sendError(res, 415, {
         code: ErrorCode.InvalidRequest,
         message: 'Unsupported Media Type: Content-Type must be application/json',
       });
-      return;
+      return undefined;
     }
-    let bytes: Buffer;
-    try {
-      bytes = await readBody(req, maxBody);
-    } catch (err) {
-      if (err instanceof BodyTooLargeError) {
-        sendError(res, 413, {
-          code: ErrorCode.InvalidRequest,
-          message: 'Payload Too Large',
-          data: { maxBytes: err.limit },
-        });
+    // With tracing on, the body's events must run in the request's trace (an event listener
+    // does not carry the context it was added in).
+    const onBody = (err: Error | undefined, bytes?: Buffer): void => {
+      let served: Promise<void> | undefined;
+      try {
+        served = err
+          ? refuseBody(res, err)
+          : post(req, res, bytes as Buffer, isPlain, auth, rateKey);
+      } catch (thrown) {
+        fail(req, res, thrown);
         return;
       }
-      throw err;
+      served?.catch((thrown: unknown) => fail(req, res, thrown));
+    };
+    readBodyThen(req, maxBody, tracingActive() ? context.bind(context.active(), onBody) : onBody);
+    return undefined;
+  }
+
+  /** A body that could not be read: 413 when too large, else the stream's error. */
+  function refuseBody(res: ServerResponse, err: Error): undefined {
+    if (err instanceof BodyTooLargeError) {
+      sendError(res, 413, {
+        code: ErrorCode.InvalidRequest,
+        message: 'Payload Too Large',
+        data: { maxBytes: err.limit },
+      });
+      return undefined;
     }
-    if (!isUtf8(bytes)) {
+    throw err;
+  }
+
+  /** A POST's body, read: checked, charged, then served by its handler. */
+  function post(
+    req: IncomingMessage,
+    res: ServerResponse,
+    bytes: Buffer,
+    isPlain: boolean,
+    auth: AuthInfo | undefined,
+    rateKey: string,
+  ): Promise<void> | undefined {
+    let body: string;
+    try {
+      // Validates and decodes in one pass; a BOM is kept (the JSON-RPC decoder skips it).
+      body = UTF8.decode(bytes);
+    } catch {
       sendError(res, isPlain ? 200 : 400, {
         code: ErrorCode.ParseError,
         message: 'Parse error',
         data: { detail: 'body is not valid UTF-8' },
       });
-      return;
+      return undefined;
     }
-    const body = bytes.toString('utf8');
     const batch = batchSize(body);
     if (batch > maxBatch) {
       sendError(res, isPlain ? 200 : 400, {
@@ -365,21 +431,52 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
         message: `Invalid Request: a batch holds at most ${maxBatch} messages`,
         data: { maxBatchSize: maxBatch, size: batch },
       });
-      return;
+      return undefined;
     }
     // The request itself paid one point; the rest of a batch pays one per message.
-    if (
-      batch > 1 &&
-      limiter &&
-      !(await charge(limiter, rateKey, batch - 1, res, rateError, logger))
-    ) {
-      return;
+    if (batch > 1 && limiter) {
+      return charge(limiter, rateKey, batch - 1, res, rateError, logger).then((ok) =>
+        ok ? handOver(req, res, body, isPlain, auth) : undefined,
+      );
     }
+    return handOver(req, res, body, isPlain, auth);
+  }
+
+  function handOver(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: string,
+    isPlain: boolean,
+    auth: AuthInfo | undefined,
+  ): Promise<void> | undefined {
     const served = isPlain
       ? (plain as PlainHttpHandler).handlePost(req, res, body, auth)
       : (streamable as StreamableHttpHandler).handlePost(req, res, body, auth);
-    // A call answered synchronously (most cheap ones) needs no turn of the microtask queue.
-    if (served !== ANSWERED) await served;
+    // A call answered synchronously (most cheap ones) leaves nothing to wait for.
+    return served === ANSWERED ? undefined : served;
+  }
+
+  /** A request that failed after it was routed: logged by kind, answered if it still can be. */
+  function fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+    // A client that hung up mid-body is routine, and anyone can do it in a loop: one debug
+    // line without a stack, never an error with one (which would let a client flood the log).
+    // Its connection tells, not `req.destroyed`: a request whose body was read to the end is
+    // destroyed too (autoDestroy), and an error after that still owes the client an answer.
+    if (res.destroyed || req.socket.destroyed || isClientAbort(err)) {
+      logger?.debug({ url: req.url, code: (err as { code?: unknown }).code }, 'client aborted');
+      return;
+    }
+    if (StoreUnavailableError.is(err)) {
+      // The shared store is away: a clear, retryable 503, not a 500 with nothing to act on.
+      logger?.warn({ err: (err as Error).message, url: req.url }, 'state store unavailable');
+      if (!res.headersSent) sendUnavailable(res);
+      else res.end();
+      return;
+    }
+    logger?.error({ err, url: req.url }, 'http request failed');
+    if (!res.headersSent)
+      sendError(res, 500, { code: ErrorCode.InternalError, message: 'Internal error' });
+    else res.end();
   }
 
   // One function for every response (emitted once, with the response as `this`): no closure
@@ -398,30 +495,16 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     }
     // With tracing on, the request runs in the trace of its `traceparent` header (a request whose
     // `_meta` carries one continues that instead).
-    const routed = tracingActive()
-      ? context.with(httpContext(req.headers), () => route(req, res))
-      : route(req, res);
-    routed.catch((err: unknown) => {
-      // A client that hung up mid-body is routine, and anyone can do it in a loop: one debug
-      // line without a stack, never an error with one (which would let a client flood the log).
-      // Its connection tells, not `req.destroyed`: a request whose body was read to the end is
-      // destroyed too (autoDestroy), and an error after that still owes the client an answer.
-      if (res.destroyed || req.socket.destroyed || isClientAbort(err)) {
-        logger?.debug({ url: req.url, code: (err as { code?: unknown }).code }, 'client aborted');
-        return;
-      }
-      if (StoreUnavailableError.is(err)) {
-        // The shared store is away: a clear, retryable 503, not a 500 with nothing to act on.
-        logger?.warn({ err: err.message, url: req.url }, 'state store unavailable');
-        if (!res.headersSent) sendUnavailable(res);
-        else res.end();
-        return;
-      }
-      logger?.error({ err, url: req.url }, 'http request failed');
-      if (!res.headersSent)
-        sendError(res, 500, { code: ErrorCode.InternalError, message: 'Internal error' });
-      else res.end();
-    });
+    let routed: Promise<void> | undefined;
+    try {
+      routed = tracingActive()
+        ? context.with(httpContext(req.headers), () => route(req, res))
+        : route(req, res);
+    } catch (err) {
+      fail(req, res, err);
+      return;
+    }
+    routed?.catch((err: unknown) => fail(req, res, err));
   };
 
   const server = createServer(handle);

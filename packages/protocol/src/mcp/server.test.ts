@@ -509,6 +509,46 @@ describe('tools/call', () => {
     expect(error).toEqual({ code: -32001, message: 'Quota exceeded', data: { retryAfter: 30 } });
   });
 
+  it('answers a synchronous handler (served without a promise) as it answers an async one', async () => {
+    const outcomes: Record<string, () => unknown> = {
+      value: () => 'five',
+      toolError: () => {
+        throw new ToolError('Project 42 does not exist', { projectId: 42 });
+      },
+      rpcError: () => {
+        throw new RpcError(-32001, 'Quota exceeded', { retryAfter: 30 });
+      },
+      crash: () => {
+        throw new Error('boom');
+      },
+    };
+    const quiet: EngineLogger = { error: vi.fn(), warn: vi.fn(), debug: vi.fn() };
+    const reply = async (handler: () => unknown, inputSchema?: z.ZodType<object>) => {
+      const tool = defineTool({
+        name: 't',
+        description: 'One outcome',
+        ...(inputSchema ? { inputSchema } : {}),
+        handler,
+      } as Parameters<typeof defineTool>[0]);
+      const client = connectRaw(new McpServer({ ...base, logger: quiet }).addTool(tool));
+      return client.request('tools/call', { name: 't', arguments: {} });
+    };
+    // An input schema that zod can only check asynchronously takes the promise path too.
+    const later = z.object({}).refine(async () => true);
+    const expected: Record<string, object> = {
+      value: { result: { content: [{ type: 'text', text: 'five' }], isError: false } },
+      toolError: { result: { isError: true, structuredContent: { projectId: 42 } } },
+      rpcError: { error: { code: -32001, data: { retryAfter: 30 } } },
+      crash: { result: { isError: true } },
+    };
+    for (const [name, outcome] of Object.entries(outcomes)) {
+      const sync = await reply(outcome);
+      expect(sync, name).toMatchObject(expected[name] as object);
+      expect(await reply(async () => outcome()), name).toEqual(sync);
+      expect(await reply(outcome, later), name).toEqual(sync);
+    }
+  });
+
   it('accepts positional params [name, arguments]', async () => {
     const client = connectRaw(new McpServer(base).addTool(add));
     const result = await client.result<CallToolResult>('tools/call', ['add', { a: 1, b: 2 }]);
