@@ -17,12 +17,10 @@ const SENTINEL_PREFIX = '=?base64?';
 const SENTINEL_SUFFIX = '?=';
 /** Canonical, padded base64 (RFC 4648 §4): what a value between the sentinel markers must be. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-/** What a header may carry as is (RFC 9110 field values: visible ASCII, space, tab). */
-const PLAIN = /^[\x20-\x7E\t]*$/;
 /**
  * What a sender puts in a header as is: visible ASCII with inner spaces, or nothing. A tab is a
  * control character ("contains … control characters" is the spec's first reason to encode),
- * although a receiver accepts one ({@link PLAIN}).
+ * although a receiver accepts one (`isPlain`).
  */
 const SEND_PLAIN = /^(?:[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?)?$/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -57,7 +55,19 @@ export function decodeHeaderValue(value: string): string | undefined {
       return undefined;
     }
   }
-  return PLAIN.test(value) ? value : undefined;
+  return isPlain(value) ? value : undefined;
+}
+
+/**
+ * What a header may carry as is (RFC 9110 field values: visible ASCII, space, tab). A loop, not
+ * a regular expression: every modern request's `Mcp-Name` passes here.
+ */
+function isPlain(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c > 0x7e || (c < 0x20 && c !== 0x09)) return false;
+  }
+  return true;
 }
 
 /** The body field `Mcp-Name` mirrors, for the methods that have one. */

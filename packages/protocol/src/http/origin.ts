@@ -36,10 +36,18 @@ export interface OriginPolicy {
  */
 const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/;
 
+/** The last Host header parsed and its name: a server sees the same one on nearly every request. */
+let lastHost = '';
+let lastName: string | undefined;
+
 /** The host name of a well-formed Host header (lower case, IPv6 in brackets), or undefined. */
 function hostName(hostHeader: string): string | undefined {
+  if (hostHeader === lastHost) return lastName;
   const match = HOST.exec(hostHeader);
-  return match ? (match[1] as string).toLowerCase() : undefined;
+  const name = match ? (match[1] as string).toLowerCase() : undefined;
+  lastHost = hostHeader;
+  lastName = name;
+  return name;
 }
 
 /** How many Host header lines the request carried (Node keeps only the first in `headers`). */

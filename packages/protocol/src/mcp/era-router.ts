@@ -136,25 +136,39 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
         return encodeResponse(errorResponse(request.id, (err as RpcError).toJSON()));
       }
     }
-    const reply = this.#modern.dispatch(request, { ...options, extra: { ...outer, session } });
-    const method = request.method;
-    const finish = (response: JsonRpcResponse | undefined) => {
-      const round = session[INPUT];
-      // Whatever the handler made of the rejected ask: while asks are open, the answer is
-      // input_required (spec `basic/patterns/mrtr`).
-      if (round?.hasPending && response !== undefined) {
-        return encodeResponse({
-          jsonrpc: '2.0',
-          id: response.id,
-          result: {
-            ...round.result(this.#states, params, subject),
-            _meta: this.#serverMeta,
-          },
-        });
-      }
-      return this.#encode(method, response);
-    };
-    return isPromiseLike(reply) ? reply.then(finish) : finish(reply);
+    const reply = this.#modern.dispatch(request, {
+      extra: { ...outer, session },
+      signalFor: options.signalFor,
+      settled: options.settled,
+      onResponse: options.onResponse,
+    });
+    // No closure unless the call is still running.
+    return isPromiseLike(reply)
+      ? reply.then((response) => this.#finish(request.method, session, params, subject, response))
+      : this.#finish(request.method, session, params, subject, reply);
+  }
+
+  #finish(
+    method: string,
+    session: McpSession,
+    params: Record<string, unknown>,
+    subject: string,
+    response: JsonRpcResponse | undefined,
+  ): string | undefined {
+    const round = session[INPUT];
+    // Whatever the handler made of the rejected ask: while asks are open, the answer is
+    // input_required (spec `basic/patterns/mrtr`).
+    if (round?.hasPending && response !== undefined) {
+      return encodeResponse({
+        jsonrpc: '2.0',
+        id: response.id,
+        result: {
+          ...round.result(this.#states, params, subject),
+          _meta: this.#serverMeta,
+        },
+      });
+    }
+    return this.#encode(method, response);
   }
 
   /** The cache hints changed: what was appended to results so far is computed again. */
