@@ -8,6 +8,7 @@ import { parseConfig } from './config.js';
 import { GATEWAY_OPTIONS } from './options.js';
 import {
   configToStart,
+  GATEWAY_STRING_FLAGS,
   prestartBackends,
   RUNNER_STRING_FLAGS,
   rawStdioSpecs,
@@ -25,6 +26,9 @@ describe('configToStart: which config an early spawn reads', () => {
   it('knows every flag of runCli that takes a value (else it would not spawn early)', () => {
     const strings = COMMON_OPTIONS.filter((o) => o.type === 'string').map((o) => o.name);
     expect([...RUNNER_STRING_FLAGS].sort()).toStrictEqual(strings.sort());
+    expect(GATEWAY_OPTIONS.filter((o) => o.type === 'string').map((o) => o.name)).toStrictEqual(
+      GATEWAY_STRING_FLAGS,
+    );
     expect(GATEWAY_OPTIONS.every((o) => o.type === 'string')).toBe(true);
   });
 

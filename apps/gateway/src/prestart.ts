@@ -17,14 +17,15 @@ import type { ClientTransport, FrameSink } from '@mcpkit/protocol';
 import { StdioClientTransport } from '@mcpkit/protocol/stdio-client';
 import { type StdioSpec, sameSpec, stdioSpec } from './backends/spawn.js';
 import { defaultRawConfig, interpolate, readConfigFile } from './config-file.js';
-import { GATEWAY_OPTIONS } from './options.js';
 
 /**
- * The string flags of the protocol's runCli (COMMON_OPTIONS) — with the gateway's own, every flag
- * that takes a value; a test checks the list against COMMON_OPTIONS. Anything else on the
- * command line (another flag, a positional) means no early spawn: runCli will refuse it, or it
- * is an action (--help, --version) that starts nothing.
+ * Every flag that takes a value: the string flags of the protocol's runCli (COMMON_OPTIONS) and
+ * the gateway's own (GATEWAY_OPTIONS) — listed here rather than imported, so that spawning loads
+ * neither; a test checks the lists against both. Anything else on the command line (another flag,
+ * a positional) means no early spawn: runCli will refuse it, or it is an action (--help,
+ * --version) that starts nothing.
  */
+export const GATEWAY_STRING_FLAGS = ['config', 'events', 'token'];
 export const RUNNER_STRING_FLAGS = [
   'transport',
   'host',
@@ -65,7 +66,7 @@ export function configToStart(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
 ): string | null | undefined {
-  const takesValue = new Set([...RUNNER_STRING_FLAGS, ...GATEWAY_OPTIONS.map((o) => o.name)]);
+  const takesValue = new Set([...RUNNER_STRING_FLAGS, ...GATEWAY_STRING_FLAGS]);
   let config: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;

@@ -2,7 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import type { FrameSink } from '../jsonrpc/transport.js';
 import { killGroup } from '../process/kill-group.js';
 import { descendantsOf, dyingWithParent, resolveCommand } from '../process/tree.js';
-import { StdioTransport } from '../transports/stdio.js';
+import { StdioTransport } from '../transports/stdio-transport.js';
 import type { ClientTransport } from './transport.js';
 
 /** How a server process ended. */
