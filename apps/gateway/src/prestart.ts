@@ -11,7 +11,9 @@
  * only if its validated config asks for exactly that process (see {@link takePrestarted}), and
  * what nobody took — a config that turned out invalid, a name it dropped — is stopped
  * ({@link releasePrestarted}). Nothing here throws: anything unexpected means no early spawn,
- * and the gateway starts its backends itself, as it always did.
+ * and the gateway starts its backends itself, as it always did. The one difference it makes: a
+ * start that fails once the config was read (invalid in a field spawning does not read, an event
+ * log that cannot be opened) has started the backends for a moment, and stops them.
  */
 import type { ClientTransport, FrameSink } from '@mcpkit/protocol';
 import { StdioClientTransport } from '@mcpkit/protocol/stdio-client';
