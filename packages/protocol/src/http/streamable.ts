@@ -209,7 +209,9 @@ export class StreamableHttpHandler implements ServerTransport {
     // Not an async method: a modern call answered synchronously costs no promise of its own
     // (ANSWERED is one shared resolved promise). A throw still reaches the caller as a rejection.
     try {
-      if (!accepts(req, 'application/json') && !accepts(req, 'text/event-stream')) {
+      // Looked up once: whether a modern call may stream is the same question.
+      const sse = accepts(req, 'text/event-stream');
+      if (!sse && !accepts(req, 'application/json')) {
         sendError(res, 406, {
           code: ErrorCode.InvalidRequest,
           message: 'Not Acceptable: Accept must include application/json and text/event-stream',
@@ -235,14 +237,7 @@ export class StreamableHttpHandler implements ServerTransport {
       }
       // The era is the body's to say, before any session is looked up: a request whose `_meta`
       // claims 2026-07-28 is served statelessly, whatever Mcp-Session-Id it carries.
-      const modern = answerByEra(
-        this.#server,
-        req,
-        res,
-        frame,
-        auth,
-        accepts(req, 'text/event-stream'),
-      );
+      const modern = answerByEra(this.#server, req, res, frame, auth, sse);
       if (modern !== false) return modern === true ? ANSWERED : modern;
       return this.#postLegacy(req, res, frame, auth);
     } catch (err) {
