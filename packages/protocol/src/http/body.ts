@@ -17,11 +17,16 @@ export function readBodyThen(
   limit: number,
   done: (err: Error | undefined, bytes?: Buffer) => void,
 ): void {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    done(new BodyTooLargeError(limit));
-    return;
+  // Converted only when it has as many digits as the limit: a shorter one cannot exceed it, and
+  // a string-to-number conversion per request is not free.
+  const length = req.headers['content-length'];
+  if (length !== undefined && length.length >= String(limit).length) {
+    const declared = Number(length);
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      done(new BodyTooLargeError(limit));
+      return;
+    }
   }
   const chunks: Buffer[] = [];
   let size = 0;

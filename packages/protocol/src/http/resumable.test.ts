@@ -61,7 +61,7 @@ describe('StreamLog', () => {
       'abc',
       'a-b',
       '-1',
-      'x'.repeat(40) + '-1',
+      `${'x'.repeat(40)}-1`,
       'abc-1234567890',
     ]) {
       expect(parseEventId(bad)).toBeUndefined();
