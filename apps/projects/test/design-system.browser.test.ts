@@ -16,6 +16,7 @@ import type { McpClient } from '@mcpkit/protocol';
 import {
   CHROMIUM_PATH,
   haveChromium,
+  pngStats,
   removeTempDirs,
   type ServedHttp,
   serveHttp,
@@ -203,8 +204,7 @@ describe('design-system view in headless Chromium', () => {
     mkdirSync(dirname(SHOT), { recursive: true });
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     const png = await page.locator('#slot iframe').screenshot({ path: SHOT });
-    const colours = await host.colours(png);
-    expect(colours).toBeGreaterThan(50);
+    expect(pngStats(png).distinct).toBeGreaterThan(50);
     expect(requests).toEqual([]);
   });
   it('says so when the tool result it is shown for is an error or holds no tokens', async () => {

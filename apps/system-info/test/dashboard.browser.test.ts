@@ -18,6 +18,7 @@ import {
   type HttpProcess,
   haveChromium,
   killSpawned,
+  pngStats,
   removeTempDirs,
   spawnHttpServer,
   tempDir,
@@ -235,9 +236,8 @@ describe('dashboard view in headless Chromium', () => {
     mkdirSync(dirname(SHOT), { recursive: true });
     const png = await page.locator('#slot iframe').screenshot({ path: SHOT });
     expect(png.length).toBeGreaterThan(10_000);
-    // Decode it in the browser: a blank (or single-colour) image has a handful of colours.
-    const colours = await host.colours(png);
-    expect(colours).toBeGreaterThan(50);
+    // A blank (or single-colour) image has a handful of colours.
+    expect(pngStats(png).distinct).toBeGreaterThan(50);
     expect(requests).toEqual([]);
   });
 

@@ -20,8 +20,6 @@ export interface HostPage {
   requests: string[];
   /** Mount one more view in the host's slot (see host.ts). */
   mount(options: MountOptions): Promise<void>;
-  /** How many distinct colours a PNG has, decoded in the page: a blank shot has a handful. */
-  colours(png: Buffer): Promise<number>;
 }
 
 const HOST = fileURLToPath(new URL('./host/host.ts', import.meta.url));
@@ -71,22 +69,5 @@ export async function openHostPage(options: {
         (o) => (window as unknown as { mountView(o: MountOptions): Promise<void> }).mountView(o),
         mountOptions,
       ),
-    colours: (png) =>
-      page.evaluate(async (b64) => {
-        const img = new Image();
-        img.src = `data:image/png;base64,${b64}`;
-        await img.decode();
-        const canvas = document.createElement('canvas');
-        canvas.width = img.width;
-        canvas.height = img.height;
-        const ctx = canvas.getContext('2d');
-        if (!ctx) return 0;
-        ctx.drawImage(img, 0, 0);
-        const data = ctx.getImageData(0, 0, img.width, img.height).data;
-        const seen = new Set<number>();
-        for (let i = 0; i < data.length; i += 4)
-          seen.add(((data[i] ?? 0) << 16) | ((data[i + 1] ?? 0) << 8) | (data[i + 2] ?? 0));
-        return seen.size;
-      }, png.toString('base64')),
   };
 }

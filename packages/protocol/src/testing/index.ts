@@ -8,6 +8,8 @@ export {
   type ChromiumLaunchOptions,
   chromiumLaunchOptions,
   haveChromium,
+  type PngStats,
+  pngStats,
 } from './browser.js';
 // In-process: an McpClient, or a raw JSON-RPC peer, on `server.connect()` over an in-memory pair.
 export { type ConnectClientOptions, connectClient } from './client.js';
