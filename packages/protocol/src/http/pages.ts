@@ -171,15 +171,3 @@ function sendText(
   });
   res.end(body);
 }
-
-/**
- * Count the refusals of the MCP endpoints by their status: 429 (rate limit or lockout) and 401.
- * One listener per request, only when metrics are on.
- */
-export function countRejections(res: ServerResponse, metrics: McpMetrics): void {
-  res.once('finish', () => {
-    const status = res.statusCode;
-    if (status === 429) metrics.rejected('rate_limit');
-    else if (status === 401) metrics.rejected('auth');
-  });
-}

@@ -14,7 +14,7 @@ import { type Authenticator, bearerToken, type StaticToken, staticTokens } from 
 import { BodyTooLargeError, isJsonContentType, readBodyThen } from './body.js';
 import { Health, type HealthOptions } from './health.js';
 import { checkHostAndOrigin, isLoopback, type OriginPolicy } from './origin.js';
-import { countRejections, createExtras, type HttpPage } from './pages.js';
+import { createExtras, type HttpPage } from './pages.js';
 import { PlainHttpHandler } from './plain.js';
 import { ANSWERED, sendEmpty, sendError } from './respond.js';
 import { StreamableHttpHandler, type StreamableOptions } from './streamable.js';
@@ -267,7 +267,6 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     // /metrics and the app's pages: decided without an await (MCP requests pay nothing).
     const extra = extras?.(req, res, path);
     if (extra) return extra;
-    if (metrics) countRejections(res, metrics);
     const isStreamable = streamable !== undefined && path === streamablePath;
     const isPlain = !isStreamable && plain !== undefined && isPlainPath(path);
     if (!isPlain && !isStreamable) {
@@ -321,11 +320,13 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       if (record && record.consumedPoints >= failurePoints) {
         const retryAfter = Math.max(1, Math.ceil(record.msBeforeNext / 1000));
         sendError(res, 429, rateError(retryAfter), { 'Retry-After': String(retryAfter) });
+        metrics?.rejected('rate_limit');
         return;
       }
       const parsed = bearerToken(req.headers.authorization);
       if ('reason' in parsed) {
         sendError(res, 401, authError(parsed.reason), { 'WWW-Authenticate': 'Bearer' });
+        metrics?.rejected('auth');
         return;
       }
       auth = await authenticate(parsed.token, req);
@@ -335,13 +336,14 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
         sendError(res, 401, authError('invalid or revoked token'), {
           'WWW-Authenticate': 'Bearer error="invalid_token"',
         });
+        metrics?.rejected('auth');
         return;
       }
     }
 
     // Without a limiter nothing is charged, and the hot path pays nothing for it.
     const rateKey = limiter ? (auth?.subject ?? req.socket.remoteAddress ?? 'unknown') : '';
-    if (limiter && !(await charge(limiter, rateKey, 1, res, rateError, logger))) return;
+    if (limiter && !(await charge(limiter, rateKey, 1, res, rateError, logger, metrics))) return;
     await serve(req, res, method, isPlain, auth, rateKey);
   }
 
@@ -435,7 +437,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     }
     // The request itself paid one point; the rest of a batch pays one per message.
     if (batch > 1 && limiter) {
-      return charge(limiter, rateKey, batch - 1, res, rateError, logger).then((ok) =>
+      return charge(limiter, rateKey, batch - 1, res, rateError, logger, metrics).then((ok) =>
         ok ? handOver(req, res, body, isPlain, auth) : undefined,
       );
     }
@@ -602,7 +604,11 @@ function batchSize(body: string): number {
   }
 }
 
-/** Charge `points` to `key`; false (429 sent) when its budget is spent. */
+/**
+ * Charge `points` to `key`; false (429 sent, and counted in `metrics`) when its budget is spent.
+ * Refusals are counted where they are sent: a 'finish' listener on every response would charge
+ * each request for the few that are refused.
+ */
 async function charge(
   limiter: RateLimiterAbstract,
   key: string,
@@ -610,6 +616,7 @@ async function charge(
   res: ServerResponse,
   rateError: (retryAfter: number) => JsonRpcErrorObject,
   logger: EngineLogger | undefined,
+  metrics: McpMetrics | undefined,
 ): Promise<boolean> {
   try {
     await limiter.consume(key, points);
@@ -624,6 +631,7 @@ async function charge(
     }
     const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
     sendError(res, 429, rateError(retryAfter), { 'Retry-After': String(retryAfter) });
+    metrics?.rejected('rate_limit');
     return false;
   }
 }

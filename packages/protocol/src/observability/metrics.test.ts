@@ -164,6 +164,35 @@ describe('McpMetrics at /metrics', () => {
     );
   });
 
+  it('counts each refusal of an MCP request once, where it is sent', async () => {
+    const { served, rpc } = await start({
+      auth: { tokens: [{ token: TOKEN }] },
+      rateLimit: { points: 2, durationSec: 60 },
+    });
+    const rejections = async (reason: string) =>
+      sampleValue(
+        parsePrometheusText((await scrape(served.url, TOKEN)).text),
+        'mcp_http_rejections_total',
+        { reason },
+      );
+    expect((await postJson(rpc, call(1, 'add', { a: 1, b: 1 }))).status).toBe(401);
+    expect((await postJson(rpc, call(2, 'add', { a: 1, b: 1 }), { token: 'nope' })).status).toBe(
+      401,
+    );
+    expect(await rejections('auth')).toBe(2);
+    expect((await postJson(rpc, call(3, 'add', { a: 1, b: 1 }), { token: TOKEN })).status).toBe(
+      200,
+    );
+    // A batch of three costs three points: one is left, so it is refused (the batch charge).
+    const batch = [4, 5, 6].map((id) => call(id, 'add', { a: 1, b: 1 }));
+    expect((await postJson(rpc, batch, { token: TOKEN })).status).toBe(429);
+    expect((await postJson(rpc, call(7, 'add', { a: 1, b: 1 }), { token: TOKEN })).status).toBe(
+      429,
+    );
+    expect(await rejections('rate_limit')).toBe(2);
+    expect(await rejections('auth')).toBe(2);
+  });
+
   it('counts rate-limit rejections, refuses other methods and foreign hosts', async () => {
     const { served, rpc } = await start({ rateLimit: { points: 1, durationSec: 60 } });
     expect((await postJson(rpc, call(1, 'add', { a: 1, b: 1 }))).status).toBe(200);
