@@ -222,15 +222,16 @@ export async function releasePrestarted(): Promise<void> {
 }
 
 /**
- * From the first spawn until the gateway's own handlers are in (releaseSignals), a SIGTERM or
- * SIGINT stops the early children before the process ends: its default action would orphan them
- * where the kernel's parent-death signal is not available.
+ * From the first spawn until the gateway's own handlers are in (releaseSignals), a SIGTERM,
+ * SIGINT or SIGHUP stops the early children before the process ends: its default action would
+ * orphan them where the kernel's parent-death signal is not available.
  */
 function holdSignals(): void {
   if (signalsHeld) return;
   signalsHeld = true;
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  process.once('SIGHUP', onSignal);
 }
 
 /** The gateway's handlers are in (or nothing is left to stop): stop catching signals here. */
@@ -239,6 +240,7 @@ export function releaseSignals(): void {
   signalsHeld = false;
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
+  process.off('SIGHUP', onSignal);
 }
 
 function onSignal(): void {

@@ -69,6 +69,14 @@ process.exitCode = await runCli({
       // line naming it, exit 2 — not a fatal log line with a stack.
       throw new CliUsageError(err instanceof Error ? err.message : String(err));
     }
+    // A signal while the log opened (a PostgreSQL connect takes real time): the early children are
+    // being stopped and the process exits when they are; starting the backends now would orphan
+    // the fresh ones.
+    const exitingNow = exitingEarly();
+    if (exitingNow) {
+      await events.close().catch(() => undefined);
+      await new Promise<never>(() => void exitingNow);
+    }
     // Fleet mode (--redis-url): a backend's resource update is told to the subscribers of every
     // gateway instance, whichever instance's backend saw it (Redis pub/sub).
     let notifier: FleetNotifier | undefined;
@@ -135,9 +143,7 @@ process.exitCode = await runCli({
     });
     // Hot reload: the config file is watched and SIGHUP reloads it. Without a config file there
     // is nothing to reload, but SIGHUP must not end the service (its default action).
-    const unwatch = values.config
-      ? watchConfig(gateway, values.config as string, logger)
-      : ignoreHangup(logger);
+    let unwatch: (() => void) | undefined;
     const token = values.token as string | undefined;
     // `--token` grants everything (no scopes: unrestricted); gateway.tokens grant their scopes.
     const tokens = [
@@ -152,17 +158,30 @@ process.exitCode = await runCli({
       values.metrics === 'off' || values.transport !== 'http' ? undefined : new McpMetrics();
     if (metrics) observeGateway(gateway, metrics);
     const page = statusPage(gateway);
-    if (state) {
-      notifier = await shareNotifications(gateway.server, state, { logger });
-      // Listed by every instance's gateway_status while it beats (every 5 s; gone after 15 s).
-      membership = await joinFleet(state, 'gateways', {
-        logger,
-        info: () => ({
-          instance: gateway.events.instance,
-          backends_running: [...gateway.backends.values()].filter((b) => b.state === 'running')
-            .length,
-        }),
-      });
+    try {
+      unwatch = values.config
+        ? watchConfig(gateway, values.config as string, logger)
+        : ignoreHangup(logger);
+      if (state) {
+        notifier = await shareNotifications(gateway.server, state, { logger });
+        // Listed by every instance's gateway_status while it beats (every 5 s; gone after 15 s).
+        membership = await joinFleet(state, 'gateways', {
+          logger,
+          info: () => ({
+            instance: gateway.events.instance,
+            backends_running: [...gateway.backends.values()].filter((b) => b.state === 'running')
+              .length,
+          }),
+        });
+      }
+    } catch (err) {
+      // runCli reports a failed build and returns without calling close: the backends started
+      // above would keep the process alive, with no signal handler left to stop them.
+      page.close();
+      unwatch?.();
+      await notifier?.close().catch(() => undefined);
+      await gateway.stop();
+      throw err;
     }
     return {
       server: gateway.server,
@@ -186,7 +205,7 @@ process.exitCode = await runCli({
       },
       close: async () => {
         page.close();
-        unwatch();
+        unwatch?.();
         await membership?.leave().catch(() => undefined);
         await notifier?.close();
         return gateway.stop();

@@ -89,7 +89,7 @@ export function installObserveToggle(): void {
  * partial), the ratio of CPU per request off to on; the median over every run's pairs.
  * Neighbours alternate in order (off→on, then on→off), so a drift over a run cancels out.
  * Returns requests per CPU-second with the observers on as a fraction of off (1 = free), and how
- * many pairs it stands on.
+ * many pairs it stands on (overlapping: about half as many independent comparisons).
  */
 export function toggleRatio(runs: readonly (readonly ToggleWindow[])[]): {
   ratio: number;
@@ -100,6 +100,8 @@ export function toggleRatio(runs: readonly (readonly ToggleWindow[])[]): {
     const loads = windows.map((w) => w.requests).sort((a, b) => a - b);
     const floor = (loads[loads.length >> 1] ?? 0) / 2;
     if (floor === 0) continue;
+    // Every neighbouring pair, both orders (on→off, off→on): garbage one window leaves to the
+    // next then weighs on either side alike. Each window is in two pairs (see `pairs`).
     for (let i = 0; i + 1 < windows.length; i++) {
       const a = windows[i] as ToggleWindow;
       const b = windows[i + 1] as ToggleWindow;
