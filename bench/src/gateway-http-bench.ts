@@ -33,6 +33,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isAlive } from '@mcpkit/protocol/testing';
 import autocannon from 'autocannon';
 
 const CONNECTIONS = 50;
@@ -157,15 +158,6 @@ const sumOf = (pids: number[], read: (pid: number) => number | undefined) => {
   return total;
 };
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 const killHard = (pid: number) => {
   for (const target of [-pid, pid]) {
     try {
@@ -231,10 +223,10 @@ async function stop(proc: Proc, graceMs = 3_000): Promise<void> {
   if (proc.child.exitCode === null && proc.child.signalCode === null) killHard(proc.pid);
   // Backends lead groups of their own; give a server that just exited a moment to reap them.
   const deadline = Date.now() + graceMs;
-  while ([...proc.known].some(alive) && Date.now() < deadline) {
+  while ([...proc.known].some(isAlive) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  for (const pid of proc.known) if (alive(pid)) killHard(pid);
+  for (const pid of proc.known) if (isAlive(pid)) killHard(pid);
 }
 
 function freePort(): Promise<number> {

@@ -6,7 +6,14 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { removeTempDirs, runProcess, sleep, tempDir, waitFor } from '@mcpkit/protocol/testing';
+import {
+  isAlive,
+  removeTempDirs,
+  runProcess,
+  sleep,
+  tempDir,
+  waitFor,
+} from '@mcpkit/protocol/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, fixture, handshake, killAllGateways, startGateway, textOf } from './helpers.js';
 
@@ -23,15 +30,6 @@ const recorded = (log: string) => ({
 
 const startsIn = (log: string) =>
   existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map(Number) : [];
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 describe('the gateway CLI at cold start', () => {
   it('spawns each stdio backend once, and serves calls through that very process', async () => {
@@ -81,6 +79,6 @@ describe('the gateway CLI at cold start', () => {
       return pids.length > 0 ? pids : undefined;
     });
     expect(starts).toHaveLength(1);
-    await waitFor('the early backend stopped', () => !starts.some(alive) || undefined, 5_000);
+    await waitFor('the early backend stopped', () => !starts.some(isAlive) || undefined, 5_000);
   }, 30_000);
 });
