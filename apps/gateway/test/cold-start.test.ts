@@ -81,4 +81,20 @@ describe('the gateway CLI at cold start', () => {
     expect(starts).toHaveLength(1);
     await waitFor('the early backend stopped', () => !starts.some(isAlive) || undefined, 5_000);
   }, 30_000);
+
+  it('stops what it spawned early when the event log cannot be opened, and exits 2', async () => {
+    const dir = tempDir('gw-cold-');
+    const log = join(dir, 'starts');
+    const config = join(dir, 'gateway.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { rich: recorded(log) } }));
+    // A directory is no event log: refused after the backends were spawned early.
+    const run = await runProcess(process.execPath, [CLI, '--config', config, '--events', dir]);
+    expect(run.code, run.stderr).toBe(2);
+    const starts = await waitFor('the early backend recorded its start', () => {
+      const pids = startsIn(log);
+      return pids.length > 0 ? pids : undefined;
+    });
+    expect(starts).toHaveLength(1);
+    await waitFor('the early backend stopped', () => !starts.some(isAlive) || undefined, 5_000);
+  }, 30_000);
 });
