@@ -31,6 +31,16 @@ const recorded = (log: string) => ({
 const startsIn = (log: string) =>
   existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map(Number) : [];
 
+/** The backend recording into `log` was spawned once, early, and is stopped now. */
+async function expectSpawnedOnceAndStopped(log: string): Promise<void> {
+  const starts = await waitFor('the early backend recorded its start', () => {
+    const pids = startsIn(log);
+    return pids.length > 0 ? pids : undefined;
+  });
+  expect(starts).toHaveLength(1);
+  await waitFor('the early backend stopped', () => !starts.some(isAlive) || undefined, 5_000);
+}
+
 describe('the gateway CLI at cold start', () => {
   it('spawns each stdio backend once, and serves calls through that very process', async () => {
     const log = join(tempDir('gw-cold-'), 'starts');
@@ -74,12 +84,7 @@ describe('the gateway CLI at cold start', () => {
     ]);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain('invalid gateway config');
-    const starts = await waitFor('the early backend recorded its start', () => {
-      const pids = startsIn(log);
-      return pids.length > 0 ? pids : undefined;
-    });
-    expect(starts).toHaveLength(1);
-    await waitFor('the early backend stopped', () => !starts.some(isAlive) || undefined, 5_000);
+    await expectSpawnedOnceAndStopped(log);
   }, 30_000);
 
   it('stops what it spawned early when the event log cannot be opened, and exits 2', async () => {
@@ -90,11 +95,6 @@ describe('the gateway CLI at cold start', () => {
     // A directory is no event log: refused after the backends were spawned early.
     const run = await runProcess(process.execPath, [CLI, '--config', config, '--events', dir]);
     expect(run.code, run.stderr).toBe(2);
-    const starts = await waitFor('the early backend recorded its start', () => {
-      const pids = startsIn(log);
-      return pids.length > 0 ? pids : undefined;
-    });
-    expect(starts).toHaveLength(1);
-    await waitFor('the early backend stopped', () => !starts.some(isAlive) || undefined, 5_000);
+    await expectSpawnedOnceAndStopped(log);
   }, 30_000);
 });
