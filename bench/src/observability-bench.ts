@@ -12,10 +12,10 @@
  * Target: metrics on, tracing off costs at most 5 % of the throughput. Separate processes run one
  * after the other differ by ±30 % in CPU per request on a shared two-core machine, far more than
  * the effect, so the judged figure comes from one process with the metrics switched on and off in
- * alternating 200 ms windows under the same load (servers/observe-toggle.ts): requests per
- * CPU-second with metrics on, as a fraction of off, median over neighbouring windows. The
- * separate-process figures (req/s and CPU per request, paired by round) are printed beside it,
- * and the tracing-on figures with them.
+ * 200 ms windows under the same load (servers/observe-toggle.ts): requests per CPU-second with
+ * metrics on, as a fraction of off, median over pairs of windows (one on, one off, in a random
+ * order). The separate-process figures (req/s and CPU per request, paired by round) are printed
+ * beside it, and the tracing-on figures with them.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -202,7 +202,7 @@ export async function observabilityBench(roundsAsked: number, duration: number):
     report('engine', ['metrics off', 'metrics on', 'metrics + tracing'], engine);
     report('gateway', ['--metrics off', 'metrics on (default)', 'metrics + tracing'], gateway);
     console.log(
-      `  metrics on vs off in one process, alternating 200 ms windows (${rounds} run(s) of ${toggledSec} s; requests per CPU-second, median over neighbouring windows):`,
+      `  metrics on vs off in one process, 200 ms windows in pairs of random order (${rounds} run(s) of ${toggledSec} s; requests per CPU-second, median over pairs):`,
     );
     for (const [group, toggled] of [
       ['engine', engineToggled],

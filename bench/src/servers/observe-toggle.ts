@@ -9,7 +9,11 @@
  * the gateway's per-backend series alike), so this wraps `McpServer.prototype.observe` before
  * the server is built, remembers each observer, and every window either keeps them registered or
  * unregisters them all — the server is then on its no-observer fast path, exactly as with
- * metrics off. Requests are counted at the HTTP server (one `request` event each, the same cost in
+ * metrics off. Windows come in pairs, one on and one off, in an order drawn at random for each
+ * pair: work that recurs on a period of its own (the event log's batches every 100 ms, its
+ * pruning, V8's old-space collections) then falls on either side alike instead of lining up
+ * with a fixed on/off rhythm — with strict alternation one such period could bias a run by
+ * several per cent, and did (−1.4 to 11.3 % over runs of the same gateway code). Requests are counted at the HTTP server (one `request` event each, the same cost in
  * both kinds of window), CPU with `process.cpuUsage()` (every thread: the event-log worker and GC
  * included). What does not toggle — prom-client's process metrics (GC observer, event-loop
  * delay histogram) — is small, and the separate-process figures printed beside this still
@@ -21,8 +25,10 @@ import { writeFileSync } from 'node:fs';
 import { Server } from 'node:http';
 import { McpServer } from '@mcpkit/protocol';
 
-/** One window: how long, which side, CPU spent (µs), requests answered. */
+/** One window: which pair, which side, CPU spent (µs), requests answered. */
 export interface ToggleWindow {
+  /** Windows `2k` and `2k + 1` form pair `k`: one on, one off, in a random order. */
+  pair: number;
   on: boolean;
   cpuMicros: number;
   requests: number;
@@ -57,22 +63,28 @@ export function installObserveToggle(): void {
   } as typeof Server.prototype.emit;
 
   const windows: ToggleWindow[] = [];
+  // The observers start registered: the first window is on, and so the first pair starts on.
   let on = true;
   let cpu = process.cpuUsage();
   let counted = 0;
   const timer = setInterval(() => {
     const now = process.cpuUsage();
     windows.push({
+      pair: windows.length >> 1,
       on,
       cpuMicros: now.user - cpu.user + (now.system - cpu.system),
       requests: requests - counted,
     });
-    on = !on;
-    for (const r of registrations) {
-      if (on) r.stop = original.call(r.server, r.observer);
-      else {
-        r.stop?.();
-        r.stop = undefined;
+    // The second window of a pair takes the other side; a new pair draws its first side.
+    const next = windows.length % 2 === 1 ? !on : Math.random() < 0.5;
+    if (next !== on) {
+      on = next;
+      for (const r of registrations) {
+        if (on) r.stop = original.call(r.server, r.observer);
+        else {
+          r.stop?.();
+          r.stop = undefined;
+        }
       }
     }
     // Read after the switch, so the switch's own cost falls outside both windows.
@@ -84,12 +96,12 @@ export function installObserveToggle(): void {
 }
 
 /**
- * The cost of the observers from runs' windows: for each two neighbouring windows of a run that
- * both carried load (≥ half the run's median requests — a run's first and last windows are
- * partial), the ratio of CPU per request off to on; the median over every run's pairs.
- * Neighbours alternate in order (off→on, then on→off), so a drift over a run cancels out.
- * Returns requests per CPU-second with the observers on as a fraction of off (1 = free), and how
- * many pairs it stands on (overlapping: about half as many independent comparisons).
+ * The cost of the observers from runs' windows: for each pair of a run whose two windows both
+ * carried load (≥ half the run's median requests — a run's first and last windows are partial),
+ * the ratio of CPU per request off to on; the median over every run's pairs. Pairs do not
+ * overlap and each pair's order is random (see the header), so drift and periodic work weigh on
+ * either side alike. Returns requests per CPU-second with the observers on as a fraction of off
+ * (1 = free), and how many pairs it stands on.
  */
 export function toggleRatio(runs: readonly (readonly ToggleWindow[])[]): {
   ratio: number;
@@ -100,12 +112,10 @@ export function toggleRatio(runs: readonly (readonly ToggleWindow[])[]): {
     const loads = windows.map((w) => w.requests).sort((a, b) => a - b);
     const floor = (loads[loads.length >> 1] ?? 0) / 2;
     if (floor === 0) continue;
-    // Every neighbouring pair, both orders (on→off, off→on): garbage one window leaves to the
-    // next then weighs on either side alike. Each window is in two pairs (see `pairs`).
-    for (let i = 0; i + 1 < windows.length; i++) {
+    for (let i = 0; i + 1 < windows.length; i += 2) {
       const a = windows[i] as ToggleWindow;
       const b = windows[i + 1] as ToggleWindow;
-      if (a.requests < floor || b.requests < floor || a.on === b.on) continue;
+      if (a.requests < floor || b.requests < floor || a.on === b.on || a.pair !== b.pair) continue;
       const [off, on] = a.on ? [b, a] : [a, b];
       ratios.push(off.cpuMicros / off.requests / (on.cpuMicros / on.requests));
     }
