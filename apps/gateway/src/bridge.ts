@@ -4,6 +4,7 @@ import {
   type JsonRpcParams,
   type McpContext,
   McpErrorCode,
+  type RequestOptions,
   RpcError,
 } from '@mcpkit/protocol';
 import type { Backend } from './backends/backend.js';
@@ -55,9 +56,10 @@ export async function callThrough<R>(
   method: string,
   params: JsonRpcParams,
   sink: InputSink,
-  signal: AbortSignal | undefined,
+  cancel: Pick<RequestOptions, 'signal' | 'cancelledBy'>,
 ): Promise<R> {
-  let attempt: Promise<R> = backend.call<R>(method, params, signal ? { signal } : {});
+  const signal = cancel.signal;
+  let attempt: Promise<R> = backend.call<R>(method, params, cancel);
   for (let round = 0; ; round++) {
     try {
       return ownResult(await attempt);
@@ -71,6 +73,7 @@ export async function callThrough<R>(
           return [key, await sink.ask(String(ask.method), params)] as const;
         }),
       );
+      // A `cancelledBy` source cancelled meanwhile abandons the retry as soon as it is sent.
       signal?.throwIfAborted();
       attempt = err.retry<R>(Object.fromEntries(answers));
     }

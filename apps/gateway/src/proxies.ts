@@ -121,7 +121,7 @@ export function proxyPrompt(name: string, route: RouteEntry): Prompt {
           await route.backend.call<GetPromptResult>(
             'prompts/get',
             { name: route.original, arguments: args },
-            { signal: ctx.signal },
+            { cancelledBy: ctx },
           ),
         );
       } catch (err) {
@@ -142,7 +142,7 @@ export function proxyResource(uri: string, route: RouteEntry): Resource {
           await route.backend.call<ReadResourceResult>(
             'resources/read',
             { uri: route.original },
-            { signal: ctx.signal },
+            { cancelledBy: ctx },
           ),
         );
         // Contents carry the URI the client asked for.
@@ -178,7 +178,7 @@ export function proxyTemplate(uriTemplate: string, route: RouteEntry): ResourceT
           await route.backend.call<ReadResourceResult>(
             'resources/read',
             { uri },
-            { signal: ctx.signal },
+            { cancelledBy: ctx },
           ),
         );
       } catch (err) {
@@ -195,7 +195,7 @@ export function completer(route: Route, ref: Record<string, string>, argument: s
     const result = await route.backend.call<{ completion?: { values?: unknown } }>(
       'completion/complete',
       { ref, argument: { name: argument, value }, context: { arguments: context } },
-      { signal: ctx.signal },
+      { cancelledBy: ctx },
     );
     const values = result.completion?.values;
     return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];

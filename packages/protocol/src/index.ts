@@ -1,8 +1,9 @@
 // biome-ignore-all assist/source/organizeImports: grouped by layer, each under a heading
 
 // JSON-RPC engine: codec, dispatcher and methods, errors, client, two-way connection
-export { CancellationRegistry } from './jsonrpc/cancellation.js';
+export { type CancelListener, CancellationRegistry } from './jsonrpc/cancellation.js';
 export {
+  type CancelSource,
   type ClientOptions,
   ConnectionClosedError,
   JsonRpcClient,

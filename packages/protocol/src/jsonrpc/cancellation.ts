@@ -3,20 +3,31 @@ import type { JsonRpcId } from './types.js';
 const key = (id: JsonRpcId | undefined): string =>
   typeof id === 'string' ? `s${id}` : `n${String(id)}`;
 
+/** Told once when a call is cancelled, with the reason (see {@link CancellationRegistry.onCancel}). */
+export type CancelListener = (reason: unknown) => void;
+
+/** The reason a cancellation without one carries: what `AbortController.abort()` gives. */
+const abortReason = (reason: unknown): unknown =>
+  reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
+
 /**
  * Abort controllers of the calls in flight, by request id, so a peer can cancel one (MCP's
- * `notifications/cancelled`). A controller is made only when a handler asks for its signal.
+ * `notifications/cancelled`). A controller is made only when a handler asks for its signal; a
+ * handler that only needs to hear of a cancellation registers a listener instead, which costs a
+ * map entry where a controller costs an EventTarget and its listeners (a gateway forwarding
+ * every call spent ~6 % of its time on them).
  */
 export class CancellationRegistry {
-  // Both made on first use: a stateless HTTP request gets a registry of its own, and most never
+  // All made on first use: a stateless HTTP request gets a registry of its own, and most never
   // hold a signal or hear a cancellation.
   #controllers: Map<string, AbortController> | undefined;
+  #listeners: Map<string, CancelListener | CancelListener[]> | undefined;
   /**
-   * Cancellations of calls whose handler never asked for its signal: remembered so the call's
-   * result can be withheld. Bounded; an entry is dropped when a call with that id settles or
-   * starts again.
+   * Calls cancelled while in flight: remembered so the call's result can be withheld and a
+   * listener registered late still hears of it. Bounded; an entry is dropped when a call with
+   * that id settles or starts again.
    */
-  #orphans: Set<string> | undefined;
+  #cancelled: Set<string> | undefined;
 
   /** The signal for a call; notifications get one too but cannot be cancelled by id. */
   signalFor(id: JsonRpcId | undefined): AbortSignal {
@@ -28,53 +39,111 @@ export class CancellationRegistry {
     return controller.signal;
   }
 
-  /** The call with this id has answered: forget its controller. */
+  /**
+   * Call `listener` once if the call with this id is cancelled while in flight — at once when it
+   * already was. Forgotten when the call settles. Notifications (no id) cannot be cancelled. The
+   * listener must not throw (one that does is ignored).
+   */
+  onCancel(id: JsonRpcId | undefined, listener: CancelListener): void {
+    if (id === undefined) return;
+    const k = key(id);
+    if (this.#cancelled?.has(k)) {
+      listener(abortReason(undefined));
+      return;
+    }
+    this.#listeners ??= new Map();
+    const present = this.#listeners.get(k);
+    if (present === undefined) this.#listeners.set(k, listener);
+    else if (typeof present === 'function') this.#listeners.set(k, [present, listener]);
+    else present.push(listener);
+  }
+
+  /** The call with this id has answered: forget its controller and listeners. */
   settled(id: JsonRpcId | undefined): void {
     if (this.#controllers !== undefined && this.#controllers.size > 0)
       this.#controllers.delete(key(id));
-    if (this.#orphans !== undefined && this.#orphans.size > 0) this.#orphans.delete(key(id));
+    if (this.#listeners !== undefined && this.#listeners.size > 0) this.#listeners.delete(key(id));
+    if (this.#cancelled !== undefined && this.#cancelled.size > 0) this.#cancelled.delete(key(id));
   }
 
   /** A call with this id starts: an old cancellation of the same id no longer applies. */
   started(id: JsonRpcId | undefined): void {
-    if (this.#orphans !== undefined && this.#orphans.size > 0) this.#orphans.delete(key(id));
-  }
-
-  /** Whether the call was cancelled though its handler never looked at its signal. */
-  cancelledWithoutSignal(id: JsonRpcId | undefined): boolean {
-    return this.#orphans !== undefined && this.#orphans.size > 0 && this.#orphans.has(key(id));
+    if (this.#cancelled !== undefined && this.#cancelled.size > 0) this.#cancelled.delete(key(id));
   }
 
   /**
-   * Cancel the call with this id: abort its signal with `reason`. Returns false when no handler
-   * holds a signal for it (the cancellation is then remembered; see `cancelledWithoutSignal`).
+   * Whether the call was cancelled while in flight, its handler holding a signal or not (the
+   * name is older than listeners: a handler that reads its signal sees `aborted` as well).
+   */
+  cancelledWithoutSignal(id: JsonRpcId | undefined): boolean {
+    return (
+      this.#cancelled !== undefined && this.#cancelled.size > 0 && this.#cancelled.has(key(id))
+    );
+  }
+
+  /**
+   * Cancel the call with this id: abort its signal and tell its listeners, with `reason`.
+   * Returns false when no handler holds a signal or a listener for it. Either way the
+   * cancellation is remembered until the call settles (see `cancelledWithoutSignal`).
    */
   cancel(id: JsonRpcId, reason?: unknown): boolean {
     const k = key(id);
+    this.#cancelled ??= new Set();
+    if (this.#cancelled.size < 1024) this.#cancelled.add(k);
     const controller = this.#controllers?.get(k);
-    if (!controller) {
-      this.#orphans ??= new Set();
-      if (this.#orphans.size < 1024) this.#orphans.add(k);
-      return false;
+    const listeners = this.#listeners?.get(k);
+    if (controller) {
+      this.#controllers?.delete(k);
+      controller.abort(reason);
     }
-    this.#controllers?.delete(k);
-    controller.abort(reason);
-    return true;
+    if (listeners) {
+      this.#listeners?.delete(k);
+      tell(listeners, abortReason(reason));
+    }
+    return controller !== undefined || listeners !== undefined;
   }
 
-  /** Calls whose handler holds a signal that can still be aborted. */
+  /** Calls whose handler holds a signal or a listener that can still be told. */
   get active(): number {
-    return this.#controllers?.size ?? 0;
+    return (this.#controllers?.size ?? 0) + (this.#listeners?.size ?? 0);
   }
 
   /** Abort every call; `reason` is only built when there is a call to abort. */
   abortAll(reason?: () => unknown): void {
     const controllers = this.#controllers;
+    const listeners = this.#listeners;
+    const any = (controllers?.size ?? 0) + (listeners?.size ?? 0) > 0;
+    const why = any ? reason?.() : undefined;
     if (controllers !== undefined && controllers.size > 0) {
-      const why = reason?.();
       for (const controller of controllers.values()) controller.abort(why);
       controllers.clear();
     }
-    this.#orphans?.clear();
+    this.#cancelled?.clear();
+    if (listeners !== undefined && listeners.size > 0) {
+      const all = [...listeners];
+      listeners.clear();
+      // As `aborted` does for a signal: the results of these calls are withheld.
+      this.#cancelled ??= new Set();
+      for (const [k] of all) if (this.#cancelled.size < 1024) this.#cancelled.add(k);
+      for (const [, l] of all) tell(l, abortReason(why));
+    }
+  }
+}
+
+/** Call each listener; one that throws does not keep the others from hearing. */
+function tell(listeners: CancelListener | CancelListener[], reason: unknown): void {
+  if (typeof listeners === 'function') {
+    tellOne(listeners, reason);
+    return;
+  }
+  for (const l of listeners) tellOne(l, reason);
+}
+
+function tellOne(listener: CancelListener, reason: unknown): void {
+  try {
+    listener(reason);
+  } catch {
+    // A listener must not throw (see onCancel); one that does may not crash the process — the
+    // canceller is a peer's notification — nor keep the other listeners from hearing.
   }
 }

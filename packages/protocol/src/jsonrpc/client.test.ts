@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type CancelListener, CancellationRegistry } from './cancellation.js';
 import {
   type ClientOptions,
   ConnectionClosedError,
@@ -357,6 +358,60 @@ describe('abort signals', () => {
     expect(((await settled) as Error).message).toBe('stop');
     expect(onAbandon).toHaveBeenCalledTimes(1);
     expect(onAbandon).toHaveBeenCalledWith(1, 'a', 'abort');
+  });
+});
+
+describe('cancelledBy: a cancel source instead of a signal', () => {
+  it('rejects with the reason and tells the peer (onAbandon) when the registry cancels the call', async () => {
+    const { client, onAbandon, frames } = makeClient();
+    const registry = new CancellationRegistry();
+    const source = { onCancel: (l: CancelListener) => registry.onCancel('in-1', l) };
+    const p = client.request('long', [1], { cancelledBy: source });
+    expect(frames).toHaveLength(1);
+    const reason = new Error('client cancelled');
+    expect(registry.cancel('in-1', reason)).toBe(true);
+    await expect(p).rejects.toBe(reason);
+    expect(onAbandon).toHaveBeenCalledWith(1, 'long', 'abort');
+    expect(client.pendingCount).toBe(0);
+  });
+
+  it('a source cancelled before the request: sent, then abandoned at once', async () => {
+    const { client, onAbandon, frames } = makeClient();
+    const registry = new CancellationRegistry();
+    registry.cancel('in-2');
+    const err = await client
+      .request('late', undefined, {
+        cancelledBy: { onCancel: (l) => registry.onCancel('in-2', l) },
+      })
+      .catch((e: unknown) => e);
+    expect((err as Error).name).toBe('AbortError');
+    expect(frames).toHaveLength(1);
+    expect(onAbandon).toHaveBeenCalledWith(1, 'late', 'abort');
+  });
+
+  it('ignores a cancellation after the response arrived', async () => {
+    const { client, onAbandon } = makeClient();
+    const registry = new CancellationRegistry();
+    const p = client.request('a', undefined, {
+      cancelledBy: { onCancel: (l) => registry.onCancel('in-3', l) },
+    });
+    client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'done' });
+    registry.cancel('in-3', new Error('too late'));
+    await expect(p).resolves.toBe('done');
+    expect(onAbandon).not.toHaveBeenCalled();
+  });
+
+  it('registers nothing when the send throws', async () => {
+    const onCancel = vi.fn();
+    const client = new JsonRpcClient({
+      send: () => {
+        throw new Error('closed pipe');
+      },
+    });
+    await expect(client.request('a', undefined, { cancelledBy: { onCancel } })).rejects.toThrow(
+      'closed pipe',
+    );
+    expect(onCancel).not.toHaveBeenCalled();
   });
 });
 

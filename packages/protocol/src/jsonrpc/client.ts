@@ -49,8 +49,20 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Abort the request: it rejects with the signal's reason, and the client forgets it. */
   signal?: AbortSignal;
+  /**
+   * Abort the request as `signal` does when this source says so: anything with an `onCancel`,
+   * such as the `McpContext` of the call a handler forwards — cheaper than a signal, which costs
+   * the source an AbortController and this request two listener calls.
+   */
+  cancelledBy?: CancelSource;
   /** Send this request's frame here instead of the client's default path (an SSE stream). */
   via?: (frame: string) => void;
+}
+
+/** Something that tells its listeners once when it is cancelled (see `RequestOptions.cancelledBy`). */
+export interface CancelSource {
+  /** Call `listener` once with the reason on cancellation; at once if already cancelled. */
+  onCancel(listener: (reason: unknown) => void): void;
 }
 
 /** How a {@link JsonRpcClient} sends, and when it gives up. */
@@ -157,7 +169,11 @@ export class JsonRpcClient {
       } catch (err) {
         this.#finish(id);
         reject(err);
+        return;
       }
+      // After the send: a source cancelled already tells at once, and the peer is then told the
+      // request it just got is abandoned. A late call (the request settled) finds nothing pending.
+      options.cancelledBy?.onCancel((reason) => this.#abandon(id, 'abort', reason));
     });
   }
 

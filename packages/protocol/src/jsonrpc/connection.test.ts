@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { createLinkedTransports } from '../transports/memory.js';
 import { StdioTransport } from '../transports/stdio.js';
 import { ConnectionClosedError, RequestTimeoutError } from './client.js';
 import { JsonRpcConnection } from './connection.js';
@@ -99,6 +100,31 @@ describe('JsonRpcConnection', () => {
   it('refuses to start twice', () => {
     const { a } = pair();
     expect(() => a.start()).toThrow(/already started/);
+  });
+});
+
+describe('JsonRpcConnection whose transport closed while a call ran', () => {
+  it('drops the late answer instead of rejecting unhandled', async () => {
+    const [server, client] = createLinkedTransports();
+    let release!: (value: string) => void;
+    const logged: string[] = [];
+    const conn = new JsonRpcConnection({
+      transport: server,
+      dispatcher: createJsonRpcServer(
+        method('slow', () => new Promise<string>((resolve) => (release = resolve))),
+      ),
+      drainTimeoutMs: 1000,
+      logger: { debug: (_o, msg) => logged.push(msg), error: () => {}, warn: () => {} },
+    }).start();
+    const frames: string[] = [];
+    client.start({ frame: (t) => frames.push(t), rejected: () => {}, end: () => {} });
+    client.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'slow' }));
+    await new Promise((r) => setImmediate(r));
+    await server.close();
+    release('late');
+    await conn.closed;
+    expect(frames).toEqual([]);
+    expect(logged).toContain('answer dropped: the transport is closed');
   });
 });
 

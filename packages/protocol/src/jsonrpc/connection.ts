@@ -188,7 +188,13 @@ export class JsonRpcConnection<E = unknown> {
     this.#inflight++;
     reply.then(
       (text) => {
-        if (text !== undefined) this.#transport.send(text);
+        try {
+          if (text !== undefined) this.#transport.send(text);
+        } catch (err) {
+          // The transport closed while the call ran (the peer went away): nobody is left to
+          // read the answer, and a throw here would be an unhandled rejection.
+          this.#logger?.debug({ err }, 'answer dropped: the transport is closed');
+        }
         this.#done();
       },
       (err: unknown) => {

@@ -514,6 +514,60 @@ describe('cancellation', () => {
   });
 });
 
+describe('ctx.onCancel: hearing of a cancellation without a signal', () => {
+  function setup() {
+    const heard: unknown[] = [];
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const server = new McpServer({ name: 's', version: '1' }).addTool(
+      defineTool({
+        name: 'wait',
+        description: 'Waits until cancelled, listening with onCancel',
+        handler: (_args, ctx) =>
+          new Promise<string>((resolve) => {
+            ctx.onCancel((reason) => {
+              heard.push(reason);
+              resolve('stopped');
+            });
+            started();
+          }),
+      }),
+    );
+    const peer = connectRaw(server, { drainTimeoutMs: 0 });
+    return { peer, running, heard };
+  }
+
+  it('is told once with the reason, and the result is withheld', async () => {
+    const { peer, running, heard } = setup();
+    const pending = peer.send({
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: { name: 'wait' },
+    });
+    await running;
+    expect(heard).toEqual([]);
+    await peer.notify('notifications/cancelled', { requestId: 8, reason: 'user pressed stop' });
+    await peer.notify('notifications/cancelled', { requestId: 8, reason: 'again' });
+    expect(heard).toHaveLength(1);
+    expect((heard[0] as Error).message).toBe('user pressed stop');
+    await peer.settle();
+    expect(peer.received).toEqual([]);
+    await peer.close();
+    await expect(pending).resolves.toBeUndefined();
+  });
+
+  it('is told when the client goes away', async () => {
+    const { peer, running, heard } = setup();
+    void peer.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'wait' } });
+    await running;
+    await peer.close();
+    expect(heard).toHaveLength(1);
+  });
+});
+
 describe('cancelling a call whose handler never reads its signal', () => {
   it('withholds the result, and a later call reusing the id is answered', async () => {
     let release: (() => void) | undefined;

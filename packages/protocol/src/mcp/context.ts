@@ -2,7 +2,13 @@ import type { RequestOptions } from '../jsonrpc/client.js';
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
-import { type AuthInfo, INPUT, type McpSession, type OutboundChannel } from './session.js';
+import {
+  type AuthInfo,
+  CANCELLATION,
+  INPUT,
+  type McpSession,
+  type OutboundChannel,
+} from './session.js';
 import type { Tool } from './tool.js';
 import {
   type CreateMessageResult,
@@ -111,6 +117,15 @@ export class McpContext {
   /** Aborted when the client sends `notifications/cancelled` or goes away: stop working then. */
   get signal(): AbortSignal {
     return this.#ctx.signal;
+  }
+  /**
+   * Call `listener` once, with the reason, when this call is cancelled (as `signal` aborts) — at
+   * once if it already was. For a handler that only passes the cancellation on, e.g. as
+   * `{ cancelledBy: ctx }` of a request it forwards: no AbortController is made for the call.
+   * The listener must not throw.
+   */
+  onCancel(listener: (reason: unknown) => void): void {
+    this.#ctx.extra.session[CANCELLATION].onCancel(this.#ctx.id, listener);
   }
   /** The JSON-RPC id of the request being served. */
   get requestId(): JsonRpcId | undefined {

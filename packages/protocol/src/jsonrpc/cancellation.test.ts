@@ -1,0 +1,101 @@
+import { describe, expect, it, vi } from 'vitest';
+import { CancellationRegistry } from './cancellation.js';
+
+describe('CancellationRegistry listeners', () => {
+  it('tells every listener of a call once, with the reason; other calls hear nothing', () => {
+    const registry = new CancellationRegistry();
+    const first = vi.fn();
+    const second = vi.fn();
+    const other = vi.fn();
+    registry.onCancel(1, first);
+    registry.onCancel(1, second);
+    registry.onCancel('1', other); // a string id is another call than the number 1
+    expect(registry.active).toBe(2);
+    const reason = new Error('stop');
+    expect(registry.cancel(1, reason)).toBe(true);
+    registry.cancel(1, reason);
+    expect(first).toHaveBeenCalledTimes(1);
+    expect(first).toHaveBeenCalledWith(reason);
+    expect(second).toHaveBeenCalledWith(reason);
+    expect(other).not.toHaveBeenCalled();
+    expect(registry.active).toBe(1);
+  });
+
+  it('gives an AbortError when cancelled without a reason, as AbortController.abort() does', () => {
+    const registry = new CancellationRegistry();
+    const listener = vi.fn();
+    registry.onCancel(7, listener);
+    registry.cancel(7);
+    const reason = listener.mock.calls[0]?.[0] as DOMException;
+    expect(reason.name).toBe('AbortError');
+  });
+
+  it('tells a listener registered after the cancellation at once, until the call settles', () => {
+    const registry = new CancellationRegistry();
+    expect(registry.cancel(3)).toBe(false); // nobody listened yet
+    expect(registry.cancelledWithoutSignal(3)).toBe(true);
+    const late = vi.fn();
+    registry.onCancel(3, late);
+    expect(late).toHaveBeenCalledTimes(1);
+    registry.settled(3);
+    const next = vi.fn();
+    registry.onCancel(3, next); // a new call reusing the id
+    expect(next).not.toHaveBeenCalled();
+  });
+
+  it('forgets the listeners of a settled call', () => {
+    const registry = new CancellationRegistry();
+    const listener = vi.fn();
+    registry.onCancel(4, listener);
+    registry.settled(4);
+    expect(registry.active).toBe(0);
+    expect(registry.cancel(4)).toBe(false);
+    expect(listener).not.toHaveBeenCalled();
+  });
+
+  it('remembers a cancellation of a call holding a signal as well (the result is withheld)', () => {
+    const registry = new CancellationRegistry();
+    const signal = registry.signalFor(5);
+    const listener = vi.fn();
+    registry.onCancel(5, listener);
+    expect(registry.cancel(5, 'gone')).toBe(true);
+    expect(signal.aborted).toBe(true);
+    expect(listener).toHaveBeenCalledWith('gone');
+    expect(registry.cancelledWithoutSignal(5)).toBe(true);
+  });
+
+  it('abortAll tells every listener and builds the reason once', () => {
+    const registry = new CancellationRegistry();
+    const a = vi.fn();
+    const b = vi.fn();
+    registry.onCancel(1, a);
+    registry.onCancel(2, b);
+    const reason = vi.fn(() => new Error('client went away'));
+    registry.abortAll(reason);
+    expect(reason).toHaveBeenCalledTimes(1);
+    expect(a.mock.calls[0]?.[0]).toBe(b.mock.calls[0]?.[0]);
+    expect(registry.active).toBe(0);
+    const idle = vi.fn();
+    new CancellationRegistry().abortAll(idle);
+    expect(idle).not.toHaveBeenCalled();
+  });
+
+  it('a listener that throws does not crash the canceller nor silence the others', () => {
+    const registry = new CancellationRegistry();
+    const after = vi.fn();
+    registry.onCancel(9, () => {
+      throw new Error('bad listener');
+    });
+    registry.onCancel(9, after);
+    expect(() => registry.cancel(9)).not.toThrow();
+    expect(after).toHaveBeenCalledTimes(1);
+  });
+
+  it('ignores listeners of notifications (no id): they cannot be cancelled', () => {
+    const registry = new CancellationRegistry();
+    registry.onCancel(undefined, () => {
+      throw new Error('never');
+    });
+    expect(registry.active).toBe(0);
+  });
+});
