@@ -430,33 +430,57 @@ export class Gateway {
     };
   }
 
-  async #forwardToolCall(
+  #forwardToolCall(
     route: Route,
     name: string,
     args: Record<string, unknown>,
     ctx: McpContext,
   ): Promise<CallToolResult> {
-    const modern = ctx.session.era === 'modern';
-    if (modern) {
-      // A retry of a call parked for input: the same backend call goes on, with the answers.
-      const parked = this.#bridge.resume(ctx);
-      if (parked) {
-        this.#progress.get(parked)?.splice(0, 1, ctx);
-        return (await this.#bridge.round(parked, ctx)) as CallToolResult;
-      }
+    if (ctx.session.era === 'modern') return this.#forwardModern(route, name, args, ctx);
+    // A 2025 client's call is the backend call itself: no wrapper promise on the hot path.
+    return this.#forward(route, name, args, ctx, undefined);
+  }
+
+  /** A 2026-07-28 client's call: parked while the backend asks for input (see InputBridge). */
+  async #forwardModern(
+    route: Route,
+    name: string,
+    args: Record<string, unknown>,
+    ctx: McpContext,
+  ): Promise<CallToolResult> {
+    // A retry of a call parked for input: the same backend call goes on, with the answers.
+    const parked = this.#bridge.resume(ctx);
+    if (parked) {
+      this.#progress.get(parked)?.splice(0, 1, ctx);
+      return (await this.#bridge.round(parked, ctx)) as CallToolResult;
     }
+    const park = this.#bridge.open();
+    this.#forward(route, name, args, ctx, park).then(
+      (value) => park.settle({ ok: true, value }),
+      (error: unknown) => park.settle({ ok: false, error }),
+    );
+    return (await this.#bridge.round(park, ctx)) as CallToolResult;
+  }
+
+  /** The backend call of a client's `tools/call`, recorded in the event log. */
+  async #forward(
+    route: Route,
+    name: string,
+    args: Record<string, unknown>,
+    ctx: McpContext,
+    park: Park | undefined,
+  ): Promise<CallToolResult> {
     const { backend, original } = route;
     const trace = nextTraceId();
     const started = performance.now();
-    const park = modern ? this.#bridge.open() : undefined;
     const sink = park ?? clientSink(ctx);
     const clientToken = ctx.meta?.progressToken;
     let token: string | undefined;
-    // The context progress goes to: a parked call's is the one of the client's latest round.
-    const progressTo = [ctx];
     if (typeof clientToken === 'string' || typeof clientToken === 'number') {
       // Backend tokens are ours, unique per call: two clients may both use token 1.
       token = `gw-${++this.#progressCounter}`;
+      // The context progress goes to: a parked call's is the one of the client's latest round.
+      const progressTo = [ctx];
       this.#progressTokens.set(token, progressTo);
       if (park) this.#progress.set(park, progressTo);
     }
@@ -472,36 +496,27 @@ export class Gateway {
       this.#inflight.set(backend, sinks);
     }
     sinks.add(sink);
-    const call = callThrough<CallToolResult>(
-      backend,
-      'tools/call',
-      params as JsonRpcParams,
-      sink,
-      // A 2025 client's cancellation reaches the backend call through a listener on the call
-      // (no AbortController per call: they cost ~6 % of a forwarded call); a parked call has
-      // its own controller, which outlives the client request it started with.
-      park ? { signal: park.controller.signal } : { cancelledBy: ctx },
-    ).then(
-      (result) => {
-        this.#recordCall(trace, backend, name, started, 'success');
-        return result;
-      },
-      (err: unknown) => {
-        this.#recordCall(trace, backend, name, started, 'failure', err);
-        throw clientError(backend, err);
-      },
-    );
-    const settled = call.finally(() => {
+    try {
+      const result = await callThrough<CallToolResult>(
+        backend,
+        'tools/call',
+        params as JsonRpcParams,
+        sink,
+        // A 2025 client's cancellation reaches the backend call through a listener on the call
+        // (no AbortController per call: they cost ~6 % of a forwarded call); a parked call has
+        // its own controller, which outlives the client request it started with.
+        park ? { signal: park.controller.signal } : { cancelledBy: ctx },
+      );
+      this.#recordCall(trace, backend, name, started, 'success');
+      return result;
+    } catch (err) {
+      this.#recordCall(trace, backend, name, started, 'failure', err);
+      throw clientError(backend, err);
+    } finally {
       sinks.delete(sink);
       if (token) this.#progressTokens.delete(token);
       if (park) this.#progress.delete(park);
-    });
-    if (!park) return settled;
-    settled.then(
-      (value) => park.settle({ ok: true, value }),
-      (error: unknown) => park.settle({ ok: false, error }),
-    );
-    return (await this.#bridge.round(park, ctx)) as CallToolResult;
+    }
   }
 
   #recordCall(

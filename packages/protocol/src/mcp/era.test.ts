@@ -633,6 +633,15 @@ describe('envelope helpers', () => {
     expect(isReservedMetaKey('dev.mcp/anything')).toBe(true);
     expect(isReservedMetaKey('com.example/mcp')).toBe(false);
     expect(isReservedMetaKey('progressToken')).toBe(false);
+    // The second label of the prefix decides, whatever follows it.
+    expect(isReservedMetaKey('io.modelcontextprotocol.tools/x')).toBe(true);
+    expect(isReservedMetaKey('io.mcp/')).toBe(true);
+    expect(isReservedMetaKey('.mcp/x')).toBe(true);
+    expect(isReservedMetaKey('a.b.modelcontextprotocol/x')).toBe(false);
+    expect(isReservedMetaKey('io.mcpx/y')).toBe(false);
+    expect(isReservedMetaKey('io.mc/y')).toBe(false);
+    expect(isReservedMetaKey('modelcontextprotocol/x')).toBe(false);
+    expect(isReservedMetaKey('x/io.mcp')).toBe(false);
     expect(
       withoutReservedMeta({ ...ENVELOPE, traceparent: 't', progressToken: 3, 'dev.mcp/x': 1 }),
     ).toEqual({ traceparent: 't', progressToken: 3 });
