@@ -44,7 +44,7 @@ describe('parseConfig defaults', () => {
       backend_timeout: 30,
       tool_names: 'double-underscore',
       bridge: { park_ttl_ms: 300_000, max_parked: 100 },
-      events: { retention_days: 30, max_events: 1_000_000 },
+      events: { retention_days: 30, max_events: 1_000_000, detail_per_second: 1_000 },
     });
     expect(config.mcpServers).toEqual({});
   });
@@ -56,7 +56,11 @@ describe('parseConfig defaults', () => {
     expect(config.gateway.backend_timeout).toBe(30);
     expect(config.gateway.tool_names).toBe('double-underscore');
     expect(config.gateway.log_level).toBe('INFO');
-    expect(config.gateway.events).toEqual({ retention_days: 30, max_events: 1_000_000 });
+    expect(config.gateway.events).toEqual({
+      retention_days: 30,
+      max_events: 1_000_000,
+      detail_per_second: 1_000,
+    });
   });
 
   it('keeps explicit gateway settings', () => {
@@ -67,7 +71,7 @@ describe('parseConfig defaults', () => {
           log_level: 'debug',
           backend_timeout: 2.5,
           tool_names: 'colon',
-          events: { path: '/tmp/x.db', retention_days: 1, max_events: 10 },
+          events: { path: '/tmp/x.db', retention_days: 1, max_events: 10, detail_per_second: 0 },
         },
         mcpServers: {},
       },
@@ -78,7 +82,7 @@ describe('parseConfig defaults', () => {
       log_level: 'debug',
       backend_timeout: 2.5,
       tool_names: 'colon',
-      events: { path: '/tmp/x.db', retention_days: 1, max_events: 10 },
+      events: { path: '/tmp/x.db', retention_days: 1, max_events: 10, detail_per_second: 0 },
     });
   });
 
@@ -328,6 +332,11 @@ describe('parseConfig: every validation error names its field path', () => {
       'a backend_timeout over an hour',
       { gateway: { backend_timeout: 3601 }, mcpServers: {} },
       'gateway.backend_timeout',
+    ],
+    [
+      'a negative events.detail_per_second',
+      { gateway: { events: { detail_per_second: -1 } }, mcpServers: {} },
+      'gateway.events.detail_per_second',
     ],
     [
       'an unknown tool_names mode',

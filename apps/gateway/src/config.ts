@@ -139,9 +139,10 @@ export const configSchema = z
             path: z.string().optional(),
             retention_days: z.number().positive().default(30),
             max_events: z.number().int().positive().default(1_000_000),
+            detail_per_second: z.number().nonnegative().default(1_000),
           })
           .strict()
-          .default({ retention_days: 30, max_events: 1_000_000 }),
+          .default({ retention_days: 30, max_events: 1_000_000, detail_per_second: 1_000 }),
       })
       .strict()
       .default({
@@ -151,7 +152,7 @@ export const configSchema = z
         backend_timeout: 30,
         tool_names: 'double-underscore',
         bridge: { park_ttl_ms: 300_000, max_parked: 100 },
-        events: { retention_days: 30, max_events: 1_000_000 },
+        events: { retention_days: 30, max_events: 1_000_000, detail_per_second: 1_000 },
       }),
     mcpServers: z.record(
       z.string().regex(NAMESPACE, 'backend names: letters, digits, _ or - (no __)'),

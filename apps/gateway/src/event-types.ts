@@ -53,6 +53,12 @@ export interface EventLogOptions {
   maxEvents?: number;
   /** how long recorded events may wait in memory before they are written; default 100 */
   flushIntervalMs?: number;
+  /**
+   * successful tool calls recorded one by one per second; the rest of that second's successes
+   * are aggregated per (backend, tool) into one event per flush, as under overload (failures
+   * are always kept one by one). Default 1 000; `Infinity` keeps every call.
+   */
+  detailPerSecond?: number;
   /** the clock, in epoch ms; default Date.now */
   now?: () => number;
   /** the id on every event recorded (default: `host:pid:random`, new per process) */

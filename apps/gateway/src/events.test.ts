@@ -731,7 +731,12 @@ describe('watching and keeping up', () => {
 
   it('aggregates successful calls while the store lags, keeping failures one by one', async () => {
     const { sink: slow, release } = heldBack();
-    const log = EventLog.over(slow, { now: () => T0, flushIntervalMs: 60_000 });
+    // Every call in detail below the overload (they all fall in one second of the fixed clock).
+    const log = EventLog.over(slow, {
+      now: () => T0,
+      flushIntervalMs: 60_000,
+      detailPerSecond: Number.POSITIVE_INFINITY,
+    });
     logs.push(log);
     const call = (tool: string, status: EventStatus, duration_ms: number) =>
       log.record({
@@ -769,6 +774,58 @@ describe('watching and keeping up', () => {
     expect(await log.query({ status: 'failure' })).toHaveLength(1);
     expect(await log.count()).toBe(20_000 + 2 + 1);
     expect(log.stats()).toMatchObject({ recorded: 20_401, written: 20_003, pending: 0 });
+  });
+});
+
+describe('detailPerSecond: a busy gateway: successful calls beyond the rate are aggregated', () => {
+  it('keeps that many calls a second one by one, folds the rest, and starts again each second', async () => {
+    let now = T0;
+    const log = EventLog.open(':memory:', { now: () => now, detailPerSecond: 3 });
+    logs.push(log);
+    const call = (tool: string, status: EventStatus = 'success') =>
+      log.record({
+        event_type: 'gateway.tool_call',
+        status,
+        source: 'gw',
+        backend: 'fs',
+        tool,
+        duration_ms: 2,
+        ...(status === 'failure' ? { data: { error: 'boom' } } : {}),
+      });
+    for (let i = 0; i < 10; i++) call('fs__read');
+    call('fs__read', 'failure'); // failures are never folded
+    // Lifecycle events carry no tool: never folded either.
+    log.record({ event_type: 'backend.started', status: 'success', source: 'gw', backend: 'fs' });
+    now = T0 + 1000; // the next second: three in detail again
+    for (let i = 0; i < 4; i++) call('fs__list');
+    await log.flush();
+    expect(log.stats()).toMatchObject({ recorded: 16, aggregated: 8 });
+    const events = await log.query({ event_type: 'gateway.tool_call', limit: 100 });
+    const single = events.filter((e) => e.status === 'success' && !e.data?.aggregated);
+    expect(single.filter((e) => e.tool === 'fs__read')).toHaveLength(3);
+    expect(single.filter((e) => e.tool === 'fs__list')).toHaveLength(3);
+    const folded = Object.fromEntries(
+      events.filter((e) => e.data?.aggregated).map((e) => [e.tool, e.data?.aggregated]),
+    );
+    expect(folded).toEqual({ fs__read: 7, fs__list: 1 });
+    expect(await log.query({ status: 'failure' })).toHaveLength(1);
+    expect(await log.query({ event_type: 'backend.started' })).toHaveLength(1);
+  });
+
+  it('0 folds every successful call; the option is checked', () => {
+    const log = EventLog.open(':memory:', { detailPerSecond: 0 });
+    logs.push(log);
+    log.record({
+      event_type: 'gateway.tool_call',
+      status: 'success',
+      source: 'gw',
+      backend: 'fs',
+      tool: 'fs__read',
+    });
+    expect(log.stats().aggregated).toBe(1);
+    expect(() => EventLog.open(':memory:', { detailPerSecond: -1 })).toThrow(
+      /detailPerSecond must be a number ≥ 0/,
+    );
   });
 });
 

@@ -60,6 +60,7 @@ process.exitCode = await runCli({
         {
           retentionDays: config.gateway.events.retention_days,
           maxEvents: config.gateway.events.max_events,
+          detailPerSecond: config.gateway.events.detail_per_second,
           startAfter,
         },
       );
