@@ -1,4 +1,5 @@
 import {
+  type CancelSource,
   ErrorCode,
   InputRequiredError,
   type JsonRpcParams,
@@ -92,12 +93,15 @@ interface OpenAsk {
 const KEY = /^gateway\.input\.(\d+)\.\d+$/;
 
 /**
- * A modern client's call in flight through the gateway: the backend call runs under its own
- * abort signal, and its asks wait here for the client's retry.
+ * A modern client's call in flight through the gateway: the backend call is cancelled through it
+ * (`cancelledBy`: it outlives the client request it started with), and its asks wait here for
+ * the client's retry.
  */
-export class Park implements InputSink {
+export class Park implements InputSink, CancelSource {
   readonly id: number;
-  readonly controller = new AbortController();
+  /** Why the call was given up, once it was. */
+  #cancelled: { reason: unknown } | undefined;
+  #onCancel: ((reason: unknown) => void)[] = [];
   readonly #asks = new Map<string, OpenAsk>();
   #seq = 0;
   #outcome: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
@@ -144,18 +148,34 @@ export class Park implements InputSink {
     this.#asks.clear();
   }
 
-  /** Resolves when the call has ended or asks something new; `signal` ends the wait early. */
-  next(signal: AbortSignal): Promise<void> {
+  /** Resolves when the call has ended, asks something new, or `wake()` is called. */
+  next(): Promise<void> {
     return new Promise((resolve) => {
-      const done = () => {
+      if (this.#outcome || this.unsent().length > 0) return resolve();
+      this.#wake = () => {
         this.#wake = undefined;
-        signal.removeEventListener('abort', done);
         resolve();
       };
-      if (this.#outcome || this.unsent().length > 0 || signal.aborted) return resolve();
-      this.#wake = done;
-      signal.addEventListener('abort', done, { once: true });
     });
+  }
+
+  /** End a `next()` wait early (the client's request was cancelled). */
+  wake(): void {
+    this.#wake?.();
+  }
+
+  /** Tell `listener` when the call is given up (the backend call's `cancelledBy`). */
+  onCancel(listener: (reason: unknown) => void): void {
+    if (this.#cancelled) listener(this.#cancelled.reason);
+    else this.#onCancel.push(listener);
+  }
+
+  /** Give the call up: its open asks fail and the backend call is cancelled. */
+  cancel(reason: unknown): void {
+    if (this.#cancelled) return;
+    this.#cancelled = { reason };
+    this.fail(reason);
+    for (const listener of this.#onCancel.splice(0)) listener(reason);
   }
 
   get outcome() {
@@ -220,12 +240,20 @@ export class InputBridge {
    * client — then the call is parked and this round answers `input_required`.
    */
   async round(park: Park, ctx: McpContext): Promise<unknown> {
-    const onAbort = () => this.#cancel(park, ctx.signal.reason);
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    // The client's request of this round: its cancellation gives the whole call up. Heard
+    // through a listener, which the request's end forgets (no AbortController per call).
+    let live = true;
+    let cancelled: { reason: unknown } | undefined;
+    ctx.onCancel((reason) => {
+      if (!live) return;
+      cancelled = { reason };
+      park.cancel(reason);
+      park.wake();
+    });
     try {
       for (;;) {
-        await park.next(ctx.signal);
-        ctx.signal.throwIfAborted();
+        await park.next();
+        if (cancelled) throw cancelled.reason;
         const outcome = park.outcome;
         if (outcome) {
           if (outcome.ok) return outcome.value;
@@ -247,7 +275,7 @@ export class InputBridge {
         }
       }
     } finally {
-      ctx.signal.removeEventListener('abort', onAbort);
+      live = false;
     }
   }
 
@@ -278,16 +306,8 @@ export class InputBridge {
     this.#parks.set(park.id, park);
     park.timer = setTimeout(() => {
       this.#parks.delete(park.id);
-      this.#cancel(
-        park,
-        new RpcError(McpErrorCode.ServerError, `No retry within ${this.#ttlMs} ms`),
-      );
+      park.cancel(new RpcError(McpErrorCode.ServerError, `No retry within ${this.#ttlMs} ms`));
     }, this.#ttlMs);
     park.timer.unref();
-  }
-
-  #cancel(park: Park, reason: unknown): void {
-    park.fail(reason);
-    park.controller.abort(reason);
   }
 }
