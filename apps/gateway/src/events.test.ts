@@ -18,6 +18,18 @@ import {
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const T0 = Date.parse('2026-11-22T06:00:00.000Z');
+
+/** A forwarded call of backend `fs` as the gateway records it; a failure carries its error. */
+const recordCall = (log: EventLog, tool: string, status: EventStatus, duration_ms: number) =>
+  log.record({
+    event_type: 'gateway.tool_call',
+    status,
+    source: 'gw',
+    backend: 'fs',
+    tool,
+    duration_ms,
+    ...(status === 'failure' ? { data: { error: 'boom' } } : {}),
+  });
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
@@ -739,15 +751,7 @@ describe('watching and keeping up', () => {
     });
     logs.push(log);
     const call = (tool: string, status: EventStatus, duration_ms: number) =>
-      log.record({
-        event_type: 'gateway.tool_call',
-        status,
-        source: 'gw',
-        backend: 'fs',
-        tool,
-        duration_ms,
-        ...(status === 'failure' ? { data: { error: 'boom' } } : {}),
-      });
+      recordCall(log, tool, status, duration_ms);
     // 20 000 rows handed to the sink (10 batches of 2 000), none stored yet: it lags.
     for (let i = 0; i < 20_000; i++) call('fs__read', 'success', 1);
     expect(log.stats().pending).toBe(20_000);
@@ -783,15 +787,7 @@ describe('detailPerSecond: a busy gateway: successful calls beyond the rate are 
     const log = EventLog.open(':memory:', { now: () => now, detailPerSecond: 3 });
     logs.push(log);
     const call = (tool: string, status: EventStatus = 'success') =>
-      log.record({
-        event_type: 'gateway.tool_call',
-        status,
-        source: 'gw',
-        backend: 'fs',
-        tool,
-        duration_ms: 2,
-        ...(status === 'failure' ? { data: { error: 'boom' } } : {}),
-      });
+      recordCall(log, tool, status, 2);
     for (let i = 0; i < 10; i++) call('fs__read');
     call('fs__read', 'failure'); // failures are never folded
     // Lifecycle events carry no tool: never folded either.
