@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
-import { type RateLimiterAbstract, RateLimiterRedis } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { rateLimiters } from '../deps.js';
 import {
   type AppendOptions,
   type SessionRecord,
@@ -231,7 +232,7 @@ export class RedisStateStore implements StateStore {
 
   /** {@inheritDoc StateStore.rateLimiter} */
   rateLimiter(options: StoreRateLimitOptions): RateLimiterAbstract {
-    return new RateLimiterRedis({
+    return new (rateLimiters().RateLimiterRedis)({
       storeClient: this.#redis,
       keyPrefix: `${this.#prefix}rl:${options.keyPrefix}`,
       points: options.points,

@@ -5,7 +5,8 @@
  * `RedisStateStore` (`createRedisStateStore`), so any instance serves any session.
  */
 import { randomBytes } from 'node:crypto';
-import { type RateLimiterAbstract, RateLimiterMemory } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract, RateLimiterMemory } from 'rate-limiter-flexible';
+import { rateLimiters } from '../deps.js';
 import { hasBrand } from '../jsonrpc/brand.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../mcp/types.js';
 
@@ -248,7 +249,8 @@ export class MemoryStateStore implements StateStore {
     const key = `${options.keyPrefix}\0${options.points}\0${options.durationSec}`;
     let limiter = this.#limiters.get(key);
     if (!limiter) {
-      limiter = new RateLimiterMemory({
+      // rate-limiter-flexible is loaded by the first limiter, not with the package (deps.ts).
+      limiter = new (rateLimiters().RateLimiterMemory)({
         keyPrefix: options.keyPrefix,
         points: options.points,
         duration: options.durationSec,

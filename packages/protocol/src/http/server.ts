@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { context } from '@opentelemetry/api';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { otel, rateLimiters } from '../deps.js';
 import { type StateStore, StoreUnavailableError } from '../fleet/store.js';
 import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import { ErrorCode } from '../jsonrpc/errors.js';
@@ -193,17 +193,11 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
         points: options.rateLimit.points,
         durationSec: options.rateLimit.durationSec,
       }) ??
-      new RateLimiterMemory({
-        points: options.rateLimit.points,
-        duration: options.rateLimit.durationSec,
-      }))
+      memoryLimiter(options.rateLimit.points, options.rateLimit.durationSec))
     : undefined;
   const failurePoints = authOptions?.failures?.points ?? 20;
   const failures = authenticate
-    ? new RateLimiterMemory({
-        points: failurePoints,
-        duration: authOptions?.failures?.durationSec ?? 60,
-      })
+    ? memoryLimiter(failurePoints, authOptions?.failures?.durationSec ?? 60)
     : undefined;
   const authError =
     authOptions?.error ??
@@ -388,7 +382,11 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
       }
       served?.catch((thrown: unknown) => fail(req, res, thrown));
     };
-    readBodyThen(req, maxBody, tracingActive() ? context.bind(context.active(), onBody) : onBody);
+    readBodyThen(
+      req,
+      maxBody,
+      tracingActive() ? otel().context.bind(otel().context.active(), onBody) : onBody,
+    );
     return undefined;
   }
 
@@ -500,7 +498,7 @@ export function createMcpHttpServer(mcp: McpServer, options: McpHttpOptions = {}
     let routed: Promise<void> | undefined;
     try {
       routed = tracingActive()
-        ? context.with(httpContext(req.headers), () => route(req, res))
+        ? otel().context.with(httpContext(req.headers), () => route(req, res))
         : route(req, res);
     } catch (err) {
       fail(req, res, err);
@@ -604,6 +602,11 @@ function batchSize(body: string): number {
   }
 }
 
+/** An in-process limiter (rate-limiter-flexible is loaded by the first: see deps.ts). */
+function memoryLimiter(points: number, duration: number): RateLimiterAbstract {
+  return new (rateLimiters().RateLimiterMemory)({ points, duration });
+}
+
 /**
  * Charge `points` to `key`; false (429 sent, and counted in `metrics`) when its budget is spent.
  * Refusals are counted where they are sent: a 'finish' listener on every response would charge
@@ -622,7 +625,7 @@ async function charge(
     await limiter.consume(key, points);
     return true;
   } catch (err) {
-    if (!(err instanceof RateLimiterRes)) {
+    if (!(err instanceof rateLimiters().RateLimiterRes)) {
       // A store-backed limiter whose store is away: nothing can be counted, so nothing is
       // served (failing open would lift the limit whenever Redis is down).
       logger?.warn({ err: (err as Error)?.message ?? err }, 'rate limiter unavailable');

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+import type { DestinationStream, Logger, LoggerOptions } from 'pino';
+import { pino } from '../deps.js';
 
 export type { Logger };
 
@@ -83,9 +84,11 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     redact: { paths: [...DEFAULT_REDACT, ...(options.redact ?? [])], censor: '[redacted]' },
   };
   if (options.name !== undefined) config.name = options.name;
+  // pino is loaded here, not with the package: a stdio server that never logs does not load it.
+  const { pino: create } = pino();
   const destination =
-    options.format === 'pretty' ? prettyDestination() : pino.destination({ dest: 2, sync: true });
-  return pino(config, destination);
+    options.format === 'pretty' ? prettyDestination() : create.destination({ dest: 2, sync: true });
+  return create(config, destination);
 }
 
 // In a module of its own (no pino): the stdio transports need it, and a process that only spawns

@@ -3,7 +3,8 @@
  * their durations, calls in flight, sessions, rate-limit and auth refusals. Served at `/metrics`
  * by `createMcpHttpServer({ metrics })`.
  */
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { Counter, Registry } from 'prom-client';
+import { promClient } from '../deps.js';
 import type { McpCall } from '../mcp/observe.js';
 import type { McpServer } from '../mcp/server.js';
 import {
@@ -104,6 +105,8 @@ export class McpMetrics {
   readonly #servers = new Set<McpServer>();
 
   constructor(options: McpMetricsOptions = {}) {
+    // prom-client is loaded here, not with the package: a server without metrics never loads it.
+    const { Counter, collectDefaultMetrics, Gauge, Registry } = promClient();
     this.registry = options.registry ?? new Registry();
     const registers = [this.registry];
     const buckets = [...(options.buckets ?? DEFAULT_BUCKETS)];

@@ -5,17 +5,8 @@
  * client → gateway → backend. Off unless the standard `OTEL_*` variables ask for it; then the
  * SDK is loaded and spans go to an OTLP/HTTP collector.
  */
-import {
-  type Context,
-  context,
-  propagation,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type TextMapGetter,
-  trace,
-} from '@opentelemetry/api';
+import type { Context, Span, TextMapGetter } from '@opentelemetry/api';
+import { otel } from '../deps.js';
 import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
 import type { McpCall, McpObserver } from '../mcp/observe.js';
@@ -24,7 +15,10 @@ import type { McpServer } from '../mcp/server.js';
 /** The `_meta` keys a trace context travels in (W3C Trace Context names, as MCP tools use them). */
 export const TRACE_META = { traceparent: 'traceparent', tracestate: 'tracestate' } as const;
 
-/** Set once tracing is started: until then the hot paths pay one boolean read. */
+/**
+ * Set once tracing is started: until then the hot paths pay one boolean read, and the
+ * OpenTelemetry API is not even loaded (see deps.ts).
+ */
 let active = false;
 
 /** Whether {@link startTracing} has started the SDK in this process. */
@@ -119,6 +113,7 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
       new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...batchOptions() }),
     ],
   });
+  const { context, propagation, trace } = otel();
   const manager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(manager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -210,6 +205,7 @@ const metaGetter: TextMapGetter<Record<string, unknown>> = {
  * active context (which the HTTP server set from the request's `traceparent` header).
  */
 export function requestContext(params: JsonRpcParams | undefined): Context {
+  const { context, propagation, ROOT_CONTEXT } = otel();
   const meta = (params as { _meta?: unknown } | undefined)?._meta;
   if (
     typeof meta === 'object' &&
@@ -223,6 +219,7 @@ export function requestContext(params: JsonRpcParams | undefined): Context {
 
 /** The context of an HTTP request's `traceparent`/`tracestate` headers (or none). */
 export function httpContext(headers: Record<string, string | string[] | undefined>): Context {
+  const { propagation, ROOT_CONTEXT } = otel();
   return propagation.extract(ROOT_CONTEXT, headers);
 }
 
@@ -233,6 +230,7 @@ export function httpContext(headers: Record<string, string | string[] | undefine
  */
 export function withTraceContext<P extends JsonRpcParams | undefined>(params: P): P {
   if (!active || Array.isArray(params)) return params;
+  const { context, propagation } = otel();
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   if (carrier.traceparent === undefined) return params;
@@ -250,6 +248,7 @@ export function withTraceContext<P extends JsonRpcParams | undefined>(params: P)
  * trace). Returns the function that stops.
  */
 export function traceServer(server: McpServer, tracerName = 'mcpkit'): () => void {
+  const { context, SpanKind, SpanStatusCode, trace } = otel();
   const tracer = trace.getTracer(tracerName);
   const observer: McpObserver = {
     begin: (call) => {
