@@ -114,7 +114,7 @@ describe('JsonRpcConnection whose transport closed while a call ran', () => {
         method('slow', () => new Promise<string>((resolve) => (release = resolve))),
       ),
       drainTimeoutMs: 1000,
-      logger: { debug: (_o, msg) => logged.push(msg), error: () => {}, warn: () => {} },
+      logger: { debug: (_o, msg) => logged.push(msg ?? ''), error: () => {}, warn: () => {} },
     }).start();
     const frames: string[] = [];
     client.start({ frame: (t) => frames.push(t), rejected: () => {}, end: () => {} });
