@@ -66,17 +66,19 @@ describe('StdioTransport with a connection', () => {
     const transport = new StdioTransport({ input: new PassThrough(), output });
     transport.start({ frame: () => {}, rejected: () => {}, end: () => {} });
     // As a gateway's handlers do: each call reaches the send after its own promise steps, and
-    // calls arrive on different sockets — separate callbacks of the same I/O phase.
+    // calls arrive on different sockets — separate callbacks of one phase of the loop. Three
+    // immediates run in one check phase whatever the machine's load (three 0 ms timers need not
+    // share a timers phase on a busy machine, and once in CI they did not).
     const forward = async (n: number) => {
       for (let i = 0; i < n; i++) await Promise.resolve();
       transport.send(`{"n":${n}}`);
     };
     await new Promise<void>((resolve) => {
-      setTimeout(() => void forward(1), 0);
-      setTimeout(() => void forward(3), 0);
-      setTimeout(() => {
+      setImmediate(() => void forward(1));
+      setImmediate(() => void forward(3));
+      setImmediate(() => {
         void forward(5).then(() => setImmediate(resolve));
-      }, 0);
+      });
     });
     await new Promise((r) => setImmediate(r));
     expect(writes.join('')).toBe('{"n":1}\n{"n":3}\n{"n":5}\n');
