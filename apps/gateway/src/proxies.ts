@@ -1,5 +1,6 @@
 import {
   ConnectionClosedError,
+  editResultText,
   type GetPromptResult,
   isReservedMetaKey,
   type McpContext,
@@ -33,6 +34,10 @@ export type RouteEntry = Route & { entry: Record<string, unknown> };
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The members of a modern result that are the connection's envelope, not the client's. */
+const ENVELOPE: ReadonlySet<string> = new Set(['resultType', 'ttlMs', 'cacheScope']);
+const ENVELOPE_AND_META: ReadonlySet<string> = new Set([...ENVELOPE, '_meta']);
+
 /**
  * A backend's result as the gateway's own. What a 2026-07-28 backend adds for its hop —
  * `resultType`, cache hints, reserved `_meta` keys such as its server info — is not the
@@ -53,11 +58,17 @@ export function ownResult<R>(result: R): R {
     cacheScope: _scope,
     ...rest
   }: Record<string, unknown> = result;
+  let kept: Record<string, unknown> | undefined;
   if (reserved) {
-    const kept = withoutReservedMeta(meta);
+    kept = withoutReservedMeta(meta);
     if (Object.keys(kept).length > 0) rest._meta = kept;
-    else delete rest._meta;
+    else {
+      delete rest._meta;
+      kept = undefined;
+    }
   }
+  // The rest goes out as the backend wrote it (see relayResults in backends/link.ts).
+  editResultText(result, rest, reserved ? ENVELOPE_AND_META : ENVELOPE, kept && { _meta: kept });
   return rest as R;
 }
 

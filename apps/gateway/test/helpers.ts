@@ -33,7 +33,8 @@ export type FixtureName =
   | 'noisy'
   | 'list-changed'
   | 'flaky'
-  | 'slow-start';
+  | 'slow-start'
+  | 'verbatim';
 
 /** The absolute path of a compiled fixture backend (dist/fixtures/<name>.js). */
 export function fixture(name: FixtureName): string {

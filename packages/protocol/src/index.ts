@@ -1,7 +1,11 @@
 // biome-ignore-all assist/source/organizeImports: grouped by layer, each under a heading
 
 // JSON-RPC engine: codec, dispatcher and methods, errors, client, two-way connection
-export { type CancelListener, CancellationRegistry } from './jsonrpc/cancellation.js';
+export {
+  type CancelListener,
+  type CancellationOptions,
+  CancellationRegistry,
+} from './jsonrpc/cancellation.js';
 export {
   type CancelSource,
   type ClientOptions,
@@ -20,6 +24,7 @@ export {
   type Incoming,
 } from './jsonrpc/codec.js';
 export { type ConnectionOptions, JsonRpcConnection } from './jsonrpc/connection.js';
+export { editResultText, resultText } from './jsonrpc/result-text.js';
 export {
   Dispatcher,
   type DispatcherOptions,

@@ -79,6 +79,9 @@ export function openLink(
       roots: () => [],
     },
     onInvalidFrame: (text) => events.noise(text),
+    // A backend's result goes to the client as the backend wrote it, not serialized again (the
+    // gateway never changes a result in place: ownResult copies when it must change one).
+    relayResults: true,
   });
   client.on('*', (method, params) => {
     if (FORWARDED.has(method)) events.notification(method, params);

@@ -138,6 +138,12 @@ export interface McpClientOptions {
    * debug and ignored — a client never answers noise with more noise.
    */
   onInvalidFrame?: (text: string, reason: 'invalid' | 'too_large' | 'not_utf8') => void;
+  /**
+   * Results are relayed, not read: each large result keeps the JSON text it came as, and a server
+   * that answers with the very object writes that text — the server's bytes, without serializing
+   * them again (a gateway). The results must then not be changed. Default false.
+   */
+  relayResults?: boolean;
 }
 
 /** The narrower of two cache hints (the shorter time, the more private scope); null when the page has none. */
@@ -321,6 +327,7 @@ export class McpClient {
       transport,
       dispatcher: this.#dispatcher(),
       requestTimeoutMs: clientOptions.timeoutMs ?? 60_000,
+      keepResultText: clientOptions.relayResults ?? false,
       ...(clientOptions.logger ? { logger: clientOptions.logger } : {}),
       onInvalidFrame:
         clientOptions.onInvalidFrame ??

@@ -1,4 +1,5 @@
 import { ErrorCode } from './errors.js';
+import { resultText } from './result-text.js';
 import type {
   JsonRpcErrorObject,
   JsonRpcFailure,
@@ -117,7 +118,8 @@ export function classify(value: unknown, rawId?: string): Incoming {
 const PARSE_ERROR = (detail: string): JsonRpcFailure =>
   errorResponse(null, { code: ErrorCode.ParseError, message: 'Parse error', data: { detail } });
 
-function isBlank(text: string): boolean {
+/** Whether `text` is only JSON whitespace (and byte-order marks). */
+export function isBlank(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     // JSON whitespace (RFC 8259 §2) plus a byte-order mark some writers emit.
@@ -251,7 +253,9 @@ export function encodeResponse(response: JsonRpcResponse): string {
     const id = encodeId(response.id);
     if ('error' in response)
       return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(response.error)}}`;
-    const result = JSON.stringify(response.result);
+    // A relayed result that still is the object decoded from a backend's reply is written as the
+    // backend wrote it (see result-text.ts).
+    const result = resultText(response.result) ?? JSON.stringify(response.result);
     // undefined (and functions/symbols) have no JSON form; `result` must still be present.
     return `{"jsonrpc":"2.0","id":${id},"result":${result === undefined ? 'null' : result}}`;
   } catch {

@@ -4,6 +4,7 @@ import { decodeFrame, encodeResponse, errorResponse } from './codec.js';
 import { Dispatcher, type DispatchOptions, type EngineLogger } from './dispatcher.js';
 import { ErrorCode } from './errors.js';
 import { isPromiseLike } from './method.js';
+import { keepResultText, RESULT_TEXT_MIN } from './result-text.js';
 import type { FrameSink, FrameTransport } from './transport.js';
 import type { JsonRpcId, JsonRpcParams } from './types.js';
 
@@ -39,6 +40,13 @@ export interface ConnectionOptions<E> {
   onEnd?: () => void;
   /** Told when an outgoing request is given up (timeout or abort). */
   onAbandon?: (id: number, method: string, reason: 'timeout' | 'abort') => void;
+  /**
+   * Keep the JSON text of each large result the peer answers with, so that a server relaying the
+   * result object unchanged writes the peer's own bytes instead of serializing it again (a
+   * gateway; see result-text.ts). Whoever sets this must not change such result objects.
+   * Default false.
+   */
+  keepResultText?: boolean;
 }
 
 /**
@@ -55,6 +63,7 @@ export class JsonRpcConnection<E = unknown> {
   readonly #cancellation: CancellationRegistry;
   readonly #onInvalidFrame: ConnectionOptions<E>['onInvalidFrame'];
   readonly #onEndHook: ConnectionOptions<E>['onEnd'];
+  readonly #keepResultText: boolean;
   #inflight = 0;
   #ended = false;
   #started = false;
@@ -75,6 +84,7 @@ export class JsonRpcConnection<E = unknown> {
     });
     this.#onInvalidFrame = options.onInvalidFrame;
     this.#onEndHook = options.onEnd;
+    this.#keepResultText = options.keepResultText ?? false;
     const cancellation = options.cancellation ?? new CancellationRegistry();
     this.#cancellation = cancellation;
     this.#dispatchOptions = {
@@ -168,6 +178,17 @@ export class JsonRpcConnection<E = unknown> {
       ) {
         this.#onInvalidFrame(text, 'invalid');
         return;
+      }
+      if (
+        this.#keepResultText &&
+        text.length >= RESULT_TEXT_MIN &&
+        frame.kind === 'single' &&
+        frame.message.kind === 'response'
+      ) {
+        const result = (frame.message.response as { result?: unknown }).result;
+        if (typeof result === 'object' && result !== null && !Array.isArray(result)) {
+          keepResultText(text, result);
+        }
       }
       reply = this.#dispatcher.handleDecoded(frame, this.#dispatchOptions);
     } catch (err) {

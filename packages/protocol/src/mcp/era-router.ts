@@ -4,10 +4,12 @@ import {
   errorResponse,
   type Frame,
   type Incoming,
+  isBlank,
 } from '../jsonrpc/codec.js';
 import type { Dispatcher, DispatchOptions } from '../jsonrpc/dispatcher.js';
 import { ErrorCode, type RpcError } from '../jsonrpc/errors.js';
 import { isPromiseLike, type MaybePromise } from '../jsonrpc/method.js';
+import { editResultText, resultText } from '../jsonrpc/result-text.js';
 import type { JsonRpcResponse } from '../jsonrpc/types.js';
 import type { McpCallExtra } from './context.js';
 import { modernClaim, parseEnvelope } from './era.js';
@@ -189,26 +191,37 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
         !Object.hasOwn(result, 'ttlMs') &&
         !Object.hasOwn(result, 'cacheScope')
       ) {
-        const json = safeStringify(result);
+        // A relayed result is the backend's own text (see result-text.ts), which may have
+        // whitespace around its members.
+        const json = resultText(result) ?? safeStringify(result);
         if (json !== undefined && json.charCodeAt(0) === 123 /* { */) {
           let suffix = this.#suffixes.get(method);
           if (suffix === undefined) {
             suffix = this.#suffix(method);
             this.#suffixes.set(method, suffix);
           }
-          const members = json.length === 2 ? suffix : `${json.slice(1, -1)},${suffix}`;
+          const inner = json.slice(1, -1);
+          const members = isBlank(inner) ? suffix : `${inner},${suffix}`;
           return encodeResultJson(response.id, `{${members}}`);
         }
       }
-      return encodeResponse({
-        jsonrpc: '2.0',
-        id: response.id,
-        result: this.#decorate(method, response.result as Record<string, unknown>),
-      });
+      const decorated = this.#decorate(method, result);
+      if (resultText(result) !== undefined && typeof decorated === 'object' && decorated !== null) {
+        // A relayed result with `_meta` of its own: its other members still go out as written.
+        const added: Record<string, unknown> = {};
+        for (const key of ENVELOPE_KEYS) {
+          if (key in decorated) added[key] = (decorated as Record<string, unknown>)[key];
+        }
+        editResultText(result, decorated, ENVELOPE_KEYS, added);
+      }
+      return encodeResponse({ jsonrpc: '2.0', id: response.id, result: decorated });
     }
     return encodeResponse(response);
   }
 }
+
+/** The members a modern result's envelope sets (see decorateModernResult). */
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['resultType', '_meta', 'ttlMs', 'cacheScope']);
 
 /** JSON text of a value, or undefined when it has none or cannot be serialized. */
 function safeStringify(value: unknown): string | undefined {
