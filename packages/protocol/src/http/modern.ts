@@ -43,9 +43,14 @@ function refuseModernBatch(res: ServerResponse): void {
 class RequestCalls extends CancellationRegistry {
   reached = false;
 
-  override settled(id: JsonRpcId | undefined): void {
+  constructor() {
+    // An MCP session's registry: a cancelled call gets no response (see McpSession).
+    super({ withholdReplies: true });
+  }
+
+  override settled(id: JsonRpcId | undefined): boolean {
     this.reached = true;
-    super.settled(id);
+    return super.settled(id);
   }
 }
 

@@ -91,6 +91,67 @@ describe('CancellationRegistry listeners', () => {
     expect(after).toHaveBeenCalledTimes(1);
   });
 
+  it('tells a late listener the reason the call was cancelled for, and one that throws is ignored', () => {
+    const registry = new CancellationRegistry();
+    const reason = new Error('user pressed stop');
+    registry.cancel(10, reason);
+    const late = vi.fn();
+    registry.onCancel(10, late);
+    expect(late).toHaveBeenCalledWith(reason);
+    expect(() =>
+      registry.onCancel(10, () => {
+        throw new Error('bad listener');
+      }),
+    ).not.toThrow();
+  });
+
+  it('gives a signal asked for after the cancellation already aborted, with the reason', () => {
+    const registry = new CancellationRegistry();
+    const reason = new Error('stop');
+    registry.onCancel(11, vi.fn()); // the handler listened first, then reads its signal
+    registry.cancel(11, reason);
+    const signal = registry.signalFor(11);
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBe(reason);
+    expect(registry.active).toBe(0);
+    registry.cancel(12); // nobody held anything: the AbortError of abort()
+    expect((registry.signalFor(12).reason as DOMException).name).toBe('AbortError');
+    registry.settled(11);
+    expect(registry.signalFor(11).aborted).toBe(false); // a new call reusing the id
+  });
+
+  it('remembers at most 1024 cancellations, forgetting the oldest first', () => {
+    const registry = new CancellationRegistry();
+    // Cancellations that crossed their call's response: nothing settles them any more.
+    for (let i = 0; i < 1024; i++) registry.cancel(`stale-${i}`);
+    expect(registry.cancelledWithoutSignal('stale-0')).toBe(true);
+    registry.cancel(1);
+    expect(registry.cancelledWithoutSignal(1)).toBe(true);
+    const late = vi.fn();
+    registry.onCancel(1, late);
+    expect(late).toHaveBeenCalledTimes(1);
+    expect(registry.cancelledWithoutSignal('stale-0')).toBe(false);
+    expect(registry.cancelledWithoutSignal('stale-1')).toBe(true);
+    expect(registry.cancelledWithoutSignal('stale-1023')).toBe(true);
+  });
+
+  it('says on settling that a cancelled call gets no reply, when it withholds replies (MCP)', () => {
+    const plain = new CancellationRegistry();
+    plain.cancel(1);
+    expect(plain.settled(1)).toBe(false);
+    const mcp = new CancellationRegistry({ withholdReplies: true });
+    mcp.cancel(1);
+    expect(mcp.settled(2)).toBe(false);
+    expect(mcp.settled(1)).toBe(true);
+    expect(mcp.settled(1)).toBe(false); // forgotten with the call
+    // abortAll cancels calls holding a signal as well as those listening.
+    mcp.signalFor(3);
+    mcp.onCancel(4, vi.fn());
+    mcp.abortAll(() => new Error('session closed'));
+    expect(mcp.settled(3)).toBe(true);
+    expect(mcp.settled(4)).toBe(true);
+  });
+
   it('ignores listeners of notifications (no id): they cannot be cancelled', () => {
     const registry = new CancellationRegistry();
     registry.onCancel(undefined, () => {

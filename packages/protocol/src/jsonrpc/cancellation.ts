@@ -10,6 +10,21 @@ export type CancelListener = (reason: unknown) => void;
 const abortReason = (reason: unknown): unknown =>
   reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
 
+/** How a {@link CancellationRegistry} treats the calls it cancels. */
+export interface CancellationOptions {
+  /**
+   * A call cancelled while in flight gets no response at all, whatever its handler ends with — a
+   * result or an error: `settled` tells the dispatcher so. MCP `basic/utilities/cancellation`:
+   * "Receivers of a cancellation notification SHOULD NOT send a response for the cancelled
+   * request" (an MCP session's registry withholds). Default false: a plain JSON-RPC peer still
+   * answers a cancelled call, as LSP's `$/cancelRequest` wants (an error, -32800).
+   */
+  withholdReplies?: boolean;
+}
+
+/** Cancellations a registry remembers at most (see `#cancelled`). */
+const MAX_CANCELLED = 1024;
+
 /**
  * Abort controllers of the calls in flight, by request id, so a peer can cancel one (MCP's
  * `notifications/cancelled`). A controller is made only when a handler asks for its signal; a
@@ -18,23 +33,40 @@ const abortReason = (reason: unknown): unknown =>
  * every call spent ~6 % of its time on them).
  */
 export class CancellationRegistry {
+  readonly #withhold: boolean;
   // All made on first use: a stateless HTTP request gets a registry of its own, and most never
   // hold a signal or hear a cancellation.
   #controllers: Map<string, AbortController> | undefined;
   #listeners: Map<string, CancelListener | CancelListener[]> | undefined;
   /**
-   * Calls cancelled while in flight: remembered so the call's result can be withheld and a
-   * listener registered late still hears of it. Bounded; an entry is dropped when a call with
-   * that id settles or starts again.
+   * Calls cancelled while in flight, with the reason given: remembered so the call's result can
+   * be withheld, and a signal or listener asked for late is told at once. An entry is dropped
+   * when a call with that id settles or starts again — but a cancellation that crossed its call's
+   * response (it arrived after the call settled) stays. Bounded, so such stale entries cannot
+   * crowd out new ones: when full, the oldest goes (a Map iterates in insertion order).
    */
-  #cancelled: Set<string> | undefined;
+  #cancelled: Map<string, unknown> | undefined;
 
-  /** The signal for a call; notifications get one too but cannot be cancelled by id. */
+  constructor(options: CancellationOptions = {}) {
+    this.#withhold = options.withholdReplies === true;
+  }
+
+  /**
+   * The signal for a call; notifications get one too but cannot be cancelled by id. A call
+   * cancelled before its handler asked (it listened with `onCancel`, or had not looked yet)
+   * gets a signal aborted already, with the cancellation's reason.
+   */
   signalFor(id: JsonRpcId | undefined): AbortSignal {
     const controller = new AbortController();
     if (id !== undefined) {
+      const k = key(id);
+      const cancelled = this.#cancelled;
+      if (cancelled !== undefined && cancelled.size > 0 && cancelled.has(k)) {
+        controller.abort(cancelled.get(k));
+        return controller.signal;
+      }
       this.#controllers ??= new Map();
-      this.#controllers.set(key(id), controller);
+      this.#controllers.set(k, controller);
     }
     return controller.signal;
   }
@@ -47,8 +79,10 @@ export class CancellationRegistry {
   onCancel(id: JsonRpcId | undefined, listener: CancelListener): void {
     if (id === undefined) return;
     const k = key(id);
-    if (this.#cancelled?.has(k)) {
-      listener(abortReason(undefined));
+    const cancelled = this.#cancelled;
+    if (cancelled?.has(k)) {
+      // With the reason the call was cancelled for, and as safely as `cancel` tells a listener.
+      tellOne(listener, abortReason(cancelled.get(k)));
       return;
     }
     this.#listeners ??= new Map();
@@ -58,12 +92,17 @@ export class CancellationRegistry {
     else present.push(listener);
   }
 
-  /** The call with this id has answered: forget its controller and listeners. */
-  settled(id: JsonRpcId | undefined): void {
+  /**
+   * The call with this id has ended: forget its controller, listeners and cancellation. Returns
+   * true when its response is to be withheld — it was cancelled while in flight and this
+   * registry withholds replies ({@link CancellationOptions.withholdReplies}).
+   */
+  settled(id: JsonRpcId | undefined): boolean {
     if (this.#controllers !== undefined && this.#controllers.size > 0)
       this.#controllers.delete(key(id));
     if (this.#listeners !== undefined && this.#listeners.size > 0) this.#listeners.delete(key(id));
-    if (this.#cancelled !== undefined && this.#cancelled.size > 0) this.#cancelled.delete(key(id));
+    if (this.#cancelled === undefined || this.#cancelled.size === 0) return false;
+    return this.#cancelled.delete(key(id)) && this.#withhold;
   }
 
   /** A call with this id starts: an old cancellation of the same id no longer applies. */
@@ -88,8 +127,7 @@ export class CancellationRegistry {
    */
   cancel(id: JsonRpcId, reason?: unknown): boolean {
     const k = key(id);
-    this.#cancelled ??= new Set();
-    if (this.#cancelled.size < 1024) this.#cancelled.add(k);
+    this.#remember(k, reason);
     const controller = this.#controllers?.get(k);
     const listeners = this.#listeners?.get(k);
     if (controller) {
@@ -108,25 +146,42 @@ export class CancellationRegistry {
     return (this.#controllers?.size ?? 0) + (this.#listeners?.size ?? 0);
   }
 
-  /** Abort every call; `reason` is only built when there is a call to abort. */
+  /**
+   * Abort every call; `reason` is only built when there is a call to abort. Each is remembered
+   * as cancelled, as `cancel` does: its result is withheld.
+   */
   abortAll(reason?: () => unknown): void {
     const controllers = this.#controllers;
     const listeners = this.#listeners;
     const any = (controllers?.size ?? 0) + (listeners?.size ?? 0) > 0;
     const why = any ? reason?.() : undefined;
-    if (controllers !== undefined && controllers.size > 0) {
-      for (const controller of controllers.values()) controller.abort(why);
-      controllers.clear();
-    }
+    // Cancellations of calls no longer running are of no use from here on.
     this.#cancelled?.clear();
+    if (controllers !== undefined && controllers.size > 0) {
+      const all = [...controllers];
+      controllers.clear();
+      for (const [k] of all) this.#remember(k, why);
+      for (const [, controller] of all) controller.abort(why);
+    }
     if (listeners !== undefined && listeners.size > 0) {
       const all = [...listeners];
       listeners.clear();
-      // As `aborted` does for a signal: the results of these calls are withheld.
-      this.#cancelled ??= new Set();
-      for (const [k] of all) if (this.#cancelled.size < 1024) this.#cancelled.add(k);
+      for (const [k] of all) this.#remember(k, why);
       for (const [, l] of all) tell(l, abortReason(why));
     }
+  }
+
+  /** Remember a cancellation; when MAX_CANCELLED are remembered, the oldest is forgotten. */
+  #remember(k: string, reason: unknown): void {
+    this.#cancelled ??= new Map();
+    const cancelled = this.#cancelled;
+    // Cancelled again: the first reason stays, the one its handler heard.
+    if (cancelled.has(k)) return;
+    if (cancelled.size >= MAX_CANCELLED) {
+      const oldest = cancelled.keys().next();
+      if (oldest.done !== true) cancelled.delete(oldest.value);
+    }
+    cancelled.set(k, reason);
   }
 }
 

@@ -911,6 +911,40 @@ describe('request context', () => {
     expect(settled).toHaveBeenCalledWith(1);
     expect(settled).toHaveBeenCalledWith(2);
   });
+
+  it('answers nothing — result or error — for a request settled says was cancelled (MCP)', async () => {
+    const logger = fakeLogger();
+    const server = createJsonRpcServerWith(
+      { logger },
+      method('ok', () => 'x'),
+      method('rpc', async () => {
+        throw new RpcError(-32000, 'the backend call was abandoned');
+      }),
+      method('crash', () => {
+        throw new DOMException('This operation was aborted', 'AbortError');
+      }),
+    );
+    const cancelled = new Set<JsonRpcId>([1, 2, 3]);
+    const options: DispatchOptions<unknown> = {
+      extra: undefined,
+      settled: (id) => id !== undefined && cancelled.has(id),
+    };
+    expect(await call(server, req(1, 'ok'), options)).toBeUndefined();
+    expect(await call(server, req(2, 'rpc'), options)).toBeUndefined();
+    expect(await call(server, req(3, 'crash'), options)).toBeUndefined();
+    // Failing once cancelled is what a handler is asked to do: not an error in the log.
+    expect(logger.error).not.toHaveBeenCalled();
+    expect(logger.debug).toHaveBeenCalledWith(
+      expect.objectContaining({ method: 'crash' }),
+      expect.any(String),
+    );
+    // The rest are answered, in a batch too.
+    expect(await callBatch(server, [req(1, 'ok'), req(4, 'ok'), req(2, 'rpc')], options)).toEqual([
+      { jsonrpc: '2.0', id: 4, result: 'x' },
+    ]);
+    expect(await call(server, req(5, 'crash'), options)).toMatchObject({ error: { code: -32603 } });
+    expect(logger.error).toHaveBeenCalledTimes(1);
+  });
 });
 
 describe('registry', () => {

@@ -58,8 +58,12 @@ export interface DispatchOptions<E> {
   extra: E;
   /** Abort signal for a request; connections that support cancellation pass their own. */
   signalFor?: (id: JsonRpcId | undefined, method: string) => AbortSignal;
-  /** Called when a request finishes, so a connection can drop its cancellation state. */
-  settled?: (id: JsonRpcId | undefined) => void;
+  /**
+   * Called when a request finishes, so a connection can drop its cancellation state. Returning
+   * true withholds the request's response, its handler's result or error alike: the peer
+   * cancelled it and must get none (MCP; see `CancellationRegistry.settled`).
+   */
+  settled?: (id: JsonRpcId | undefined) => unknown;
   /** Responses to requests this side sent (two-way connections). Dropped when absent. */
   onResponse?: (response: JsonRpcResponse) => void;
 }
@@ -273,13 +277,20 @@ export class Dispatcher<E = unknown> {
     err: unknown,
     failed: boolean,
   ): JsonRpcResponse | undefined {
-    if (options.settled) options.settled(id);
+    // MCP `basic/utilities/cancellation`: "Receivers of a cancellation notification SHOULD NOT
+    // send a response for the cancelled request" — nor an error, which is what most handlers
+    // end with once cancelled (a gateway's backend call is abandoned under it).
+    const withheld = options.settled !== undefined && options.settled(id) === true;
     if (failed) {
-      if (!RpcError.is(err)) this.#logger?.error({ err, method: methodName }, 'handler failed');
+      if (!RpcError.is(err)) {
+        // A handler that fails once its call was cancelled is doing what it was asked to.
+        if (withheld) this.#logger?.debug({ err, method: methodName }, 'cancelled handler failed');
+        else this.#logger?.error({ err, method: methodName }, 'handler failed');
+      }
       // Notifications never get a reply, not even an error (JSON-RPC 2.0 §4.1).
-      return id === undefined ? undefined : errorResponse(id, toErrorObject(err));
+      return id === undefined || withheld ? undefined : errorResponse(id, toErrorObject(err));
     }
-    if (id === undefined || result === NO_REPLY) return undefined;
+    if (id === undefined || withheld || result === NO_REPLY) return undefined;
     // A handler that returns nothing still answers: `result` is required, and undefined would
     // vanish from the JSON.
     return { jsonrpc: '2.0', id, result: result === undefined ? null : result };

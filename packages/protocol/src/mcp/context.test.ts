@@ -1,12 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { RequestOptions } from '../jsonrpc/client.js';
+import type { EngineLogger } from '../jsonrpc/dispatcher.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
 import { connectRaw } from '../testing/raw.js';
+import { waitFor } from '../testing/wait.js';
 import { type McpCallExtra, McpContext } from './context.js';
 import { META } from './era.js';
+import { definePrompt } from './prompt.js';
+import { defineResource } from './resource.js';
 import { McpServer } from './server.js';
 import { McpSession, type OutboundChannel } from './session.js';
 import { defineTool } from './tool.js';
@@ -511,6 +515,56 @@ describe('cancellation', () => {
     // Cancelling after it settled is a no-op: nothing more is sent.
     await peer.notify('notifications/cancelled', { requestId: reply.id });
     expect(peer.received).toHaveLength(1);
+  });
+});
+
+describe('a handler that fails once its call is cancelled', () => {
+  it('is not answered either, with the error or with a result (prompts, resources, tools)', async () => {
+    const logger: EngineLogger = { error: vi.fn(), warn: vi.fn(), debug: vi.fn() };
+    const running: string[] = [];
+    /** Rejects with `error` (the reason when absent) once the call is cancelled. */
+    const untilCancelled = (name: string, ctx: McpContext, error?: unknown) =>
+      new Promise<never>((_resolve, reject) => {
+        running.push(name);
+        ctx.onCancel((reason) => reject(error ?? reason));
+      });
+    const abandoned = () => new RpcError(-32000, 'the backend call was abandoned');
+    const server = new McpServer({ name: 's', version: '1', logger })
+      .addPrompt(
+        definePrompt({ name: 'p', get: (_args, ctx) => untilCancelled('p', ctx, abandoned()) }),
+      )
+      .addResource(
+        defineResource({
+          uri: 'mem://r',
+          name: 'r',
+          read: (ctx) => untilCancelled('r', ctx, abandoned()),
+        }),
+      )
+      // A plain Error (the cancellation's reason): a tool result, which is withheld as well.
+      .addTool(
+        defineTool({
+          name: 't',
+          description: 'Throws',
+          handler: (_a, ctx) => untilCancelled('t', ctx),
+        }),
+      );
+    const peer = connectRaw(server, { drainTimeoutMs: 0 });
+    await peer.initialize();
+    const calls: [number, string, Record<string, unknown>][] = [
+      [11, 'prompts/get', { name: 'p' }],
+      [12, 'resources/read', { uri: 'mem://r' }],
+      [13, 'tools/call', { name: 't' }],
+    ];
+    for (const [id, method, params] of calls)
+      void peer.send({ jsonrpc: '2.0', id, method, params });
+    await waitFor('the three calls running', () => running.length === 3 || undefined);
+    for (const [id] of calls) await peer.notify('notifications/cancelled', { requestId: id });
+    // Anything sent for them would be in before the ping's answer.
+    await peer.result('ping');
+    const ids = peer.received.map((text) => (JSON.parse(text) as { id?: unknown }).id);
+    expect(ids.filter((id) => calls.some(([cancelled]) => cancelled === id))).toEqual([]);
+    expect(logger.error).not.toHaveBeenCalled();
+    await peer.close();
   });
 });
 

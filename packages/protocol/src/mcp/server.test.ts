@@ -737,6 +737,50 @@ describe('registry changes', () => {
     });
   });
 
+  it('neither runs nor answers a call cancelled while the server held it (holdLists)', async () => {
+    const ran: string[] = [];
+    const server = new McpServer(base).addTool(
+      defineTool({
+        name: 'note',
+        description: 'Notes that it ran',
+        handler: (args) => {
+          ran.push(String(args.tag));
+          return 'ran';
+        },
+      }),
+    );
+    let release!: () => void;
+    server.holdLists(
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    );
+    const client = connectRaw(server);
+    await client.initialize();
+    const call = { jsonrpc: '2.0', method: 'tools/call' };
+    const cancelledCall = client.send({
+      ...call,
+      id: 7,
+      params: { name: 'note', arguments: { tag: 'cancelled' } },
+    });
+    const kept = client.send({
+      ...call,
+      id: 8,
+      params: { name: 'note', arguments: { tag: 'kept' } },
+    });
+    await client.settle();
+    await client.notify('notifications/cancelled', { requestId: 7 });
+    release();
+    expect(JSON.parse((await kept) as string)).toMatchObject({ id: 8, result: {} });
+    await client.settle();
+    expect(ran).toEqual(['kept']);
+    expect(client.received.map((text) => (JSON.parse(text) as { id?: unknown }).id)).not.toContain(
+      7,
+    );
+    await client.close();
+    await expect(cancelledCall).resolves.toBeUndefined();
+  });
+
   it('declares resources, prompts and completions before any is registered when asked to', () => {
     expect(new McpServer(base).capabilities()).toEqual({
       logging: {},

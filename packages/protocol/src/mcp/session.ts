@@ -93,9 +93,14 @@ export class McpSession {
    * A session reaching its client through `channel`, if it has one yet. A modern request's scope
    * shares the cancellation registry of the connection it arrived on, so the connection's
    * `notifications/cancelled` reaches it. `id`: a session opened elsewhere (another instance of
-   * a fleet) keeps its id.
+   * a fleet) keeps its id. A registry of its own withholds the response of a cancelled call
+   * (MCP `basic/utilities/cancellation`: "SHOULD NOT send a response for the cancelled request").
    */
-  constructor(channel?: OutboundChannel, cancellation = new CancellationRegistry(), id?: string) {
+  constructor(
+    channel?: OutboundChannel,
+    cancellation = new CancellationRegistry({ withholdReplies: true }),
+    id?: string,
+  ) {
     this.channel = channel;
     this[CANCELLATION] = cancellation;
     this.#id = id;

@@ -60,12 +60,18 @@ export function toolMethods(server: ServerInternals) {
     // Answered synchronously when the server holds nothing and the tool's schema and handler
     // are synchronous: a cheap call then costs no promise (the HTTP and stdio hot paths).
     method('tools/call', CallToolParams, (params, ctx: RequestContext<McpCallExtra>) => {
+      // A call with this id starts: an old cancellation of the id no longer applies. Marked
+      // before any wait, so that a cancellation arriving while the call waits still counts.
+      const cancellation = ctx.extra.session[CANCELLATION];
+      cancellation.started(ctx.id);
       // While the server holds its lists (a gateway's backends starting), calls wait too: the
       // tool may still arrive, and a client's pipelined list and calls stay in order.
       const held = server.held();
-      return held
-        ? held.then(() => startCall(server, params, ctx))
-        : startCall(server, params, ctx);
+      if (!held) return startCall(server, params, ctx);
+      // Cancelled while it waited: not run at all, and not answered (MCP cancellation).
+      return held.then(() =>
+        cancellation.cancelledWithoutSignal(ctx.id) ? NO_REPLY : startCall(server, params, ctx),
+      );
     }),
   ];
 }
@@ -83,7 +89,6 @@ function startCall(
   if (missing) throw server.scopeError(tool.name, missing.scope, missing.deniedBy);
   const refused = ctx.extra.checkToolCall?.(tool, params.arguments ?? {});
   if (refused) throw refused;
-  ctx.extra.session[CANCELLATION].started(ctx.id);
   const mcp = new McpContext(ctx, params._meta);
   const result = callTool(server, tool, params.arguments ?? {}, mcp);
   return isPromiseLike(result)
@@ -167,23 +172,34 @@ function runTool(
   try {
     value = tool.handler(args, ctx);
   } catch (err) {
-    return toolFailure(server, tool, err);
+    return toolFailure(server, tool, err, ctx);
   }
   return isPromiseLike(value)
     ? Promise.resolve(value).then(
         (v) => toolOutput(server, tool, v),
-        (err: unknown) => toolFailure(server, tool, err),
+        (err: unknown) => toolFailure(server, tool, err, ctx),
       )
     : toolOutput(server, tool, value);
 }
 
 /** A handler's exception: an RpcError is the call's error, anything else a tool result. */
-function toolFailure(server: ServerInternals, tool: Tool, err: unknown): CallToolResult {
+function toolFailure(
+  server: ServerInternals,
+  tool: Tool,
+  err: unknown,
+  ctx: McpContext,
+): CallToolResult {
   if (RpcError.is(err)) throw err;
   if (ToolError.is(err)) {
     return toolErrorResult(err.message, tool.outputSchema ? undefined : err.structuredContent);
   }
-  server.logger?.error({ err, tool: tool.name }, 'tool failed');
+  // A tool that throws once its call was cancelled (the reason, an AbortError) did as asked: no
+  // error in the log for each cancel of a client. Its result is withheld (see replyOf).
+  if (ctx.session[CANCELLATION].cancelledWithoutSignal(ctx.requestId)) {
+    server.logger?.debug({ err, tool: tool.name }, 'cancelled tool failed');
+  } else {
+    server.logger?.error({ err, tool: tool.name }, 'tool failed');
+  }
   return toolErrorResult(`Tool ${tool.name} failed with an internal error`);
 }
 
