@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMON_OPTIONS } from '@mcpkit/protocol';
+import { waitFor } from '@mcpkit/protocol/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stdioSpec } from './backends/spawn.js';
 import { parseConfig } from './config.js';
@@ -112,22 +113,34 @@ describe('prestartBackends and takePrestarted', () => {
     dirs.push(dir);
     const file = join(dir, 'gateway.json');
     const idle = ['-e', 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0))'];
+    const pidFile = join(dir, 'changed.pid');
+    // Tells its pid, then waits for the end of stdin like the other.
+    const telling = [
+      '-e',
+      `require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.stdin.resume(); process.stdin.on("end", () => process.exit(0))`,
+    ];
     writeFileSync(
       file,
       JSON.stringify({
         mcpServers: {
           same: { command: process.execPath, args: idle },
-          changed: { command: process.execPath, args: idle },
+          changed: { command: process.execPath, args: telling },
         },
       }),
     );
     expect(prestartBackends(['--config', file], process.env)).toBe(2);
-    const taken = takePrestarted('same', spec(idle));
+    const taken = await takePrestarted('same', spec(idle));
     expect(taken?.process.pid).toBeGreaterThan(0);
-    // Asked for another launch: not handed out, and stopped.
-    expect(takePrestarted('changed', spec([...idle, '--other']))).toBeUndefined();
+    const changedPid = Number(
+      await waitFor('the pid file', () =>
+        existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : undefined,
+      ),
+    );
+    // Asked for another launch: not handed out, and gone before its replacement may start.
+    expect(await takePrestarted('changed', spec([...telling, '--other']))).toBeUndefined();
+    expect(() => process.kill(changedPid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
     // Each is handed out once.
-    expect(takePrestarted('same', spec(idle))).toBeUndefined();
+    expect(await takePrestarted('same', spec(idle))).toBeUndefined();
     await taken?.process.close();
     expect(await taken?.process.exited).toStrictEqual({ code: 0, signal: null });
   });

@@ -202,14 +202,19 @@ function spawnEarly(spec: StdioSpec): Prestarted {
 
 /**
  * The early child spawned for backend `name`, if it is the very process `spec` describes (then it
- * is the caller's); one that is not is stopped. Undefined when there is none.
+ * is the caller's). One that is not is stopped, and resolves undefined only once it is gone: its
+ * replacement must not overlap it (a backend holding a lock file or a port would fail to start).
+ * Undefined when there is none.
  */
-export function takePrestarted(name: string, spec: StdioSpec): Prestarted | undefined {
+export async function takePrestarted(
+  name: string,
+  spec: StdioSpec,
+): Promise<Prestarted | undefined> {
   const found = early.get(name);
   if (!found) return undefined;
   early.delete(name);
   if (sameSpec(found.spec, spec)) return found;
-  void found.process.close();
+  await found.process.close();
   return undefined;
 }
 

@@ -165,8 +165,13 @@ export class Backend {
       // The child the CLI spawned for this backend before the gateway loaded, if it is the one
       // this config asks for (first start only: takePrestarted hands each out once).
       const early = isStdio(this.config)
-        ? takePrestarted(this.name, stdioSpec(this.config))
+        ? await takePrestarted(this.name, stdioSpec(this.config))
         : undefined;
+      if (generation !== this.#generation || this.#stopping) {
+        // Stopped or started again while another early child was being stopped.
+        void early?.process.close();
+        return;
+      }
       opened = openLink(this.config, events, early);
     } catch (err) {
       this.#failed(generation, `could not start: ${(err as Error).message}`);
