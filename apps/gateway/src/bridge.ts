@@ -113,6 +113,8 @@ export class Park implements InputSink, CancelSource {
   }
 
   ask(method: string, params: Record<string, unknown>): Promise<unknown> {
+    // Given up already: `fail` has run, and nothing would ever answer this ask.
+    if (this.#cancelled) return Promise.reject(this.#cancelled.reason);
     if (method === 'roots/list') return Promise.resolve(NO_ROOTS);
     const key = `gateway.input.${this.id}.${++this.#seq}`;
     return new Promise((resolve, reject) => {
@@ -180,6 +182,11 @@ export class Park implements InputSink, CancelSource {
 
   get outcome() {
     return this.#outcome;
+  }
+
+  /** Why the call was given up, once it was (see `cancel`). */
+  get cancelled(): { reason: unknown } | undefined {
+    return this.#cancelled;
   }
 }
 
@@ -269,6 +276,10 @@ export class InputBridge {
           continue;
         }
         if (await this.#ask(park, ctx)) {
+          // The client's request was cancelled while its asks were put: there is no retry to
+          // wait for, and a parked call would only hold its slot until the TTL.
+          const given = park.cancelled;
+          if (given) throw given.reason;
           this.#park(park);
           // Any error will do: the open asks make this round's answer `input_required`.
           throw new RpcError(McpErrorCode.ServerError, 'input required');

@@ -1,6 +1,7 @@
 /**
  * A client's cancellation crosses the gateway into the backend call, for clients of both eras
- * and backend links of both eras: the backend's handler sees its signal abort.
+ * and backend links of both eras: the backend's handler sees its signal abort, and the client
+ * gets no response for the cancelled call.
  */
 import { defineTool, McpServer, META } from '@mcpkit/protocol';
 import { connectRaw, serveHttp, waitFor } from '@mcpkit/protocol/testing';
@@ -11,6 +12,8 @@ import { Gateway } from '../src/gateway.js';
 
 const started: string[] = [];
 const cancelled: string[] = [];
+/** What the gateway logged at error: a client's cancel is routine, never one. */
+const errors: unknown[] = [];
 let gateway: Gateway;
 const closers: (() => Promise<void>)[] = [];
 
@@ -41,7 +44,10 @@ beforeAll(async () => {
         new: { url: http.mcpUrl, protocol: '2026-07-28' },
       },
     }),
-    { events: EventLog.open(':memory:') },
+    {
+      events: EventLog.open(':memory:'),
+      logger: { error: (obj, msg) => errors.push([msg, obj]), warn() {}, debug() {} },
+    },
   );
   await gateway.start();
 });
@@ -74,6 +80,12 @@ describe.each(['legacy', 'modern'] as const)('a %s client cancels a call', (era)
     await peer.notify('notifications/cancelled', { requestId: id, ...meta });
     await waitFor('the backend call cancelled', () => cancelled.includes(tag) || undefined);
     expect(cancelled.filter((t) => t === tag)).toHaveLength(1);
+    // MCP cancellation: "SHOULD NOT send a response for the cancelled request" — nor the error
+    // the abandoned backend call ends the gateway's handler with.
+    await peer.settle();
+    const ids = peer.received.map((text) => (JSON.parse(text) as { id?: unknown }).id);
+    expect(ids).not.toContain(id);
+    expect(errors).toEqual([]);
     await peer.close();
   });
 });
