@@ -7,6 +7,7 @@ import { JsonRpcConnection } from './connection.js';
 import { RpcError } from './errors.js';
 import { method } from './method.js';
 import { createJsonRpcServer } from './server.js';
+import type { FrameSink } from './transport.js';
 
 /** Two connections joined back to back, as a parent and a child process would be. */
 function pair(options: { requestTimeoutMs?: number } = {}) {
@@ -124,7 +125,30 @@ describe('JsonRpcConnection whose transport closed while a call ran', () => {
     release('late');
     await conn.closed;
     expect(frames).toEqual([]);
-    expect(logged).toContain('answer dropped: the transport is closed');
+    expect(logged).toContain('answer dropped: the connection has ended');
+  });
+
+  it('does not throw into the reader when the transport refuses a synchronous answer', () => {
+    let sink: FrameSink | undefined;
+    const warned: string[] = [];
+    new JsonRpcConnection({
+      transport: {
+        start: (to) => {
+          sink = to;
+        },
+        send: () => {
+          throw new Error('refused');
+        },
+        close: async () => {},
+      },
+      dispatcher: createJsonRpcServer(method('now', () => 'at once')),
+      logger: { debug: () => {}, error: () => {}, warn: (_o, msg) => warned.push(msg ?? '') },
+    }).start();
+    // An answered request, a parse error and an oversized frame: each answer is refused.
+    expect(() => sink?.frame('{"jsonrpc":"2.0","id":1,"method":"now"}')).not.toThrow();
+    expect(() => sink?.frame('{')).not.toThrow();
+    expect(() => sink?.rejected('too_large', 1 << 30)).not.toThrow();
+    expect(warned.filter((m) => m === 'answer dropped: the transport refused it')).toHaveLength(3);
   });
 });
 

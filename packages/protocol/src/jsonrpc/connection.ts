@@ -194,7 +194,7 @@ export class JsonRpcConnection<E = unknown> {
     } catch (err) {
       // The dispatcher catches handler errors itself; reaching here is a bug, not a reason to die.
       this.#logger?.error({ err }, 'dispatch failed');
-      this.#transport.send(
+      this.#answer(
         encodeResponse(
           errorResponse(null, { code: ErrorCode.InternalError, message: 'Internal error' }),
         ),
@@ -203,19 +203,13 @@ export class JsonRpcConnection<E = unknown> {
     }
     if (reply === undefined) return;
     if (!isPromiseLike(reply)) {
-      this.#transport.send(reply);
+      this.#answer(reply);
       return;
     }
     this.#inflight++;
     reply.then(
       (text) => {
-        try {
-          if (text !== undefined) this.#transport.send(text);
-        } catch (err) {
-          // The transport closed while the call ran (the peer went away): nobody is left to
-          // read the answer, and a throw here would be an unhandled rejection.
-          this.#logger?.debug({ err }, 'answer dropped: the transport is closed');
-        }
+        if (text !== undefined) this.#answer(text);
         this.#done();
       },
       (err: unknown) => {
@@ -223,6 +217,20 @@ export class JsonRpcConnection<E = unknown> {
         this.#done();
       },
     );
+  }
+
+  /**
+   * Send an answer to the peer. A transport that refuses it is not a reason to throw: from a
+   * reader's callback that would be an uncaught exception, from a call that settled late an
+   * unhandled rejection — and nobody is left to read the answer of a peer that went away.
+   */
+  #answer(text: string): void {
+    try {
+      this.#transport.send(text);
+    } catch (err) {
+      if (this.#ended) this.#logger?.debug({ err }, 'answer dropped: the connection has ended');
+      else this.#logger?.warn({ err }, 'answer dropped: the transport refused it');
+    }
   }
 
   #done(): void {
@@ -254,7 +262,7 @@ export class JsonRpcConnection<E = unknown> {
             message: 'Parse error',
             data: { detail: 'frame is not valid UTF-8' },
           };
-    this.#transport.send(encodeResponse(errorResponse(null, error)));
+    this.#answer(encodeResponse(errorResponse(null, error)));
   }
 
   async #onEnd(error?: Error): Promise<void> {
