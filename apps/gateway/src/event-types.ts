@@ -54,7 +54,8 @@ export interface EventLogOptions {
   /** how long recorded events may wait in memory before they are written; default 100 */
   flushIntervalMs?: number;
   /**
-   * successful tool calls recorded one by one per second; the rest of that second's successes
+   * successful tool calls (`gateway.tool_call` events) recorded one by one per second of the
+   * log's clock (`now`, whatever `timestamp` an event gives); the rest of that second's successes
    * are aggregated per (backend, tool) into one event per flush, as under overload (failures
    * are always kept one by one). Default 1 000; `Infinity` keeps every call.
    */

@@ -808,6 +808,30 @@ describe('detailPerSecond: a busy gateway: successful calls beyond the rate are 
     expect(await log.query({ event_type: 'backend.started' })).toHaveLength(1);
   });
 
+  it('counts gateway.tool_call events only, in seconds of its own clock whatever their timestamp', async () => {
+    const log = EventLog.open(':memory:', { now: () => T0, detailPerSecond: 2 });
+    logs.push(log);
+    // Back-dated (replayed) calls, each in another second by its own timestamp: all recorded in
+    // this one second of the log's.
+    for (let i = 1; i <= 5; i++) {
+      log.record({
+        event_type: 'gateway.tool_call',
+        status: 'success',
+        source: 'gw',
+        backend: 'fs',
+        tool: 'fs__read',
+        timestamp: new Date(T0 - i * 1000).toISOString(),
+      });
+    }
+    // An event of another type that names a tool is not a call the rate limits.
+    for (let i = 0; i < 5; i++) {
+      log.record({ event_type: 'tool.audit', status: 'success', source: 'gw', tool: 'fs__read' });
+    }
+    await log.flush();
+    expect(log.stats()).toMatchObject({ recorded: 10, aggregated: 3 });
+    expect(await log.query({ event_type: 'tool.audit', limit: 100 })).toHaveLength(5);
+  });
+
   it('0 folds every successful call; the option is checked', () => {
     const log = EventLog.open(':memory:', { detailPerSecond: 0 });
     logs.push(log);

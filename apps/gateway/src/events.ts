@@ -14,11 +14,12 @@
  * duration), failures and lifecycle events are still kept one by one, and what cannot be kept is
  * dropped oldest first. Both are counted in `stats()` (shown by `gateway_status`).
  *
- * The same aggregation bounds the write rate: beyond `detailPerSecond` successful tool calls in
- * one second (1 000 by default), that second's further successes are aggregated. Every stored
- * row costs the writer thread ~8 µs of CPU (the row and six indexes): at 17 000 calls/s that was
- * a quarter of the gateway's CPU, taken from the calls on a small machine. Failures, and every
- * call below the rate, stay one event each.
+ * The same aggregation bounds the write rate: beyond `detailPerSecond` successful tool calls
+ * (`gateway.tool_call` events) in one second of the log's clock (1 000 by default), that
+ * second's further successes are aggregated — and counted in `stats().aggregated` too. Every
+ * stored row costs the writer thread ~8 µs of CPU (the row and six indexes): at 17 000 calls/s
+ * that was a quarter of the gateway's CPU, taken from the calls on a small machine. Failures,
+ * and every call below the rate, stay one event each.
  *
  * Durability is that of telemetry, deliberately: a crash of the process (or SIGKILL) loses the
  * events still queued — those of the last ≤ `flushIntervalMs`; a normal `process.exit()` writes
@@ -55,6 +56,8 @@ export type { EventFilter, EventRow, EventSink } from './events/sink.js';
 const FLUSH_AT_QUEUED = 2_000;
 /** Successful tool calls a second recorded one by one before the rest are aggregated. */
 const DEFAULT_DETAIL_PER_SECOND = 1_000;
+/** The event of a forwarded tool call (gateway.ts): the only one `detailPerSecond` limits. */
+const TOOL_CALL = 'gateway.tool_call';
 /** Rows handed to the sink and not yet stored beyond which the log aggregates (see header). */
 const OVERLOAD_ROWS = 20_000;
 /** While the sink keeps failing or lags, keep at most this many events, newest. */
@@ -169,7 +172,10 @@ export interface EventLogStats {
   pending: number;
   /** ms since the oldest of those was recorded; 0 when none */
   lag_ms: number;
-  /** successful calls folded into aggregate events while the sink lagged */
+  /**
+   * successful calls folded into aggregate events: tool calls beyond `detailPerSecond` in their
+   * second, and any success while the sink lagged
+   */
   aggregated: number;
   /** events dropped, oldest first, while the sink failed or lagged */
   dropped: number;
@@ -206,7 +212,7 @@ export class EventLog {
   readonly #now: () => number;
   readonly #flushIntervalMs: number;
   readonly #detailPerSecond: number;
-  /** The second (epoch ms / 1000) whose tool calls `#detailed` counts. */
+  /** The second (epoch ms / 1000, by this log's clock) whose tool calls `#detailed` counts. */
   #second = Number.NaN;
   /** Successful tool calls of `#second` recorded one by one. */
   #detailed = 0;
@@ -385,7 +391,11 @@ export class EventLog {
     if (
       status === 'success' &&
       data === null &&
-      (this.#inflightRows >= OVERLOAD_ROWS || (tool !== null && this.#beyondDetail(ts)))
+      (this.#inflightRows >= OVERLOAD_ROWS ||
+        // The rate is the log's, in its own seconds: a caller's `timestamp` (a replayed or
+        // back-dated event) neither starts a new second nor counts in another.
+        (event_type === TOOL_CALL &&
+          this.#beyondDetail(event.timestamp === undefined ? ts : this.#now())))
     ) {
       this.#aggregate(row);
     } else {
@@ -570,10 +580,9 @@ export class EventLog {
     this.#ship().catch(() => {});
   }
 
-  /** A successful call while the sink lags: one more in its (type, source, backend, tool) bucket. */
-  /** Whether a successful tool call at `ts` is beyond this second's `detailPerSecond`. */
-  #beyondDetail(ts: number): boolean {
-    const second = Math.floor(ts / 1000);
+  /** Whether a successful tool call recorded at `now` is beyond its second's `detailPerSecond`. */
+  #beyondDetail(now: number): boolean {
+    const second = Math.floor(now / 1000);
     if (second !== this.#second) {
       this.#second = second;
       this.#detailed = 0;
@@ -583,6 +592,10 @@ export class EventLog {
     return false;
   }
 
+  /**
+   * A successful call folded rather than stored (the sink lags, or its second is beyond
+   * `detailPerSecond`): one more in its (type, source, backend, tool) bucket.
+   */
   #aggregate(row: EventRow): void {
     const key = `${row[2]}\u0000${row[4]}\u0000${row[5] ?? ''}\u0000${row[6] ?? ''}`;
     const ms = row[7] ?? 0;

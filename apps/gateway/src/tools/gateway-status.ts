@@ -62,8 +62,9 @@ export const gatewayStatus = (gateway: Gateway) =>
           collisions: gateway.collisions,
           // This process's id on the events it records (get_events filters by it).
           instance: gateway.events.instance,
-          // The event log keeping up: pending rows and their lag, calls aggregated or events
-          // dropped while its store lagged or failed (see events.ts).
+          // The event log keeping up: pending rows and their lag, successful calls aggregated
+          // (beyond the detail rate, or while its store lagged) and events dropped while its
+          // store lagged or failed (see events.ts).
           events: { path: gateway.events.path, ...gateway.events.stats() },
         },
         backends,
