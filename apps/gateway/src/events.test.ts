@@ -252,7 +252,7 @@ describe('flush batching', () => {
     // A real process: it records and then has nothing left to do (exit by the end of the event
     // loop), or calls process.exit() — either way the queued events are on disk afterwards.
     const path = join(dir, 'exit.db');
-    const events = new URL('./events.js', import.meta.url).href.replace('/src/', '/dist/');
+    const events = new URL('../dist/events.js', import.meta.url).href;
     for (const ending of ['', 'process.exit(0);']) {
       const script = `import { EventLog } from ${JSON.stringify(events)};
         const log = EventLog.open(${JSON.stringify(path)}, { flushIntervalMs: 60000 });

@@ -6,7 +6,7 @@ const LAZY = /node_modules\/(pino|prom-client|@opentelemetry\/api|rate-limiter-f
 
 /** The lazy packages a fresh process has loaded after running `script` (ESM) on the built package. */
 function loadedAfter(script: string): string[] {
-  const index = new URL('./index.js', import.meta.url).href.replace('/src/', '/dist/');
+  const index = new URL('../dist/index.js', import.meta.url).href;
   const probe = `
     import { createRequire } from 'node:module';
     const mcp = await import(${JSON.stringify(index)});

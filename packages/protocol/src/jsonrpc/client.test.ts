@@ -248,7 +248,7 @@ describe('timeouts', () => {
   });
 
   it('lets the process exit once every request is answered, whatever the deadline', () => {
-    const client = new URL('./client.js', import.meta.url).href.replace('/src/', '/dist/');
+    const client = new URL('../../dist/jsonrpc/client.js', import.meta.url).href;
     const script = `import { JsonRpcClient } from ${JSON.stringify(client)};
       const c = new JsonRpcClient({ send() {}, timeoutMs: 60000 });
       const p = c.request('a');
