@@ -1,3 +1,4 @@
+import { CancellationRegistry } from '../jsonrpc/cancellation.js';
 import {
   ConnectionClosedError,
   type RequestOptions,
@@ -326,6 +327,9 @@ export class McpClient {
     const connection = new JsonRpcConnection({
       transport,
       dispatcher: this.#dispatcher(),
+      // A request the server cancels (sampling, elicitation) gets no answer: MCP cancellation,
+      // "the receiver SHOULD NOT send a response for the cancelled request".
+      cancellation: new CancellationRegistry({ withholdReplies: true }),
       requestTimeoutMs: clientOptions.timeoutMs ?? 60_000,
       keepResultText: clientOptions.relayResults ?? false,
       ...(clientOptions.logger ? { logger: clientOptions.logger } : {}),
