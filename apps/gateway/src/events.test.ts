@@ -212,6 +212,33 @@ describe('EventLog.record', () => {
     for (const event of await log.query({})) expect(event.data).toHaveProperty('unserializable');
   });
 
+  it('note() stores the same event, and hands it to watchers, without returning it', async () => {
+    const { log } = open();
+    const watched: GatewayEvent[] = [];
+    const event = {
+      event_type: 'gateway.tool_call',
+      status: 'failure' as EventStatus,
+      source: 'gw',
+      trace_id: 'trace-2',
+      backend: 'fs',
+      tool: 'fs__read',
+      duration_ms: 3.5,
+      data: { error: 'ENOENT' },
+    };
+    expect(log.note(event)).toBeUndefined();
+    const unsubscribe = log.subscribe((e) => watched.push(e));
+    log.note({ ...event, trace_id: 'trace-3' });
+    unsubscribe();
+    const stored = await log.query({});
+    expect(stored).toHaveLength(2);
+    expect(stored.find((e) => e.trace_id === 'trace-2')).toEqual({
+      ...event,
+      timestamp: '2026-11-22T06:00:00.000Z',
+      instance: log.instance,
+    });
+    expect(watched).toEqual([stored.find((e) => e.trace_id === 'trace-3')]);
+  });
+
   it('stores a non-finite duration as null', async () => {
     const { log } = open();
     log.record({ event_type: 'e', status: 'success', source: 'gw', duration_ms: Number.NaN });

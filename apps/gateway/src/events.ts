@@ -198,6 +198,22 @@ interface Aggregate {
   firstTs: number;
 }
 
+/** The event a row stores, as record() returns it (`data` as given, not serialized). */
+function recordedEvent(row: EventRow, data: GatewayEvent['data']): GatewayEvent {
+  return {
+    timestamp: new Date(row[0]).toISOString(),
+    trace_id: row[1],
+    event_type: row[2],
+    status: row[3],
+    source: row[4],
+    backend: row[5],
+    tool: row[6],
+    duration_ms: row[7],
+    data,
+    instance: row[9],
+  };
+}
+
 /**
  * The gateway's telemetry: events recorded on the hot path into a queue and stored in batches by
  * a sink (SQLite in a worker thread by default), pruned by age and count, queried by `get_events`.
@@ -334,6 +350,18 @@ export class EventLog {
    * events are dropped.
    */
   record(event: RecordedEvent): GatewayEvent {
+    return this.#record(event, true) as GatewayEvent;
+  }
+
+  /**
+   * record() for a caller that does not need the event back (the gateway's per-call record):
+   * the event object and its ISO timestamp are made only when a watcher wants them.
+   */
+  note(event: RecordedEvent): void {
+    this.#record(event, false);
+  }
+
+  #record(event: RecordedEvent, wanted: boolean): GatewayEvent | undefined {
     const status = event.status;
     if (status !== 'success' && status !== 'failure' && status !== 'pending') {
       throw new TypeError(
@@ -362,19 +390,14 @@ export class EventLog {
     const d = event.duration_ms;
     const duration_ms = typeof d === 'number' && Number.isFinite(d) ? d : null;
     const data = event.data ?? null;
-    const recorded: GatewayEvent = {
-      timestamp: new Date(ts).toISOString(),
-      trace_id,
-      event_type,
-      status,
-      source,
-      backend,
-      tool,
-      duration_ms,
-      data,
-      instance,
-    };
-    if (this.#closed) return recorded;
+    if (this.#closed) {
+      return wanted
+        ? recordedEvent(
+            [ts, trace_id, event_type, status, source, backend, tool, duration_ms, null, instance],
+            data,
+          )
+        : undefined;
+    }
     this.#recorded++;
     const row: EventRow = [
       ts,
@@ -404,7 +427,8 @@ export class EventLog {
       if (this.#queue.length >= FLUSH_AT_QUEUED && !this.#failing) this.#shipQuietly();
       else this.#schedule(this.#flushIntervalMs);
     }
-    if (this.#listeners.size > 0) {
+    const recorded = wanted || this.#listeners.size > 0 ? recordedEvent(row, data) : undefined;
+    if (recorded && this.#listeners.size > 0) {
       for (const listener of this.#listeners) {
         try {
           listener(recorded);

@@ -529,7 +529,7 @@ export class Gateway {
   ) {
     const duration = Math.round((performance.now() - started) * 100) / 100;
     const error = err === undefined ? undefined : err instanceof Error ? err.message : String(err);
-    this.events.record({
+    this.events.note({
       trace_id: trace,
       event_type: 'gateway.tool_call',
       status,
