@@ -1,6 +1,7 @@
-import type { McpContext } from '@mcpkit/protocol';
-import { describe, expect, it } from 'vitest';
-import { InputBridge } from './bridge.js';
+import { InputRequiredError, type McpContext } from '@mcpkit/protocol';
+import { describe, expect, it, vi } from 'vitest';
+import type { Backend } from './backends/backend.js';
+import { callThrough, InputBridge, type InputSink } from './bridge.js';
 
 /** Whether `promise` is still pending after a few ms (an ask that nothing will ever answer). */
 const pendingAfter = (promise: Promise<unknown>, ms = 20): Promise<unknown> =>
@@ -63,5 +64,70 @@ describe('a parked call of a modern client', () => {
     await expect(round).rejects.toBe(reason);
     await expect(backendAsk).rejects.toBe(reason);
     expect(bridge.parked).toBe(0);
+  });
+});
+
+describe('callThrough: a backend call through input rounds', () => {
+  /** A modern backend that asks once (`input_required`), then answers the retry. */
+  function askingBackend() {
+    const retry = vi.fn(async (_responses: Record<string, unknown>) => ({ content: [] }));
+    const result = {
+      resultType: 'input_required',
+      inputRequests: { who: { method: 'elicitation/create', params: { message: 'Who?' } } },
+    };
+    const backend = {
+      call: vi.fn(async () => {
+        throw new InputRequiredError('tools/call', result, undefined, retry);
+      }),
+    } as unknown as Backend;
+    return { backend, retry };
+  }
+
+  it('sends no retry when its cancelledBy source is cancelled while the client is asked', async () => {
+    const { backend, retry } = askingBackend();
+    const park = new InputBridge({ ttlMs: 60_000, maxParked: 10 }).open();
+    const reason = new Error('cancelled by the client');
+    // The client answers, but only after the call was given up meanwhile.
+    const sink: InputSink = {
+      ask: async () => {
+        park.cancel(reason);
+        return { action: 'accept', content: { name: 'Ada' } };
+      },
+    };
+    await expect(callThrough(backend, 'tools/call', {}, sink, { cancelledBy: park })).rejects.toBe(
+      reason,
+    );
+    expect(retry).not.toHaveBeenCalled();
+  });
+
+  it('retries with the answers when nothing cancelled it, and leaves no listener behind', async () => {
+    const { backend, retry } = askingBackend();
+    const park = new InputBridge({ ttlMs: 60_000, maxParked: 10 }).open();
+    const sink: InputSink = { ask: async () => ({ action: 'accept' }) };
+    await expect(
+      callThrough(backend, 'tools/call', {}, sink, { cancelledBy: park }),
+    ).resolves.toEqual({ content: [] });
+    expect(retry).toHaveBeenCalledWith({ who: { action: 'accept' } });
+    expect(park.listening).toBe(0);
+  });
+});
+
+describe('Park as a cancel source', () => {
+  it("forgets a listener through onCancel's disposer; a given-up park tells at once", () => {
+    const park = new InputBridge({ ttlMs: 60_000, maxParked: 10 }).open();
+    const forgotten = vi.fn();
+    const kept = vi.fn();
+    const off = park.onCancel(forgotten);
+    park.onCancel(kept);
+    expect(park.listening).toBe(2);
+    off?.();
+    off?.();
+    expect(park.listening).toBe(1);
+    park.cancel('gone');
+    expect(forgotten).not.toHaveBeenCalled();
+    expect(kept).toHaveBeenCalledWith('gone');
+    const late = vi.fn();
+    expect(park.onCancel(late)).toBeUndefined();
+    expect(late).toHaveBeenCalledWith('gone');
   });
 });

@@ -61,23 +61,42 @@ export async function callThrough<R>(
 ): Promise<R> {
   const signal = cancel.signal;
   let attempt: Promise<R> = backend.call<R>(method, params, cancel);
-  for (let round = 0; ; round++) {
-    try {
-      return ownResult(await attempt);
-    } catch (err) {
-      if (!InputRequiredError.is(err) || round >= MAX_ROUNDS) throw err;
-      const requests = isObject(err.result.inputRequests) ? err.result.inputRequests : {};
-      const answers = await Promise.all(
-        Object.entries(requests).map(async ([key, request]) => {
-          const ask = isObject(request) ? request : {};
-          const params = isObject(ask.params) ? ask.params : {};
-          return [key, await sink.ask(String(ask.method), params)] as const;
-        }),
-      );
-      // A `cancelledBy` source cancelled meanwhile abandons the retry as soon as it is sent.
-      signal?.throwIfAborted();
-      attempt = err.retry<R>(Object.fromEntries(answers));
+  // Heard from `cancelledBy` once an input round begins — not before: most calls have none, and
+  // a listener per forwarded call is what `cancelledBy` spares the hot path.
+  let cancelled: { reason: unknown } | undefined;
+  let forget: (() => void) | undefined;
+  try {
+    for (let round = 0; ; round++) {
+      try {
+        return ownResult(await attempt);
+      } catch (err) {
+        if (!InputRequiredError.is(err) || round >= MAX_ROUNDS) throw err;
+        if (round === 0 && cancel.cancelledBy) {
+          const off = cancel.cancelledBy.onCancel((reason) => {
+            cancelled ??= { reason };
+          });
+          if (typeof off === 'function') forget = off;
+        }
+        // Given up before this round: the client is not asked for a call nobody waits on.
+        signal?.throwIfAborted();
+        if (cancelled) throw cancelled.reason;
+        const requests = isObject(err.result.inputRequests) ? err.result.inputRequests : {};
+        const answers = await Promise.all(
+          Object.entries(requests).map(async ([key, request]) => {
+            const ask = isObject(request) ? request : {};
+            const params = isObject(ask.params) ? ask.params : {};
+            return [key, await sink.ask(String(ask.method), params)] as const;
+          }),
+        );
+        // Cancelled while the client was asked: no retry goes to the backend, which would be sent
+        // it only to be told at once (through the same source) to drop it.
+        signal?.throwIfAborted();
+        if (cancelled) throw cancelled.reason;
+        attempt = err.retry<R>(Object.fromEntries(answers));
+      }
     }
+  } finally {
+    forget?.();
   }
 }
 
@@ -166,10 +185,25 @@ export class Park implements InputSink, CancelSource {
     this.#wake?.();
   }
 
-  /** Tell `listener` when the call is given up (the backend call's `cancelledBy`). */
-  onCancel(listener: (reason: unknown) => void): void {
-    if (this.#cancelled) listener(this.#cancelled.reason);
-    else this.#onCancel.push(listener);
+  /**
+   * Tell `listener` when the call is given up (the backend call's `cancelledBy`); the returned
+   * disposer forgets it (each backend request of the call's rounds listens, and ends first).
+   */
+  onCancel(listener: (reason: unknown) => void): (() => void) | undefined {
+    if (this.#cancelled) {
+      listener(this.#cancelled.reason);
+      return undefined;
+    }
+    this.#onCancel.push(listener);
+    return () => {
+      const at = this.#onCancel.indexOf(listener);
+      if (at >= 0) this.#onCancel.splice(at, 1);
+    };
+  }
+
+  /** Listeners waiting to hear that the call is given up (see `onCancel`). */
+  get listening(): number {
+    return this.#onCancel.length;
   }
 
   /** Give the call up: its open asks fail and the backend call is cancelled. */
@@ -251,7 +285,7 @@ export class InputBridge {
     // through a listener, which the request's end forgets (no AbortController per call).
     let live = true;
     let cancelled: { reason: unknown } | undefined;
-    ctx.onCancel((reason) => {
+    const forget = ctx.onCancel((reason) => {
       if (!live) return;
       cancelled = { reason };
       park.cancel(reason);
@@ -287,6 +321,8 @@ export class InputBridge {
       }
     } finally {
       live = false;
+      // This round's request may outlive the round (its answer is still being written).
+      if (typeof forget === 'function') forget();
     }
   }
 

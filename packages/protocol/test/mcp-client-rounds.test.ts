@@ -199,6 +199,37 @@ describe('multi round-trip input: limits, manual mode, missing handlers', () => 
     expect(wire.filter((m) => m.method === 'tools/call')).toHaveLength(1);
   });
 
+  it("cancelledBy applies across rounds: the handler's signal aborts, no retry is sent, no listener stays", async () => {
+    const listeners = new Set<(reason: unknown) => void>();
+    // A long-lived source (an app's shutdown token): what the call leaves in it shows.
+    const shutdown = {
+      onCancel(listener: (reason: unknown) => void) {
+        listeners.add(listener);
+        return () => {
+          listeners.delete(listener);
+        };
+      },
+    };
+    let handlerSignal: AbortSignal | undefined;
+    const { transport, wire } = recording(inMemory());
+    const client = await open(transport, {
+      protocol: '2026-07-28',
+      handlers: {
+        elicitation: async (_params, ctx) => {
+          handlerSignal = ctx.signal;
+          for (const l of [...listeners]) l(new Error('shutting down'));
+          return { action: 'cancel' };
+        },
+      },
+    });
+    await expect(
+      client.callTool('test_input_required_result_elicitation', {}, { cancelledBy: shutdown }),
+    ).rejects.toThrow('shutting down');
+    expect(handlerSignal?.aborted).toBe(true);
+    expect(wire.filter((m) => m.method === 'tools/call')).toHaveLength(1);
+    expect(listeners.size).toBe(0);
+  });
+
   it('progress callbacks stay attached across rounds (one token for every round)', async () => {
     const server = createEverythingServer().addTool(
       defineTool({

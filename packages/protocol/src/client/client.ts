@@ -1,5 +1,6 @@
 import { CancellationRegistry } from '../jsonrpc/cancellation.js';
 import {
+  type CancelSource,
   ConnectionClosedError,
   type RequestOptions,
   RequestTimeoutError,
@@ -170,6 +171,11 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Abort the call: the server is told with `notifications/cancelled`. */
   signal?: AbortSignal;
+  /**
+   * Abort the call as `signal` does when this source says so (`RequestOptions.cancelledBy`):
+   * e.g. the `McpContext` of the call a handler serves, cheaper than its signal.
+   */
+  cancelledBy?: CancelSource;
   /** Receive `notifications/progress` for this call (a progress token is attached for you). */
   onProgress?: (progress: Progress) => void;
   /** Extra `_meta` for the request (e.g. `traceparent`). */
@@ -233,6 +239,32 @@ function completed<R>(name: string, result: R): R {
 const DEFAULT_MAX_INPUT_ROUNDS = 10;
 /** The signal of an input handler whose request has none. */
 const NEVER = new AbortController().signal;
+
+/**
+ * One signal for a request's `signal` and `cancelledBy` together, for the input handlers of an
+ * `input_required` round (they take a signal). Made only there: a request's wire path listens
+ * to its source without any AbortController. `release` forgets the listeners it added.
+ */
+function abortSignalOf(options: RequestOptions): {
+  signal: AbortSignal | undefined;
+  release: () => void;
+} {
+  const source = options.cancelledBy;
+  const signal = options.signal;
+  if (source === undefined) return { signal, release: () => {} };
+  const controller = new AbortController();
+  const abort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) controller.abort(signal.reason);
+  else signal?.addEventListener('abort', abort, { once: true });
+  const dispose = source.onCancel((reason) => controller.abort(reason));
+  return {
+    signal: controller.signal,
+    release: () => {
+      signal?.removeEventListener('abort', abort);
+      if (typeof dispose === 'function') dispose();
+    },
+  };
+}
 
 /** An open listen, by its request id: what its notifications go to. */
 interface ListenEntry {
@@ -629,7 +661,7 @@ export class McpClient {
         `still asking after ${max} rounds (maxInputRounds)`,
       );
     }
-    const responses = await this.#fulfil(name, result, options.signal);
+    const responses = await this.#fulfil(name, result, options);
     return retry(responses);
   }
 
@@ -672,6 +704,7 @@ export class McpClient {
       const listOptions: CallOptions = {};
       if (options.timeoutMs !== undefined) listOptions.timeoutMs = options.timeoutMs;
       if (options.signal) listOptions.signal = options.signal;
+      if (options.cancelledBy) listOptions.cancelledBy = options.cancelledBy;
       this.#relisting = this.listTools(listOptions).finally(() => {
         this.#relisting = undefined;
       });
@@ -681,6 +714,19 @@ export class McpClient {
 
   /** The answers to an `input_required` result's `inputRequests`, by key, from the handlers. */
   async #fulfil(
+    name: string,
+    result: Record<string, unknown>,
+    options: RequestOptions,
+  ): Promise<Record<string, unknown>> {
+    const cancel = abortSignalOf(options);
+    try {
+      return await this.#answer(name, result, cancel.signal);
+    } finally {
+      cancel.release();
+    }
+  }
+
+  async #answer(
     name: string,
     result: Record<string, unknown>,
     signal: AbortSignal | undefined,
@@ -1085,6 +1131,7 @@ export class McpClient {
     const requestOptions: RequestOptions = {};
     if (options.timeoutMs !== undefined) requestOptions.timeoutMs = options.timeoutMs;
     if (options.signal) requestOptions.signal = options.signal;
+    if (options.cancelledBy) requestOptions.cancelledBy = options.cancelledBy;
     const reply = this.request<R>(name, sent, requestOptions);
     if (token === undefined) return reply;
     const done = token;

@@ -2,6 +2,56 @@ import { describe, expect, it, vi } from 'vitest';
 import { CancellationRegistry } from './cancellation.js';
 
 describe('CancellationRegistry listeners', () => {
+  it("onCancel's disposer forgets that listener only, and a late one spares the id's next call", () => {
+    const registry = new CancellationRegistry();
+    const first = vi.fn();
+    const second = vi.fn();
+    const third = vi.fn();
+    const offFirst = registry.onCancel(1, first);
+    const offSecond = registry.onCancel(1, second);
+    registry.onCancel(1, third);
+    offFirst?.();
+    offSecond?.();
+    offSecond?.(); // twice: nothing more goes
+    expect(registry.active).toBe(1);
+    registry.cancel(1, 'stop');
+    expect(first).not.toHaveBeenCalled();
+    expect(second).not.toHaveBeenCalled();
+    expect(third).toHaveBeenCalledWith('stop');
+    registry.settled(1);
+    const only = vi.fn();
+    const offOnly = registry.onCancel(2, only);
+    offOnly?.();
+    expect(registry.active).toBe(0); // the last listener gone: the call holds nothing
+    // A disposer called after its call settled and the id came back: the new listener stays.
+    const stale = registry.onCancel(3, vi.fn());
+    registry.settled(3);
+    const next = vi.fn();
+    registry.onCancel(3, next);
+    stale?.();
+    registry.cancel(3, 'again');
+    expect(next).toHaveBeenCalledWith('again');
+    // Told at once (cancelled already), or a notification: nothing to dispose of.
+    expect(registry.onCancel(3, vi.fn())).toBeUndefined();
+    expect(registry.onCancel(undefined, vi.fn())).toBeUndefined();
+  });
+
+  it('active counts calls: one holding a signal and a listener counts once', () => {
+    const registry = new CancellationRegistry();
+    registry.signalFor(1);
+    registry.onCancel(1, vi.fn());
+    expect(registry.active).toBe(1);
+    registry.onCancel(2, vi.fn());
+    registry.signalFor(3);
+    registry.signalFor(4);
+    registry.onCancel(4, vi.fn());
+    expect(registry.active).toBe(4);
+    registry.settled(1);
+    expect(registry.active).toBe(3);
+    registry.cancel(4);
+    expect(registry.active).toBe(2);
+  });
+
   it('tells every listener of a call once, with the reason; other calls hear nothing', () => {
     const registry = new CancellationRegistry();
     const first = vi.fn();

@@ -73,23 +73,46 @@ export class CancellationRegistry {
 
   /**
    * Call `listener` once if the call with this id is cancelled while in flight — at once when it
-   * already was. Forgotten when the call settles. Notifications (no id) cannot be cancelled. The
-   * listener must not throw (one that does is ignored).
+   * already was. Forgotten when the call settles, or earlier by calling the returned disposer
+   * (a request forwarded under this call that ends first: the call may outlive many of them).
+   * Returns nothing when there is nothing to forget (told at once, or a notification: no id, it
+   * cannot be cancelled). The listener must not throw (one that does is ignored).
    */
-  onCancel(id: JsonRpcId | undefined, listener: CancelListener): void {
-    if (id === undefined) return;
+  onCancel(id: JsonRpcId | undefined, listener: CancelListener): (() => void) | undefined {
+    if (id === undefined) return undefined;
     const k = key(id);
     const cancelled = this.#cancelled;
     if (cancelled?.has(k)) {
       // With the reason the call was cancelled for, and as safely as `cancel` tells a listener.
       tellOne(listener, abortReason(cancelled.get(k)));
-      return;
+      return undefined;
     }
     this.#listeners ??= new Map();
     const present = this.#listeners.get(k);
     if (present === undefined) this.#listeners.set(k, listener);
     else if (typeof present === 'function') this.#listeners.set(k, [present, listener]);
     else present.push(listener);
+    return () => this.#forget(k, listener);
+  }
+
+  /**
+   * Drop one listener of a call. Found by identity, so a disposer called late — the call settled,
+   * and a new call took the id — cannot take the new call's listener (unless given the very same
+   * function, which then is told once anyway).
+   */
+  #forget(k: string, listener: CancelListener): void {
+    const listeners = this.#listeners;
+    const present = listeners?.get(k);
+    if (present === undefined) return;
+    if (present === listener) {
+      listeners?.delete(k);
+      return;
+    }
+    if (typeof present === 'function') return;
+    const at = present.indexOf(listener);
+    if (at < 0) return;
+    present.splice(at, 1);
+    if (present.length === 0) listeners?.delete(k);
   }
 
   /**
@@ -141,9 +164,23 @@ export class CancellationRegistry {
     return controller !== undefined || listeners !== undefined;
   }
 
-  /** Calls whose handler holds a signal or a listener that can still be told. */
+  /**
+   * Calls whose handler holds a signal or a listener that can still be told; a call holding both
+   * counts once. Not on any hot path (a gauge, tests): it walks the smaller of the two maps.
+   */
   get active(): number {
-    return (this.#controllers?.size ?? 0) + (this.#listeners?.size ?? 0);
+    const controllers = this.#controllers;
+    const listeners = this.#listeners;
+    if (controllers === undefined || listeners === undefined) {
+      return (controllers?.size ?? 0) + (listeners?.size ?? 0);
+    }
+    let both = 0;
+    if (controllers.size <= listeners.size) {
+      for (const k of controllers.keys()) if (listeners.has(k)) both++;
+    } else {
+      for (const k of listeners.keys()) if (controllers.has(k)) both++;
+    }
+    return controllers.size + listeners.size - both;
   }
 
   /**

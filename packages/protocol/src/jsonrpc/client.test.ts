@@ -415,6 +415,108 @@ describe('cancelledBy: a cancel source instead of a signal', () => {
   });
 });
 
+/** A source that outlives its requests (an app-wide shutdown token): listeners it holds, by count. */
+function longLivedSource() {
+  const listeners = new Set<CancelListener>();
+  return {
+    listeners,
+    onCancel(listener: CancelListener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    cancel(reason: unknown) {
+      for (const l of [...listeners]) l(reason);
+    },
+  };
+}
+
+describe('cancelledBy: the source forgets a request that ended', () => {
+  it('a long-lived source holds no listener once its requests settled, however they ended', async () => {
+    vi.useFakeTimers();
+    const { client, onAbandon } = makeClient();
+    const source = longLivedSource();
+    const settled: Promise<unknown>[] = [];
+    for (let i = 0; i < 100; i++) {
+      settled.push(client.request('answered', [i], { cancelledBy: source }));
+    }
+    expect(source.listeners.size).toBe(100);
+    for (let id = 1; id <= 100; id++) client.handleResponse({ jsonrpc: '2.0', id, result: id });
+    expect(source.listeners.size).toBe(0);
+    const failed = client.request('failed', undefined, { cancelledBy: source });
+    client.handleResponse({ jsonrpc: '2.0', id: 101, error: { code: -32000, message: 'no' } });
+    const lost = client.request('lost', undefined, { cancelledBy: source });
+    client.fail(102, new Error('transport lost it'));
+    const late = client.request('late', undefined, { cancelledBy: source, timeoutMs: 10 });
+    const controller = new AbortController();
+    const aborted = client.request('aborted', undefined, {
+      cancelledBy: source,
+      signal: controller.signal,
+    });
+    const closed = client.request('closed', undefined, { cancelledBy: source });
+    for (const p of [failed, lost, late, aborted, closed]) ignore(p);
+    expect(source.listeners.size).toBe(3);
+    controller.abort(new Error('user left'));
+    await vi.advanceTimersByTimeAsync(20);
+    client.close();
+    await Promise.all(settled);
+    await expect(failed).rejects.toThrow('no');
+    await expect(lost).rejects.toThrow('transport lost it');
+    await expect(late).rejects.toBeInstanceOf(RequestTimeoutError);
+    await expect(aborted).rejects.toThrow('user left');
+    await expect(closed).rejects.toBeInstanceOf(ConnectionClosedError);
+    expect(source.listeners.size).toBe(0);
+    onAbandon.mockClear();
+    // Cancelled after all of them settled: nothing is abandoned, nothing is told.
+    source.cancel(new Error('shutdown'));
+    expect(onAbandon).not.toHaveBeenCalled();
+  });
+
+  it("a registry's listener for a call that outlives its forwarded requests is forgotten with each", async () => {
+    const { client, onAbandon } = makeClient();
+    const registry = new CancellationRegistry();
+    const source = { onCancel: (l: CancelListener) => registry.onCancel('in-9', l) };
+    for (let id = 1; id <= 50; id++) {
+      const p = client.request('forwarded', [id], { cancelledBy: source });
+      client.handleResponse({ jsonrpc: '2.0', id, result: id });
+      await expect(p).resolves.toBe(id);
+    }
+    // The incoming call 'in-9' has not settled, yet holds no listener of a finished request.
+    expect(registry.active).toBe(0);
+    expect(registry.cancel('in-9')).toBe(false);
+    expect(onAbandon).not.toHaveBeenCalled();
+  });
+
+  it('a source that tells at once and still returns a disposer is released at once', async () => {
+    const { client } = makeClient();
+    const source = longLivedSource();
+    const reason = new Error('shut down already');
+    const cancelled = {
+      onCancel(listener: CancelListener) {
+        const dispose = source.onCancel(listener);
+        listener(reason);
+        return dispose;
+      },
+    };
+    await expect(client.request('a', undefined, { cancelledBy: cancelled })).rejects.toBe(reason);
+    expect(source.listeners.size).toBe(0);
+  });
+
+  it('a disposer that throws does not keep the request from settling', async () => {
+    const { client } = makeClient();
+    const source = {
+      onCancel: () => () => {
+        throw new Error('bad disposer');
+      },
+    };
+    const p = client.request('a', undefined, { cancelledBy: source });
+    expect(client.handleResponse({ jsonrpc: '2.0', id: 1, result: 'ok' })).toBe(true);
+    await expect(p).resolves.toBe('ok');
+    expect(client.pendingCount).toBe(0);
+  });
+});
+
 describe('send failures and serialization', () => {
   it('rejects the request when send throws, leaving nothing pending', async () => {
     const boom = new Error('transport closed');

@@ -61,8 +61,14 @@ export interface RequestOptions {
 
 /** Something that tells its listeners once when it is cancelled (see `RequestOptions.cancelledBy`). */
 export interface CancelSource {
-  /** Call `listener` once with the reason on cancellation; at once if already cancelled. */
-  onCancel(listener: (reason: unknown) => void): void;
+  /**
+   * Call `listener` once with the reason on cancellation; at once if already cancelled. May
+   * return a disposer that forgets the listener: a request calls it when it ends, so a source
+   * that outlives many requests (an app-wide shutdown token) does not keep a listener for each.
+   * The disposer must not throw, and is called at most once.
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: `void`, not `undefined`: a source written before disposers (`onCancel(l): void`) still type-checks
+  onCancel(listener: (reason: unknown) => void): (() => void) | void;
 }
 
 /** How a {@link JsonRpcClient} sends, and when it gives up. */
@@ -87,6 +93,8 @@ interface Pending {
   timeoutMs: number;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+  /** Forgets this request's listener at its `cancelledBy` source (see CancelSource.onCancel). */
+  dispose: (() => void) | undefined;
 }
 
 /**
@@ -154,6 +162,7 @@ export class JsonRpcClient {
         timeoutMs: options.timeoutMs ?? this.#timeoutMs,
         signal,
         onAbort: undefined,
+        dispose: undefined,
       };
       const timeoutMs = pending.timeoutMs;
       // Node turns delays above 2^31-1 ms into 1 ms; longer (or infinite) deadlines mean none.
@@ -173,7 +182,13 @@ export class JsonRpcClient {
       }
       // After the send: a source cancelled already tells at once, and the peer is then told the
       // request it just got is abandoned. A late call (the request settled) finds nothing pending.
-      options.cancelledBy?.onCancel((reason) => this.#abandon(id, 'abort', reason));
+      const source = options.cancelledBy;
+      if (source === undefined) return;
+      const dispose = source.onCancel((reason) => this.#abandon(id, 'abort', reason));
+      if (typeof dispose !== 'function') return;
+      // Ended already (told at once, or answered while the frame was sent): nothing will call it.
+      if (this.#pending.get(id) === pending) pending.dispose = dispose;
+      else release(dispose);
     });
   }
 
@@ -230,6 +245,16 @@ export class JsonRpcClient {
     // Nothing left to wait for: no timer may keep the process alive on our account.
     if (this.#pending.size === 0) this.#deadlines.idle();
     if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
+    if (pending.dispose !== undefined) release(pending.dispose);
     return pending;
+  }
+}
+
+/** Call a cancel source's disposer; one that throws may not keep a request from settling. */
+function release(dispose: () => void): void {
+  try {
+    dispose();
+  } catch {
+    // The source broke its contract (see CancelSource.onCancel); the request settles regardless.
   }
 }

@@ -613,6 +613,33 @@ describe('ctx.onCancel: hearing of a cancellation without a signal', () => {
     await expect(pending).resolves.toBeUndefined();
   });
 
+  it('returns a disposer: a listener forgotten before the cancellation is not told', async () => {
+    const forgotten = vi.fn();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const server = new McpServer({ name: 's', version: '1' }).addTool(
+      defineTool({
+        name: 'wait',
+        description: 'Forgets one listener (a forwarded request that ended), keeps another',
+        handler: (_args, ctx) =>
+          new Promise<string>((resolve) => {
+            ctx.onCancel(forgotten)?.();
+            ctx.onCancel(() => resolve('stopped'));
+            started();
+          }),
+      }),
+    );
+    const peer = connectRaw(server, { drainTimeoutMs: 0 });
+    void peer.send({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'wait' } });
+    await running;
+    await peer.notify('notifications/cancelled', { requestId: 10, reason: 'stop' });
+    await peer.settle();
+    expect(forgotten).not.toHaveBeenCalled();
+    await peer.close();
+  });
+
   it('is told when the client goes away', async () => {
     const { peer, running, heard } = setup();
     void peer.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'wait' } });

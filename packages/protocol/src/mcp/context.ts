@@ -122,10 +122,12 @@ export class McpContext {
    * Call `listener` once, with the reason, when this call is cancelled (as `signal` aborts) — at
    * once if it already was. For a handler that only passes the cancellation on, e.g. as
    * `{ cancelledBy: ctx }` of a request it forwards: no AbortController is made for the call.
-   * The listener must not throw.
+   * The listener must not throw. Forgotten when this call ends, or earlier by the returned
+   * disposer (undefined when told at once): a request forwarded under this call that ends first
+   * takes its listener with it.
    */
-  onCancel(listener: (reason: unknown) => void): void {
-    this.#ctx.extra.session[CANCELLATION].onCancel(this.#ctx.id, listener);
+  onCancel(listener: (reason: unknown) => void): (() => void) | undefined {
+    return this.#ctx.extra.session[CANCELLATION].onCancel(this.#ctx.id, listener);
   }
   /** The JSON-RPC id of the request being served. */
   get requestId(): JsonRpcId | undefined {
