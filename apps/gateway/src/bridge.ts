@@ -65,6 +65,10 @@ export async function callThrough<R>(
   // a listener per forwarded call is what `cancelledBy` spares the hot path.
   let cancelled: { reason: unknown } | undefined;
   let forget: (() => void) | undefined;
+  const stopIfCancelled = (): void => {
+    signal?.throwIfAborted();
+    if (cancelled) throw cancelled.reason;
+  };
   try {
     for (let round = 0; ; round++) {
       try {
@@ -78,8 +82,7 @@ export async function callThrough<R>(
           if (typeof off === 'function') forget = off;
         }
         // Given up before this round: the client is not asked for a call nobody waits on.
-        signal?.throwIfAborted();
-        if (cancelled) throw cancelled.reason;
+        stopIfCancelled();
         const requests = isObject(err.result.inputRequests) ? err.result.inputRequests : {};
         const answers = await Promise.all(
           Object.entries(requests).map(async ([key, request]) => {
@@ -90,8 +93,7 @@ export async function callThrough<R>(
         );
         // Cancelled while the client was asked: no retry goes to the backend, which would be sent
         // it only to be told at once (through the same source) to drop it.
-        signal?.throwIfAborted();
-        if (cancelled) throw cancelled.reason;
+        stopIfCancelled();
         attempt = err.retry<R>(Object.fromEntries(answers));
       }
     }
