@@ -65,10 +65,10 @@ export interface CancelSource {
    * Call `listener` once with the reason on cancellation; at once if already cancelled. May
    * return a disposer that forgets the listener: a request calls it when it ends, so a source
    * that outlives many requests (an app-wide shutdown token) does not keep a listener for each.
-   * The disposer must not throw, and is called at most once.
+   * The disposer must not throw, and is called at most once. Anything else returned is ignored
+   * (`unknown`: a source written before disposers, `onCancel(l): void`, still type-checks).
    */
-  // biome-ignore lint/suspicious/noConfusingVoidType: `void`, not `undefined`: a source written before disposers (`onCancel(l): void`) still type-checks
-  onCancel(listener: (reason: unknown) => void): (() => void) | void;
+  onCancel(listener: (reason: unknown) => void): unknown;
 }
 
 /** How a {@link JsonRpcClient} sends, and when it gives up. */
@@ -186,9 +186,10 @@ export class JsonRpcClient {
       if (source === undefined) return;
       const dispose = source.onCancel((reason) => this.#abandon(id, 'abort', reason));
       if (typeof dispose !== 'function') return;
+      const forget = dispose as () => void;
       // Ended already (told at once, or answered while the frame was sent): nothing will call it.
-      if (this.#pending.get(id) === pending) pending.dispose = dispose;
-      else release(dispose);
+      if (this.#pending.get(id) === pending) pending.dispose = forget;
+      else release(forget);
     });
   }
 
