@@ -134,7 +134,6 @@ const describe = (r) =>
 
 /** pnpm as this script was started with (`pnpm pack-test` sets npm_execpath), else from PATH. */
 function pnpmCommand() {
-  // biome-ignore lint/suspicious/noUndeclaredEnvVars: set by pnpm for this script, not a turbo task
   const execpath = process.env.npm_execpath;
   if (execpath && /pnpm/.test(basename(execpath))) {
     return /\.[cm]?js$/.test(execpath) ? [process.execPath, execpath] : [execpath];
@@ -485,7 +484,6 @@ async function main() {
           npm_config_ignore_scripts: 'false',
           npm_config_update_notifier: 'false',
           // node-gyp: compile with every core when there is no prebuilt binary.
-          // biome-ignore lint/suspicious/noUndeclaredEnvVars: node-gyp's, not a turbo task's
           JOBS: process.env.JOBS ?? 'max',
         },
       },
