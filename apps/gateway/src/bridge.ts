@@ -79,7 +79,7 @@ export async function callThrough<R>(
           const off = cancel.cancelledBy.onCancel((reason) => {
             cancelled ??= { reason };
           });
-          if (typeof off === 'function') forget = off;
+          if (typeof off === 'function') forget = off as () => void;
         }
         // Given up before this round: the client is not asked for a call nobody waits on.
         stopIfCancelled();
