@@ -109,12 +109,13 @@ const MODERN_META = [
 ];
 
 /**
- * What a stdio input obliges the server to: the ids of its requests (each must be answered) and
- * the request ids it cancels (`notifications/cancelled`: those need no answer).
+ * What a stdio input obliges the server to, in the order it says it: each request must be
+ * answered (`owe`), and a `notifications/cancelled` releases the requests with that id sent
+ * before it, this input's included (`cancel`: MCP, the server should not answer them). A request
+ * sent after the cancellation is owed again.
  */
-function obligations(body: string | Uint8Array): { owed: string[]; cancelled: string[] } {
-  const owed: string[] = [];
-  const cancelled: string[] = [];
+function obligations(body: string | Uint8Array): { kind: 'owe' | 'cancel'; key: string }[] {
+  const steps: { kind: 'owe' | 'cancel'; key: string }[] = [];
   for (const line of utf8Lines(body)) {
     let value: unknown;
     try {
@@ -126,13 +127,13 @@ function obligations(body: string | Uint8Array): { owed: string[]; cancelled: st
     // requests get no answers of their own): "2026-07-28 requests cannot be batched".
     const refusedWhole = Array.isArray(value) && value.some(claimsModernEra);
     for (const m of Array.isArray(value) ? value : [value]) {
-      if (isRequest(m) && !refusedWhole) owed.push(JSON.stringify(m.id));
+      if (isRequest(m) && !refusedWhole) steps.push({ kind: 'owe', key: JSON.stringify(m.id) });
       else if (isObject(m) && m.method === 'notifications/cancelled' && isObject(m.params)) {
-        cancelled.push(JSON.stringify(m.params.requestId));
+        steps.push({ kind: 'cancel', key: JSON.stringify(m.params.requestId) });
       }
     }
   }
-  return { owed, cancelled };
+  return steps;
 }
 
 /** How long a request may go unanswered on stdio (async handlers included). */
@@ -268,10 +269,12 @@ export class StdioTarget {
         entry.input = input;
       } else this.#pending.set(key, { count: 1, at: now, input });
     }
-    const { owed, cancelled } = obligations(input.body);
-    // A cancelled request need not be answered (MCP: the server should not).
-    for (const key of cancelled) this.#owed.delete(key);
-    for (const key of owed) {
+    for (const { kind, key } of obligations(input.body)) {
+      // A cancelled request need not be answered (MCP: the server should not).
+      if (kind === 'cancel') {
+        this.#owed.delete(key);
+        continue;
+      }
       const entry = this.#owed.get(key);
       if (entry) {
         entry.count++;

@@ -1226,9 +1226,13 @@ export class McpClient {
         if (callback) this.#safely(() => callback(progress));
         this.#emit('notifications/progress', asParams(params));
       }),
-      method('notifications/cancelled', (params) => {
+      method('notifications/cancelled', (params, c) => {
         const requestId = (params as { requestId?: unknown }).requestId;
-        if (typeof requestId === 'string' || typeof requestId === 'number') {
+        // Sent as a request naming itself (see the server's handler): nothing else to cancel.
+        if (
+          (typeof requestId === 'string' || typeof requestId === 'number') &&
+          requestId !== c.id
+        ) {
           this.#connection?.cancel(requestId, (params as { reason?: unknown }).reason);
         }
         this.#emit('notifications/cancelled', asParams(params));

@@ -82,6 +82,7 @@ describe('CancellationRegistry listeners', () => {
 
   it('tells a listener registered after the cancellation at once, until the call settles', () => {
     const registry = new CancellationRegistry();
+    registry.started(3);
     expect(registry.cancel(3)).toBe(false); // nobody listened yet
     expect(registry.cancelledWithoutSignal(3)).toBe(true);
     const late = vi.fn();
@@ -144,6 +145,7 @@ describe('CancellationRegistry listeners', () => {
   it('tells a late listener the reason the call was cancelled for, and one that throws is ignored', () => {
     const registry = new CancellationRegistry();
     const reason = new Error('user pressed stop');
+    registry.started(10);
     registry.cancel(10, reason);
     const late = vi.fn();
     registry.onCancel(10, late);
@@ -164,17 +166,37 @@ describe('CancellationRegistry listeners', () => {
     expect(signal.aborted).toBe(true);
     expect(signal.reason).toBe(reason);
     expect(registry.active).toBe(0);
+    registry.started(12);
     registry.cancel(12); // nobody held anything: the AbortError of abort()
     expect((registry.signalFor(12).reason as DOMException).name).toBe('AbortError');
     registry.settled(11);
     expect(registry.signalFor(11).aborted).toBe(false); // a new call reusing the id
   });
 
+  it('ignores a cancellation of a call not in flight: a later call taking the id is answered', () => {
+    const registry = new CancellationRegistry({ withholdReplies: true });
+    // Never started (a stray id), and already settled (the cancellation crossed the response).
+    expect(registry.cancel(20, 'stray')).toBe(false);
+    registry.started(21);
+    expect(registry.settled(21)).toBe(false);
+    expect(registry.cancel(21, 'too late')).toBe(false);
+    for (const id of [20, 21]) {
+      registry.started(id);
+      expect(registry.cancelledWithoutSignal(id)).toBe(false);
+      expect(registry.signalFor(id).aborted).toBe(false);
+      expect(registry.settled(id)).toBe(false);
+    }
+  });
+
   it('remembers at most 1024 cancellations, forgetting the oldest first', () => {
     const registry = new CancellationRegistry();
-    // Cancellations that crossed their call's response: nothing settles them any more.
-    for (let i = 0; i < 1024; i++) registry.cancel(`stale-${i}`);
+    // Calls cancelled that never settle (a handler that ignores its cancellation and hangs).
+    for (let i = 0; i < 1024; i++) {
+      registry.started(`stale-${i}`);
+      registry.cancel(`stale-${i}`);
+    }
     expect(registry.cancelledWithoutSignal('stale-0')).toBe(true);
+    registry.started(1);
     registry.cancel(1);
     expect(registry.cancelledWithoutSignal(1)).toBe(true);
     const late = vi.fn();
@@ -187,9 +209,11 @@ describe('CancellationRegistry listeners', () => {
 
   it('says on settling that a cancelled call gets no reply, when it withholds replies (MCP)', () => {
     const plain = new CancellationRegistry();
+    plain.started(1);
     plain.cancel(1);
     expect(plain.settled(1)).toBe(false);
     const mcp = new CancellationRegistry({ withholdReplies: true });
+    mcp.started(1);
     mcp.cancel(1);
     expect(mcp.settled(2)).toBe(false);
     expect(mcp.settled(1)).toBe(true);

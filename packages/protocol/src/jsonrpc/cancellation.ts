@@ -46,6 +46,13 @@ export class CancellationRegistry {
    * crowd out new ones: when full, the oldest goes (a Map iterates in insertion order).
    */
   #cancelled: Map<string, unknown> | undefined;
+  /**
+   * The calls in flight (between `started` and `settled`): a cancellation of any other id — a
+   * request already answered, or one never sent — is ignored, as MCP allows ("the request is
+   * unknown or already completed"); remembered, it would withhold the answer of a later request
+   * that happened to take the id.
+   */
+  #inflight: Set<string> | undefined;
 
   constructor(options: CancellationOptions = {}) {
     this.#withhold = options.withholdReplies === true;
@@ -121,6 +128,7 @@ export class CancellationRegistry {
    * registry withholds replies ({@link CancellationOptions.withholdReplies}).
    */
   settled(id: JsonRpcId | undefined): boolean {
+    if (this.#inflight !== undefined && this.#inflight.size > 0) this.#inflight.delete(key(id));
     if (this.#controllers !== undefined && this.#controllers.size > 0)
       this.#controllers.delete(key(id));
     if (this.#listeners !== undefined && this.#listeners.size > 0) this.#listeners.delete(key(id));
@@ -128,9 +136,16 @@ export class CancellationRegistry {
     return this.#cancelled.delete(key(id)) && this.#withhold;
   }
 
-  /** A call with this id starts: an old cancellation of the same id no longer applies. */
+  /**
+   * A call with this id starts (the dispatcher tells, before its handler runs): it can be
+   * cancelled from now until it settles, and an old cancellation of the id no longer applies.
+   */
   started(id: JsonRpcId | undefined): void {
-    if (this.#cancelled !== undefined && this.#cancelled.size > 0) this.#cancelled.delete(key(id));
+    if (id === undefined) return;
+    const k = key(id);
+    this.#inflight ??= new Set();
+    this.#inflight.add(k);
+    if (this.#cancelled !== undefined && this.#cancelled.size > 0) this.#cancelled.delete(k);
   }
 
   /**
@@ -150,9 +165,13 @@ export class CancellationRegistry {
    */
   cancel(id: JsonRpcId, reason?: unknown): boolean {
     const k = key(id);
-    this.#remember(k, reason);
     const controller = this.#controllers?.get(k);
     const listeners = this.#listeners?.get(k);
+    // Not a call in flight: nothing to cancel, nothing to remember.
+    if (controller === undefined && listeners === undefined && !this.#inflight?.has(k)) {
+      return false;
+    }
+    this.#remember(k, reason);
     if (controller) {
       this.#controllers?.delete(k);
       controller.abort(reason);

@@ -378,6 +378,7 @@ describe('cancelledBy: a cancel source instead of a signal', () => {
   it('a source cancelled before the request: sent, then abandoned at once', async () => {
     const { client, onAbandon, frames } = makeClient();
     const registry = new CancellationRegistry();
+    registry.started('in-2');
     registry.cancel('in-2');
     const err = await client
       .request('late', undefined, {

@@ -91,6 +91,7 @@ export class JsonRpcConnection<E = unknown> {
       extra: options.extra as E,
       signalFor: (id) => cancellation.signalFor(id),
       settled: (id) => cancellation.settled(id),
+      started: (id) => cancellation.started(id),
       onResponse: (response) => {
         if (!this.#client.handleResponse(response)) {
           this.#logger?.debug({ id: response.id }, 'response for no pending request dropped');

@@ -64,6 +64,11 @@ export interface DispatchOptions<E> {
    * cancelled it and must get none (MCP; see `CancellationRegistry.settled`).
    */
   settled?: (id: JsonRpcId | undefined) => unknown;
+  /**
+   * Told when a request's handler is about to run (after its method was found): from then until
+   * `settled` it is in flight, and can be cancelled (see `CancellationRegistry.started`).
+   */
+  started?: (id: JsonRpcId) => void;
   /** Responses to requests this side sent (two-way connections). Dropped when absent. */
   onResponse?: (response: JsonRpcResponse) => void;
 }
@@ -250,6 +255,7 @@ export class Dispatcher<E = unknown> {
         data: { method: methodName },
       });
     }
+    if (id !== undefined && options.started !== undefined) options.started(id);
     const ctx = new CallContext(id, methodName, options.extra, options.signalFor);
     let outcome: unknown;
     try {

@@ -142,6 +142,7 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
       extra: { ...outer, session },
       signalFor: options.signalFor,
       settled: options.settled,
+      started: options.started,
       onResponse: options.onResponse,
     });
     // No closure unless the call is still running.

@@ -737,6 +737,39 @@ describe('registry changes', () => {
     });
   });
 
+  it('answers a request whose id a stray or late cancellation named (MCP: such a cancellation is ignored)', async () => {
+    const server = new McpServer(base).addTool(
+      defineTool({ name: 'note', description: 'Answers', handler: () => 'ran' }),
+    );
+    const client = connectRaw(server);
+    await client.initialize();
+    // A cancellation of a request never sent, and one that crossed its request's response.
+    await client.notify('notifications/cancelled', { requestId: 41 });
+    const first = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'note' } };
+    expect(JSON.parse((await client.send({ ...first, id: 42 })) as string)).toMatchObject({
+      id: 42,
+      result: {},
+    });
+    await client.notify('notifications/cancelled', { requestId: 42 });
+    // Later requests taking those ids (which a client should not reuse) are answered all the same.
+    for (const [id, method] of [
+      [41, 'tools/list'],
+      [42, 'ping'],
+    ] as const) {
+      const reply = await client.send({ jsonrpc: '2.0', id, method });
+      expect(JSON.parse(reply as string)).toMatchObject({ id, result: {} });
+    }
+    // notifications/cancelled sent as a request naming its own id: answered like any request.
+    const self = await client.send({
+      jsonrpc: '2.0',
+      id: 43,
+      method: 'notifications/cancelled',
+      params: { requestId: 43 },
+    });
+    expect(JSON.parse(self as string)).toMatchObject({ id: 43, result: null });
+    await client.close();
+  });
+
   it('neither runs nor answers a call cancelled while the server held it (holdLists)', async () => {
     const ran: string[] = [];
     const server = new McpServer(base).addTool(

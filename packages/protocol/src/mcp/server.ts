@@ -289,6 +289,7 @@ export class McpServer {
           extra,
           signalFor: (id) => cancellation.signalFor(id),
           settled: (id) => cancellation.settled(id),
+          started: (id) => cancellation.started(id),
           onResponse,
         });
       },

@@ -1,4 +1,4 @@
-import { method } from '../../jsonrpc/method.js';
+import { method, type RequestContext } from '../../jsonrpc/method.js';
 import type { McpCallExtra } from '../context.js';
 import type { ServerInternals } from '../internals.js';
 import { CancelledParams, InitializeParams, SetLevelParams } from '../params.js';
@@ -34,12 +34,19 @@ export function lifecycleMethods(server: ServerInternals) {
       ctx.extra.session.logLevel = params.level;
       return {};
     }),
-    method('notifications/cancelled', CancelledParams, (params, ctx: { extra: McpCallExtra }) => {
-      ctx.extra.session[CANCELLATION].cancel(
-        params.requestId,
-        new Error(params.reason ?? 'cancelled by the client'),
-      );
-    }),
+    method(
+      'notifications/cancelled',
+      CancelledParams,
+      (params, ctx: RequestContext<McpCallExtra>) => {
+        // Sent as a request (with an id) naming itself: nothing to cancel but the message that
+        // asks, which is answered like any request.
+        if (ctx.id !== undefined && ctx.id === params.requestId) return;
+        ctx.extra.session[CANCELLATION].cancel(
+          params.requestId,
+          new Error(params.reason ?? 'cancelled by the client'),
+        );
+      },
+    ),
     // Client-side notifications the server has nothing to do for.
     method('notifications/roots/list_changed', () => undefined),
     method('notifications/progress', () => undefined),

@@ -60,10 +60,9 @@ export function toolMethods(server: ServerInternals) {
     // Answered synchronously when the server holds nothing and the tool's schema and handler
     // are synchronous: a cheap call then costs no promise (the HTTP and stdio hot paths).
     method('tools/call', CallToolParams, (params, ctx: RequestContext<McpCallExtra>) => {
-      // A call with this id starts: an old cancellation of the id no longer applies. Marked
-      // before any wait, so that a cancellation arriving while the call waits still counts.
+      // The dispatcher marked the call started before this ran (CancellationRegistry.started),
+      // so a cancellation arriving while the call waits counts.
       const cancellation = ctx.extra.session[CANCELLATION];
-      cancellation.started(ctx.id);
       // While the server holds its lists (a gateway's backends starting), calls wait too: the
       // tool may still arrive, and a client's pipelined list and calls stay in order.
       const held = server.held();
