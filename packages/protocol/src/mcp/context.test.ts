@@ -569,7 +569,8 @@ describe('a handler that fails once its call is cancelled', () => {
 });
 
 describe('ctx.onCancel: hearing of a cancellation without a signal', () => {
-  function setup() {
+  /** A `wait` tool that listens with `listen` (default: records the reason and stops). */
+  function setup(listen?: (ctx: McpContext, stop: () => void) => void) {
     const heard: unknown[] = [];
     let started!: () => void;
     const running = new Promise<void>((resolve) => {
@@ -581,10 +582,13 @@ describe('ctx.onCancel: hearing of a cancellation without a signal', () => {
         description: 'Waits until cancelled, listening with onCancel',
         handler: (_args, ctx) =>
           new Promise<string>((resolve) => {
-            ctx.onCancel((reason) => {
-              heard.push(reason);
-              resolve('stopped');
-            });
+            const stop = () => resolve('stopped');
+            if (listen) listen(ctx, stop);
+            else
+              ctx.onCancel((reason) => {
+                heard.push(reason);
+                stop();
+              });
             started();
           }),
       }),
@@ -615,23 +619,11 @@ describe('ctx.onCancel: hearing of a cancellation without a signal', () => {
 
   it('returns a disposer: a listener forgotten before the cancellation is not told', async () => {
     const forgotten = vi.fn();
-    let started!: () => void;
-    const running = new Promise<void>((resolve) => {
-      started = resolve;
+    // Forgets one listener (a forwarded request that ended), keeps another.
+    const { peer, running } = setup((ctx, stop) => {
+      ctx.onCancel(forgotten)?.();
+      ctx.onCancel(stop);
     });
-    const server = new McpServer({ name: 's', version: '1' }).addTool(
-      defineTool({
-        name: 'wait',
-        description: 'Forgets one listener (a forwarded request that ended), keeps another',
-        handler: (_args, ctx) =>
-          new Promise<string>((resolve) => {
-            ctx.onCancel(forgotten)?.();
-            ctx.onCancel(() => resolve('stopped'));
-            started();
-          }),
-      }),
-    );
-    const peer = connectRaw(server, { drainTimeoutMs: 0 });
     void peer.send({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'wait' } });
     await running;
     await peer.notify('notifications/cancelled', { requestId: 10, reason: 'stop' });
