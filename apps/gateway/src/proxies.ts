@@ -58,17 +58,18 @@ export function ownResult<R>(result: R): R {
     cacheScope: _scope,
     ...rest
   }: Record<string, unknown> = result;
-  let kept: Record<string, unknown> | undefined;
-  if (reserved) {
-    kept = withoutReservedMeta(meta);
-    if (Object.keys(kept).length > 0) rest._meta = kept;
-    else {
-      delete rest._meta;
-      kept = undefined;
-    }
-  }
+  // The client's own `_meta` keys, when the backend's hop put reserved ones beside them.
+  const kept = reserved ? withoutReservedMeta(meta) : undefined;
+  const ownMeta = kept && Object.keys(kept).length > 0 ? kept : undefined;
+  if (ownMeta) rest._meta = ownMeta;
+  else if (reserved) delete rest._meta;
   // The rest goes out as the backend wrote it (see relayResults in backends/link.ts).
-  editResultText(result, rest, reserved ? ENVELOPE_AND_META : ENVELOPE, kept && { _meta: kept });
+  editResultText(
+    result,
+    rest,
+    reserved ? ENVELOPE_AND_META : ENVELOPE,
+    ownMeta && { _meta: ownMeta },
+  );
   return rest as R;
 }
 

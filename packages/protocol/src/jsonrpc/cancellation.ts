@@ -41,9 +41,9 @@ export class CancellationRegistry {
   /**
    * Calls cancelled while in flight, with the reason given: remembered so the call's result can
    * be withheld, and a signal or listener asked for late is told at once. An entry is dropped
-   * when a call with that id settles or starts again — but a cancellation that crossed its call's
-   * response (it arrived after the call settled) stays. Bounded, so such stale entries cannot
-   * crowd out new ones: when full, the oldest goes (a Map iterates in insertion order).
+   * when its call settles (a cancellation of a call not in flight is not recorded at all).
+   * Bounded against calls that never settle: when full, the oldest goes (a Map iterates in
+   * insertion order).
    */
   #cancelled: Map<string, unknown> | undefined;
   /**
@@ -128,12 +128,13 @@ export class CancellationRegistry {
    * registry withholds replies ({@link CancellationOptions.withholdReplies}).
    */
   settled(id: JsonRpcId | undefined): boolean {
-    if (this.#inflight !== undefined && this.#inflight.size > 0) this.#inflight.delete(key(id));
-    if (this.#controllers !== undefined && this.#controllers.size > 0)
-      this.#controllers.delete(key(id));
-    if (this.#listeners !== undefined && this.#listeners.size > 0) this.#listeners.delete(key(id));
+    if (id === undefined) return false;
+    const k = key(id);
+    if (this.#inflight !== undefined && this.#inflight.size > 0) this.#inflight.delete(k);
+    if (this.#controllers !== undefined && this.#controllers.size > 0) this.#controllers.delete(k);
+    if (this.#listeners !== undefined && this.#listeners.size > 0) this.#listeners.delete(k);
     if (this.#cancelled === undefined || this.#cancelled.size === 0) return false;
-    return this.#cancelled.delete(key(id)) && this.#withhold;
+    return this.#cancelled.delete(k) && this.#withhold;
   }
 
   /**

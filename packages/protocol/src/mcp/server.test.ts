@@ -54,6 +54,16 @@ function textOf(result: CallToolResult): string {
 
 // ---------------------------------------------------------------------------------------------
 
+/** Hold the server's lists (`holdLists`) until the returned function is called. */
+function hold(server: McpServer): () => void {
+  let release!: () => void;
+  server.holdLists(
+    new Promise<void>((resolve) => {
+      release = resolve;
+    }),
+  );
+  return release;
+}
 describe('initialize', () => {
   it.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'])(
     'echoes the supported version %s',
@@ -706,12 +716,7 @@ describe('registry changes', () => {
 
   it('holds lists and calls to unknown tools until what it waits for settles (holdLists)', async () => {
     const server = new McpServer(base).addTool(add);
-    let release!: () => void;
-    server.holdLists(
-      new Promise<void>((resolve) => {
-        release = resolve;
-      }),
-    );
+    const release = hold(server);
     const client = connectRaw(server);
     await client.initialize();
     const listed = client.result<ToolsList>('tools/list');
@@ -782,12 +787,7 @@ describe('registry changes', () => {
         },
       }),
     );
-    let release!: () => void;
-    server.holdLists(
-      new Promise<void>((resolve) => {
-        release = resolve;
-      }),
-    );
+    const release = hold(server);
     const client = connectRaw(server);
     await client.initialize();
     const call = { jsonrpc: '2.0', method: 'tools/call' };
