@@ -5,7 +5,7 @@
  *   --rounds N        rounds per side, stdio and HTTP (default 5; the median is reported)
  *   --count N         requests per stdio round (default 20000)
  *   --duration S      seconds each HTTP server is measured per round (default 5, after a 1 s warm-up)
- *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|observability|fleet  run one group of benchmarks
+ *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|observability|fleet|startup  run one group of benchmarks
  *   --check           exit 1 when a target is missed
  */
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ import {
 import { mcpPipelinedRun } from './mcp-stdio-driver.js';
 import { observabilityBench } from './observability-bench.js';
 import { projectsBench } from './projects-bench.js';
+import { startupBench } from './startup-bench.js';
 import { pipelinedRun } from './stdio-driver.js';
 import { sysinfoBench } from './sysinfo-bench.js';
 import { tokensBench } from './tokens-bench.js';
@@ -67,6 +68,7 @@ const GROUPS = [
   'memory',
   'observability',
   'fleet',
+  'startup',
 ];
 if (only !== undefined && !GROUPS.includes(only)) {
   console.error(`--only must be one of ${GROUPS.map((g) => `'${g}'`).join(', ')}; got '${only}'`);
@@ -317,4 +319,5 @@ if (only === undefined || only === 'memory') results.push(await fuzzRssBench());
 if (only === undefined || only === 'observability')
   results.push(await observabilityBench(rounds, duration));
 if (only === undefined || only === 'fleet') results.push(await fleetBench());
+if (only === undefined || only === 'startup') results.push(await startupBench(rounds * 3));
 if (values.check && results.some((ok) => !ok)) process.exitCode = 1;
