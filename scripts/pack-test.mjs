@@ -532,8 +532,12 @@ async function main() {
 
   await phase('import and type-check as a consumer', async () => {
     const imports = {
-      '@mcpkit/protocol': ['McpServer', 'defineTool', 'runCli', 'serveMcpStdio'],
-      '@mcpkit/protocol/testing': ['connectRaw'],
+      '@mcpkit/protocol': ['McpServer', 'McpClient', 'defineTool', 'serveMcpStdio'],
+      '@mcpkit/protocol/testing': ['connectRaw', 'connectClient'],
+      '@mcpkit/node': ['runCli', 'createMcpHttpServer', 'serveHttp', 'createLogger'],
+      '@mcpkit/fleet': ['MemoryStateStore', 'createRedisStateStore', 'shareNotifications'],
+      '@mcpkit/observability': ['McpMetrics', 'startTracing', 'withTraceContext'],
+      '@mcpkit/testing': ['spawnServer', 'postJson', 'waitFor', 'connectRaw'],
       '@mcpkit/gateway': ['Gateway', 'loadConfig', 'VERSION'],
       '@mcpkit/projects': ['createProjectsServer', 'seedDemo', 'VERSION'],
       '@mcpkit/system-info': ['createSystemInfoServer', 'parseScopes', 'VERSION'],

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { EventLog, type EventQuery, type EventStatus } from '@mcpkit/gateway';
-import { seededRandom } from '@mcpkit/protocol/testing';
+import { seededRandom } from '@mcpkit/testing';
 
 const SEED_EVENTS = 1_000_000;
 const RECORD_EVENTS = 100_000;

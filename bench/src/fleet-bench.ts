@@ -12,13 +12,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import {
-  createMcpHttpServer,
-  createRedisStateStore,
-  defineTool,
-  McpServer,
-  type RedisStateStore,
-} from '@mcpkit/protocol';
+import { createRedisStateStore, type RedisStateStore } from '@mcpkit/fleet';
+import { createMcpHttpServer } from '@mcpkit/node';
+import { defineTool, McpServer } from '@mcpkit/protocol';
 import { z } from 'zod';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

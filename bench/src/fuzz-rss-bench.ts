@@ -22,7 +22,7 @@ import { Agent, type IncomingMessage, request } from 'node:http';
 import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { type HttpProcess, seededRandom, spawnHttpServer } from '@mcpkit/protocol/testing';
+import { type HttpProcess, seededRandom, spawnHttpServer } from '@mcpkit/testing';
 
 const ROUNDS = 12;
 const PER_ROUND = 20_000;

@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isAlive, killGroup, type SpawnedServer, spawnServer } from '@mcpkit/protocol/testing';
+import { isAlive, killGroup, type SpawnedServer, spawnServer } from '@mcpkit/testing';
 
 const SEQUENTIAL = 2000;
 const BLOCK = 250;

@@ -33,7 +33,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isAlive } from '@mcpkit/protocol/testing';
+import { isAlive } from '@mcpkit/testing';
 import autocannon from 'autocannon';
 
 const CONNECTIONS = 50;

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProjectsServer, type Store } from '@mcpkit/projects';
 import type { AuthInfo } from '@mcpkit/protocol';
-import { connectClient } from '@mcpkit/protocol/testing';
+import { connectClient } from '@mcpkit/testing';
 import SqliteDatabase from 'better-sqlite3';
 
 const PROJECTS = 100_000;

@@ -5,8 +5,8 @@
  * directly, the cost every call would pay without the shared sampler.
  */
 import type { McpClient } from '@mcpkit/protocol';
-import { connectClient } from '@mcpkit/protocol/testing';
 import { createSystemInfoServer } from '@mcpkit/system-info';
+import { connectClient } from '@mcpkit/testing';
 import si from 'systeminformation';
 
 async function time(fn: () => Promise<unknown>): Promise<number> {

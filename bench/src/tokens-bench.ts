@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { generateKey, type Store, TOKEN_LIMITS, validateTokens } from '@mcpkit/projects';
-import { spawnHttpServer } from '@mcpkit/protocol/testing';
+import { spawnHttpServer } from '@mcpkit/testing';
 
 const TARGET_P99_MS = 20;
 const IDLE_PINGS = 500;

@@ -5,7 +5,7 @@
  */
 import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { runProcess, tempDir } from '@mcpkit/protocol/testing';
+import { runProcess, tempDir } from '@mcpkit/testing';
 import { describe, expect, it } from 'vitest';
 import { REPO } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { tmpdir } from 'node:os';
-import { waitFor } from '@mcpkit/protocol/testing';
+import { waitFor } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AppName,

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type HttpProcess, runProcess, spawnHttpServer, tempDir } from '@mcpkit/protocol/testing';
+import { type HttpProcess, runProcess, spawnHttpServer, tempDir } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO } from './helpers.js';
 

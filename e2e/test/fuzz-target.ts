@@ -12,7 +12,7 @@
  */
 import { once } from 'node:events';
 import { Agent, type IncomingMessage, request } from 'node:http';
-import { isAlive, type RawProcess, waitFor, within } from '@mcpkit/protocol/testing';
+import { isAlive, type RawProcess, waitFor, within } from '@mcpkit/testing';
 import { describeInput as describe, type FuzzInput, LIVE_SESSION, preview } from './fuzz-inputs.js';
 
 /** A liveness ping goes out after this many inputs … */

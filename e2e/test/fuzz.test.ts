@@ -16,7 +16,7 @@
  * Long mode (≥ 1,000,000 inputs per transport): `npx -y pnpm@10.34.8 --filter @mcpkit/e2e fuzz`;
  * see the README's "Fuzzing" section.
  */
-import { spawnRaw } from '@mcpkit/protocol/testing';
+import { spawnRaw } from '@mcpkit/testing';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type FuzzInput, fuzzInputs, type InputOptions } from './fuzz-inputs.js';

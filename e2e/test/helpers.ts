@@ -7,13 +7,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  type RunResult,
-  runProcess,
-  spawnHttpServer,
-  tempDir,
-  within,
-} from '@mcpkit/protocol/testing';
+import { type RunResult, runProcess, spawnHttpServer, tempDir, within } from '@mcpkit/testing';
 import { expect } from 'vitest';
 
 export {
@@ -23,7 +17,7 @@ export {
   TimeoutError,
   waitGone,
   within,
-} from '@mcpkit/protocol/testing';
+} from '@mcpkit/testing';
 
 /** The repository root (this file is e2e/test/helpers.ts). */
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -6,7 +6,7 @@
  * for input answered through multi round-trip.
  */
 import { join } from 'node:path';
-import { waitFor } from '@mcpkit/protocol/testing';
+import { waitFor } from '@mcpkit/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { runProcess } from '@mcpkit/protocol/testing';
+import { runProcess } from '@mcpkit/testing';
 import { describe, expect, it } from 'vitest';
 
 const dist = (file: string) => fileURLToPath(new URL(`../dist/${file}`, import.meta.url));

@@ -1,14 +1,15 @@
+import type { FleetMember } from '@mcpkit/fleet';
 import {
   type CacheableMethod,
   type CacheHint,
   type CallToolResult,
   type EngineLogger,
   ErrorCode,
-  type FleetMember,
   type JsonRpcParams,
   type LoggingLevel,
   type McpContext,
   McpServer,
+  type McpServerOptions,
   RpcError,
   type Tool,
   withoutReservedMeta,
@@ -91,6 +92,12 @@ export interface ReloadSummary {
 
 /** What a {@link Gateway} needs besides its config. */
 export interface GatewayOptions {
+  /**
+   * How 2026-07-28 `requestState` tokens are signed (`McpServerOptions.requestState`): a fleet
+   * passes runCli's `RunContext.requestState`, so a multi round-trip retry is good on every
+   * instance. Default: a random key of this process.
+   */
+  requestState?: McpServerOptions['requestState'];
   /** Where lifecycle events and tool calls are recorded. */
   events: EventLog;
   /** Where the gateway's McpServer logs. */
@@ -155,6 +162,7 @@ export class Gateway {
       maxParked: config.gateway.bridge.max_parked,
     });
     this.server = new McpServer({
+      ...(options.requestState ? { requestState: options.requestState } : {}),
       name: config.gateway.name,
       version: VERSION,
       title: 'MCP gateway',

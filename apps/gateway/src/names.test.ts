@@ -1,4 +1,4 @@
-import { seededRandom } from '@mcpkit/protocol/testing';
+import { seededRandom } from '@mcpkit/testing';
 import { describe, expect, it } from 'vitest';
 import { advertisedName, CLIENT_SAFE, disambiguate, SEPARATOR } from './names.js';
 

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import type { CliOption } from '@mcpkit/protocol';
+import type { CliOption } from '@mcpkit/node';
 import { defaultEventLogPath } from './events/path.js';
 
 /** The gateway's own flags, besides runCli's common ones (read early by prestart.ts too). */

@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { COMMON_OPTIONS } from '@mcpkit/protocol';
-import { waitFor } from '@mcpkit/protocol/testing';
+import { COMMON_OPTIONS } from '@mcpkit/node';
+import { waitFor } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stdioSpec } from './backends/spawn.js';
 import { parseConfig } from './config.js';

@@ -15,8 +15,7 @@
  * start that fails once the config was read (invalid in a field spawning does not read, an event
  * log that cannot be opened) has started the backends for a moment, and stops them.
  */
-import type { ClientTransport, FrameSink } from '@mcpkit/protocol';
-import { StdioClientTransport } from '@mcpkit/protocol/stdio-client';
+import { type ClientTransport, type FrameSink, StdioClientTransport } from '@mcpkit/protocol';
 import { type StdioSpec, sameSpec, stdioSpec } from './backends/spawn.js';
 import { defaultRawConfig, interpolate, readConfigFile } from './config-file.js';
 

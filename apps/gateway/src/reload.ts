@@ -1,6 +1,6 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import type { Logger } from '@mcpkit/protocol';
+import type { Logger } from '@mcpkit/node';
 import { ConfigError, loadConfig } from './config.js';
 import type { Gateway } from './gateway.js';
 

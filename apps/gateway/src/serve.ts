@@ -2,15 +2,15 @@
  * The gateway's command, loaded by cli.ts once the stdio backends are spawned (prestart.ts):
  * flags, config, event log, backends, then stdio or HTTP through the protocol's runCli.
  */
+
 import {
-  CliUsageError,
   type FleetMembership,
   type FleetNotifier,
   joinFleet,
-  McpMetrics,
-  runCli,
   shareNotifications,
-} from '@mcpkit/protocol';
+} from '@mcpkit/fleet';
+import { CliUsageError, runCli } from '@mcpkit/node';
+import { McpMetrics } from '@mcpkit/observability';
 import { ConfigError, defaultConfig, exposureWarnings, isStdio, loadConfig } from './config.js';
 import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
@@ -31,7 +31,7 @@ process.exitCode = await runCli({
   description:
     'many MCP servers behind one endpoint (default backends: the projects and system-info apps)',
   options: GATEWAY_OPTIONS,
-  build: async ({ values, logger, state }) => {
+  build: async ({ values, logger, state, requestState }) => {
     // A SIGTERM while this module loaded: the early children are being stopped, and the process
     // exits when they are; nothing more is started.
     const exiting = exitingEarly();
@@ -85,6 +85,7 @@ process.exitCode = await runCli({
     const gateway = new Gateway(config, {
       events,
       logger,
+      ...(requestState ? { requestState } : {}),
       ...(state
         ? {
             announce: (uri: string) => void notifier?.resourceUpdated(uri),

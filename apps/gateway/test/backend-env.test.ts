@@ -6,7 +6,7 @@
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connectClient } from '@mcpkit/protocol/testing';
+import { connectClient } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backendEnv } from '../src/backends/link.js';
 import { parseConfig } from '../src/config.js';

@@ -3,8 +3,10 @@
  * backends' own: the shortest `ttlMs` and the most private `cacheScope` of the backends that
  * contribute to a list; a backend that gives none (a 2025 one) makes the list uncacheable.
  */
+
+import { serveHttp } from '@mcpkit/node';
 import { type CacheHint, defineTool, McpServer, META } from '@mcpkit/protocol';
-import { connectRaw, serveHttp } from '@mcpkit/protocol/testing';
+import { connectRaw } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';

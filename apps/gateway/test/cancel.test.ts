@@ -3,8 +3,10 @@
  * and backend links of both eras: the backend's handler sees its signal abort, and the client
  * gets no response for the cancelled call.
  */
+
+import { serveHttp } from '@mcpkit/node';
 import { defineTool, McpServer, META } from '@mcpkit/protocol';
-import { connectRaw, serveHttp, waitFor } from '@mcpkit/protocol/testing';
+import { connectRaw, waitFor } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';

@@ -6,14 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  isAlive,
-  removeTempDirs,
-  runProcess,
-  sleep,
-  tempDir,
-  waitFor,
-} from '@mcpkit/protocol/testing';
+import { isAlive, removeTempDirs, runProcess, sleep, tempDir, waitFor } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, fixture, handshake, killAllGateways, startGateway, textOf } from './helpers.js';
 

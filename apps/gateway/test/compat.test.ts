@@ -4,7 +4,7 @@
  * backend.
  */
 import { join } from 'node:path';
-import { removeTempDirs, tempDir } from '@mcpkit/protocol/testing';
+import { removeTempDirs, tempDir } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   descendants,

@@ -15,7 +15,7 @@ import {
   spawnHttpServer,
   tempDir,
   waitGone,
-} from '@mcpkit/protocol/testing';
+} from '@mcpkit/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { removeTempDirs, sleep, tempDir, waitFor } from '@mcpkit/protocol/testing';
+import { removeTempDirs, sleep, tempDir, waitFor } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config.js';
 import {

@@ -16,7 +16,7 @@ import {
   spawnHttpServer,
   spawnRaw,
   tempDir,
-} from '@mcpkit/protocol/testing';
+} from '@mcpkit/testing';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
 import { Gateway } from '../src/gateway.js';

@@ -6,8 +6,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serveHttp } from '@mcpkit/node';
 import { defineTool, type McpClient, McpServer, META } from '@mcpkit/protocol';
-import { connectRaw, serveHttp, waitFor } from '@mcpkit/protocol/testing';
+import { connectRaw, waitFor } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';

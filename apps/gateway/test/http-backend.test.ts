@@ -2,12 +2,7 @@
  * A Streamable HTTP backend: the system-info app listening on 127.0.0.1, behind the gateway.
  */
 import { fileURLToPath } from 'node:url';
-import {
-  connectRaw,
-  type HttpProcess,
-  type RawPeer,
-  spawnHttpServer,
-} from '@mcpkit/protocol/testing';
+import { connectRaw, type HttpProcess, type RawPeer, spawnHttpServer } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { postJson, removeTempDirs, runProcess, sleep, waitFor } from '@mcpkit/protocol/testing';
+import { postJson, removeTempDirs, runProcess, sleep, waitFor } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   backend,

@@ -4,8 +4,10 @@
  * 2026-07-28 client (through its subscriptions/listen), from backends on 2025 and modern links,
  * over stdio and Streamable HTTP (a 2025 HTTP backend's GET stream, a modern one's listen).
  */
+
+import { serveHttp } from '@mcpkit/node';
 import { createLinkedTransports, McpClient, type McpServer } from '@mcpkit/protocol';
-import { serveHttp, waitFor } from '@mcpkit/protocol/testing';
+import { waitFor } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';

@@ -5,7 +5,7 @@
  * for the retry that brings the answer (bounded in time and number).
  */
 import { META } from '@mcpkit/protocol';
-import { connectRaw, type RawPeer, waitFor } from '@mcpkit/protocol/testing';
+import { connectRaw, type RawPeer, waitFor } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';

@@ -9,7 +9,7 @@ import {
   removeTempDirs,
   sampleValue,
   waitFor,
-} from '@mcpkit/protocol/testing';
+} from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backend, spawnHttpGateway } from './helpers.js';
 

@@ -4,7 +4,7 @@
  * backend's whole, a 2026-07-28 backend's without the envelope of its own hop.
  */
 import { META } from '@mcpkit/protocol';
-import { connectRaw, type RawPeer, type RawProcess, spawnRaw } from '@mcpkit/protocol/testing';
+import { connectRaw, type RawPeer, type RawProcess, spawnRaw } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';

@@ -6,7 +6,7 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitFor } from '@mcpkit/protocol/testing';
+import { waitFor } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   backend,

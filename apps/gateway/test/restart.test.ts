@@ -3,7 +3,7 @@
  * window gets -32000 "restarting, retry in ~N s" naming the backend — not "tool not found" —
  * and works again once it is back. One that has given up (crash loop) is withdrawn.
  */
-import { connectRaw, waitFor } from '@mcpkit/protocol/testing';
+import { connectRaw, waitFor } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';

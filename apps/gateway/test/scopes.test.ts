@@ -2,8 +2,9 @@
  * Client tokens mapped to backends: a backend with `scopes` is listed and callable only with a
  * token that holds them (HTTP, tokens with scopes); the others stay open to every client.
  */
+
+import { serveHttp } from '@mcpkit/node';
 import { McpClient, StreamableHttpClientTransport } from '@mcpkit/protocol';
-import { serveHttp } from '@mcpkit/protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';

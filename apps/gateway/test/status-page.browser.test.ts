@@ -20,7 +20,7 @@ import {
   pngStats,
   removeTempDirs,
   tempDir,
-} from '@mcpkit/protocol/testing';
+} from '@mcpkit/testing';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backend, CLI, everythingBackend, spawnHttpGateway } from './helpers.js';

@@ -2,7 +2,7 @@
  * gateway_status latency figures: percentiles over the last 512 calls of each backend, the
  * oldest forgotten as new ones come.
  */
-import { connectRaw } from '@mcpkit/protocol/testing';
+import { connectRaw } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTracing, type Tracing } from '@mcpkit/protocol';
+import { startTracing, type Tracing } from '@mcpkit/observability';
 import {
   type HttpProcess,
   killSpawned,
@@ -10,7 +10,7 @@ import {
   removeTempDirs,
   tempDir,
   waitFor,
-} from '@mcpkit/protocol/testing';
+} from '@mcpkit/testing';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnHttpGateway } from './helpers.js';

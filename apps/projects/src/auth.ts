@@ -1,4 +1,5 @@
-import type { Authenticator, AuthInfo } from '@mcpkit/protocol';
+import type { Authenticator } from '@mcpkit/node';
+import type { AuthInfo } from '@mcpkit/protocol';
 import type { ApiKey, Store, User } from './db/types.js';
 import { hashKey, looksLikeKey } from './keys.js';
 

@@ -1,11 +1,7 @@
 #!/usr/bin/env node
-import {
-  type AuthInfo,
-  CliUsageError,
-  type FleetNotifier,
-  runCli,
-  shareNotifications,
-} from '@mcpkit/protocol';
+import { type FleetNotifier, shareNotifications } from '@mcpkit/fleet';
+import { CliUsageError, runCli } from '@mcpkit/node';
+import type { AuthInfo } from '@mcpkit/protocol';
 import { authInfo } from './auth.js';
 import { normalizeEmail, runCommand } from './commands.js';
 import { openStore, StoreOpenError } from './db/store.js';
@@ -145,7 +141,7 @@ process.exitCode = await runCli({
       await store.close();
     }
   },
-  build: async ({ values, logger, state }) => {
+  build: async ({ values, logger, state, requestState }) => {
     const points = positiveInt(values['rate-limit'], '--rate-limit');
     const window = positiveInt(values['rate-window'], '--rate-window');
     const store = await open(values['database-url'] as string | undefined);
@@ -177,6 +173,7 @@ process.exitCode = await runCli({
     const server = createProjectsServer({
       store,
       logger,
+      ...(requestState ? { requestState } : {}),
       ...(state
         ? {
             announce: (uri: string, userId: string) =>

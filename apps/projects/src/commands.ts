@@ -1,4 +1,4 @@
-import { CliUsageError, type RunContext } from '@mcpkit/protocol';
+import { CliUsageError, type RunContext } from '@mcpkit/node';
 import { type ApiKey, ConflictError, type Scope, type Store } from './db/types.js';
 import { generateKey, SHOWN_CHARS } from './keys.js';
 

@@ -1,5 +1,5 @@
 import type { AuthInfo, CallToolResult } from '@mcpkit/protocol';
-import { connectRaw, removeTempDirs } from '@mcpkit/protocol/testing';
+import { connectRaw, removeTempDirs } from '@mcpkit/testing';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempStore } from '../test/helpers.js';

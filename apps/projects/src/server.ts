@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
+import type { McpHttpOptions } from '@mcpkit/node';
 import {
   type ArgumentIssue,
   type EngineLogger,
-  type McpHttpOptions,
   McpServer,
+  type McpServerOptions,
   UriTemplate,
 } from '@mcpkit/protocol';
 import { caller, ownProject, requireScope } from './access.js';
@@ -29,6 +30,12 @@ export const PACKAGE_VERSION: string = createRequire(import.meta.url)('../packag
 
 /** What {@link createProjectsServer} needs. */
 export interface ProjectsServerOptions {
+  /**
+   * How 2026-07-28 `requestState` tokens are signed (`McpServerOptions.requestState`): a fleet
+   * passes runCli's `RunContext.requestState`, so a multi round-trip retry is good on every
+   * instance. Default: a random key of this process.
+   */
+  requestState?: McpServerOptions['requestState'];
   /** The database (see `openStore`). */
   store: Store;
   /** Where the McpServer logs. */
@@ -63,6 +70,7 @@ function invalidArguments(_tool: string, issues: ArgumentIssue[]) {
  */
 export function createProjectsServer(options: ProjectsServerOptions): McpServer {
   const server = new McpServer({
+    ...(options.requestState ? { requestState: options.requestState } : {}),
     name: NAME,
     version: VERSION,
     title: 'CODEFLUSS projects',

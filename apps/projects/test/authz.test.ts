@@ -13,7 +13,7 @@
  * A refused call must leave both users' data exactly as it was.
  */
 import type { AuthInfo, McpServer } from '@mcpkit/protocol';
-import { connectRaw, type RawPeer, type RawReply, removeTempDirs } from '@mcpkit/protocol/testing';
+import { connectRaw, type RawPeer, type RawReply, removeTempDirs } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authInfo } from '../src/auth.js';
 import type { Scope, Store, User } from '../src/db/types.js';

@@ -4,7 +4,9 @@
  * resources/list, resources/read, the batch, every error example, and the HTTP status codes of
  * its table.
  */
-import { postJson, removeTempDirs, type ServedHttp, serveHttp } from '@mcpkit/protocol/testing';
+
+import { type ServedHttp, serveHttp } from '@mcpkit/node';
+import { postJson, removeTempDirs } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../src/db/types.js';
 import { createProjectsServer, projectsHttpOptions } from '../src/server.js';

@@ -12,16 +12,9 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { type ServedHttp, serveHttp } from '@mcpkit/node';
 import type { McpClient } from '@mcpkit/protocol';
-import {
-  CHROMIUM_PATH,
-  haveChromium,
-  pngStats,
-  removeTempDirs,
-  type ServedHttp,
-  serveHttp,
-  tempDir,
-} from '@mcpkit/protocol/testing';
+import { CHROMIUM_PATH, haveChromium, pngStats, removeTempDirs, tempDir } from '@mcpkit/testing';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostPage, openHostPage } from '../../system-info/test/host-page.js';

@@ -15,7 +15,7 @@ import {
   removeTempDirs,
   spawnHttpServer,
   tempDir,
-} from '@mcpkit/protocol/testing';
+} from '@mcpkit/testing';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tempDir } from '@mcpkit/protocol/testing';
+import { tempDir } from '@mcpkit/testing';
 import pg from 'pg';
 import { openStore } from '../src/db/store.js';
 import type { Scope, Store } from '../src/db/types.js';

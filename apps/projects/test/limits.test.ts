@@ -6,15 +6,10 @@
  * deep, as raw frames and over HTTP), blocks per project, and list_blocks pages (300 blocks of
  * 60 KB, the review's 36 MB reply) with their cursor in the text.
  */
+
+import { serveHttp } from '@mcpkit/node';
 import type { AuthInfo, McpServer } from '@mcpkit/protocol';
-import {
-  connectRaw,
-  postJson,
-  type RawPeer,
-  type RawReply,
-  removeTempDirs,
-  serveHttp,
-} from '@mcpkit/protocol/testing';
+import { connectRaw, postJson, type RawPeer, type RawReply, removeTempDirs } from '@mcpkit/testing';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authInfo } from '../src/auth.js';

@@ -20,7 +20,7 @@ import {
   runProcess,
   spawnRaw,
   tempDir,
-} from '@mcpkit/protocol/testing';
+} from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyAuthenticator, authInfo } from '../src/auth.js';
 import { openStore } from '../src/db/store.js';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { runCli } from '@mcpkit/protocol';
+import { runCli } from '@mcpkit/node';
 import { loadTokens, parseScopes } from './scopes.js';
 import { createSystemInfoServer, NAME, VERSION } from './server.js';
 
@@ -36,7 +36,7 @@ process.exitCode = await runCli({
       type: 'string',
     },
   ],
-  build: async ({ values, logger }) => {
+  build: async ({ values, logger, requestState }) => {
     const scopes = parseScopes(
       values.scopes as string | undefined,
       values['enable-sensitive'] === true,
@@ -46,7 +46,11 @@ process.exitCode = await runCli({
       values['tokens-file'] as string | undefined,
       scopes,
     );
-    const { server } = createSystemInfoServer({ scopes, logger });
+    const { server } = createSystemInfoServer({
+      scopes,
+      logger,
+      ...(requestState ? { requestState } : {}),
+    });
     logger.info({ scopes: [...scopes], tokens: tokens.length }, 'system-info configured');
     return {
       server,

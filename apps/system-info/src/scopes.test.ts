@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CliUsageError, staticTokens } from '@mcpkit/protocol';
+import { CliUsageError, staticTokens } from '@mcpkit/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalMachine, serve } from '../test/fixtures.js';
 import { KNOWN_SCOPES, loadTokens, parseScopes, type Scope, scopeError } from './scopes.js';

@@ -1,11 +1,6 @@
 import { readFileSync } from 'node:fs';
-import {
-  CliUsageError,
-  ErrorCode,
-  RpcError,
-  type ScopeDeniedBy,
-  type StaticToken,
-} from '@mcpkit/protocol';
+import { CliUsageError, type StaticToken } from '@mcpkit/node';
+import { ErrorCode, RpcError, type ScopeDeniedBy } from '@mcpkit/protocol';
 
 /** The scopes a tool may require: `core` (always on) and `sensitive` (auth logs, sessions). */
 export const KNOWN_SCOPES = ['core', 'sensitive'] as const;

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { type EngineLogger, McpServer } from '@mcpkit/protocol';
+import { type EngineLogger, McpServer, type McpServerOptions } from '@mcpkit/protocol';
 import { dashboardResource, UI_EXTENSION, UI_MIME_TYPE } from './dashboard.js';
 import { type Collectors, systemCollectors, TIERS, WARM_KEYS } from './sampler/collectors.js';
 import { Sampler, type SamplerOptions } from './sampler/sampler.js';
@@ -13,6 +13,12 @@ export const VERSION: string = createRequire(import.meta.url)('../package.json')
 
 /** Options of {@link createSystemInfoServer}. */
 export interface SystemInfoOptions {
+  /**
+   * How 2026-07-28 `requestState` tokens are signed (`McpServerOptions.requestState`): a fleet
+   * passes runCli's `RunContext.requestState`, so a multi round-trip retry is good on every
+   * instance. Default: a random key of this process.
+   */
+  requestState?: McpServerOptions['requestState'];
   /** Scopes this server enables. Default: core only. */
   scopes?: Iterable<Scope>;
   /** Collectors to use instead of systeminformation (tests). */
@@ -38,6 +44,7 @@ export function createSystemInfoServer(options: SystemInfoOptions = {}): {
   const sampler = new Sampler(options.collectors ?? systemCollectors, TIERS, options.sampler);
   const scopes = new Set<Scope>(options.scopes ?? ['core']);
   const server = new McpServer({
+    ...(options.requestState ? { requestState: options.requestState } : {}),
     name: NAME,
     version: VERSION,
     title: 'System information',

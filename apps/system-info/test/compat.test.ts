@@ -14,7 +14,7 @@ import {
   spawnHttpServer,
   spawnRaw,
   tempDir,
-} from '@mcpkit/protocol/testing';
+} from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));

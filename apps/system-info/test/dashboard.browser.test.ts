@@ -22,7 +22,7 @@ import {
   removeTempDirs,
   spawnHttpServer,
   tempDir,
-} from '@mcpkit/protocol/testing';
+} from '@mcpkit/testing';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UI_EXTENSION, UI_MIME_TYPE } from '../src/dashboard.js';

@@ -3,12 +3,7 @@
  * the kit's raw JSON-RPC peer over an in-memory connection (tools/call as a transport sends it).
  */
 import type { AuthInfo, CallToolResult, McpServer } from '@mcpkit/protocol';
-import {
-  connectRaw,
-  type RawErrorObject,
-  type RawPeer,
-  type RawReply,
-} from '@mcpkit/protocol/testing';
+import { connectRaw, type RawErrorObject, type RawPeer, type RawReply } from '@mcpkit/testing';
 import type { Collectors, ProcessInfo } from '../src/sampler/collectors.js';
 import { CollectorTimeoutError } from '../src/sampler/errors.js';
 import type { Scope } from '../src/scopes.js';

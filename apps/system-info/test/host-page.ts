@@ -5,7 +5,7 @@
  * the view's tool calls handed to the test's `callTool`.
  */
 import { fileURLToPath } from 'node:url';
-import { chromiumLaunchOptions, tempDir } from '@mcpkit/protocol/testing';
+import { chromiumLaunchOptions, tempDir } from '@mcpkit/testing';
 import { build } from 'esbuild';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { MountOptions } from './host/host.js';

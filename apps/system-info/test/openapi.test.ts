@@ -5,8 +5,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import type { McpHttpOptions, StaticToken } from '@mcpkit/protocol';
-import { type PostReply, postJson, type ServedHttp, serveHttp } from '@mcpkit/protocol/testing';
+import { type McpHttpOptions, type ServedHttp, type StaticToken, serveHttp } from '@mcpkit/node';
+import { type PostReply, postJson } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Collectors, systemCollectors } from '../src/sampler/collectors.js';
 import { createSystemInfoServer } from '../src/server.js';

@@ -4,7 +4,8 @@
  * (the bench's sink). Same McpServer, same endpoints. With BENCH_TOGGLE_OUT, the metrics switch on
  * and off in alternating windows (observe-toggle.ts).
  */
-import { createMcpHttpServer, McpMetrics, startTracing, traceServer } from '@mcpkit/protocol';
+import { createMcpHttpServer } from '@mcpkit/node';
+import { McpMetrics, startTracing, traceServer } from '@mcpkit/observability';
 import { engineServer } from './engine-tools.js';
 import { announce } from './http-child.js';
 import { installObserveToggle } from './observe-toggle.js';

@@ -2,7 +2,7 @@
  * Our HTTP transport: the Streamable HTTP endpoint `/mcp` in stateless mode and a plain JSON-RPC
  * endpoint `/rpc`, both serving one McpServer built once.
  */
-import { createMcpHttpServer } from '@mcpkit/protocol';
+import { createMcpHttpServer } from '@mcpkit/node';
 import { engineServer } from './engine-tools.js';
 import { announce } from './http-child.js';
 

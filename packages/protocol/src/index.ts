@@ -1,61 +1,7 @@
-// CLI: the runner every app's bin is (flags = environment variables, --help, stdio | http)
-export {
-  type CliOption,
-  CliUsageError,
-  type CliValues,
-  resolveOptions,
-  usage,
-} from './cli/options.js';
-export {
-  type CliApp,
-  COMMON_OPTIONS,
-  type RunContext,
-  type RunOptions,
-  runCli,
-} from './cli/runner.js';
 // MCP client half: McpClient and its transports (stdio child, Streamable HTTP)
 export * from './client/index.js';
-// Fleet: what several instances share — state stores (memory, Redis), membership, notifications
-export { type FleetNotifier, type SubscriberMatch, shareNotifications } from './fleet/notify.js';
-export {
-  createRedisStateStore,
-  RedisStateStore,
-  type RedisStateStoreOptions,
-} from './fleet/redis.js';
-export {
-  type FleetMember,
-  type FleetMembership,
-  type JoinFleetOptions,
-  joinFleet,
-} from './fleet/registry.js';
-export {
-  type AppendOptions,
-  MemoryStateStore,
-  type SessionRecord,
-  type StateStore,
-  type StoredEvents,
-  type StoreRateLimitOptions,
-  StoreUnavailableError,
-} from './fleet/store.js';
-// HTTP: plain POST and Streamable HTTP, behind auth, rate limits and Host/Origin checks
-export { type Authenticator, bearerToken, type StaticToken, staticTokens } from './http/auth.js';
-export {
-  Health,
-  type HealthOptions,
-  type ReadinessCheck,
-  type ReadinessReport,
-} from './http/health.js';
-export { checkHostAndOrigin, isLoopback, type OriginPolicy } from './http/origin.js';
-export type { HttpPage, PageAuth } from './http/pages.js';
-export {
-  createMcpHttpServer,
-  type HttpAuthOptions,
-  type McpHttpOptions,
-  type McpHttpServer,
-  type RateLimitOptions,
-} from './http/server.js';
-export { StreamableHttpHandler, type StreamableOptions } from './http/streamable.js';
 // JSON-RPC engine: codec, dispatcher and methods, errors, client, two-way connection
+export { hasBrand } from './jsonrpc/brand.js';
 export {
   type CancelListener,
   type CancellationOptions,
@@ -99,6 +45,7 @@ export {
   toErrorObject,
 } from './jsonrpc/errors.js';
 export {
+  isPromiseLike,
   type MaybePromise,
   type MethodDefinition,
   method,
@@ -109,17 +56,6 @@ export { editResultText, resultText } from './jsonrpc/result-text.js';
 export { createJsonRpcServer, createJsonRpcServerWith } from './jsonrpc/server.js';
 export type { FrameSink, FrameTransport } from './jsonrpc/transport.js';
 export type * from './jsonrpc/types.js';
-// Logging: the process's own log (pino, on stderr) — MCP log messages are McpContext.log
-export {
-  type CreateLoggerOptions,
-  createLogger,
-  guardStdout,
-  type LogFormat,
-  type Logger,
-  PINO_LOG_LEVELS,
-  type PinoLogLevel,
-  resolveLogFormat,
-} from './logging/logger.js';
 // MCP server: McpServer, its tools, resources and prompts, sessions, what handlers are given
 export { type AskOptions, type McpCallExtra, McpContext } from './mcp/context.js';
 export {
@@ -131,6 +67,14 @@ export {
   withoutReservedMeta,
 } from './mcp/era.js';
 export type { CacheableMethod, CacheHint } from './mcp/handlers/discover.js';
+export {
+  decodeHeaderValue,
+  encodeHeaderValue,
+  legacyRefusal,
+  modernRefusal,
+  paramHeaderRefusal,
+  paramHeaders,
+} from './mcp/http-headers.js';
 export {
   type ArgumentIssue,
   type JsonSchema,
@@ -193,32 +137,10 @@ export {
   type ProtocolVersion,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp/versions.js';
-// Observability: Prometheus metrics (at /metrics) and OpenTelemetry traces (off unless OTEL_* ask)
-export {
-  DEFAULT_BUCKETS,
-  McpMetrics,
-  type McpMetricsOptions,
-} from './observability/metrics.js';
-export {
-  CounterSeries,
-  HistogramSeries,
-  SeriesCounter,
-  SeriesHistogram,
-  type SeriesOptions,
-} from './observability/series.js';
-export {
-  type SamplerChoice,
-  samplerFromEnv,
-  startTracing,
-  TRACE_META,
-  type Tracing,
-  type TracingOptions,
-  traceServer,
-  tracingActive,
-  tracingRequested,
-  withTraceContext,
-} from './observability/tracing.js';
+// Processes: ending a child and everything it started
+export { killGroup } from './process/kill-group.js';
 // Transports: channels a JsonRpcConnection or `McpServer.connect` runs over
+export { guardStdout } from './transports/guard-stdout.js';
 export { LineFramer, type LineSink } from './transports/line-framer.js';
 export { createLinkedTransports } from './transports/memory.js';
 export {

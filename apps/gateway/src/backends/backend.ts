@@ -4,6 +4,7 @@ import {
   type CallOptions,
   type JsonRpcParams,
   type McpClient,
+  McpErrorCode,
   type RequestOptions,
   RpcError,
 } from '@mcpkit/protocol';
@@ -333,7 +334,7 @@ export class Backend {
       retryInMs === undefined
         ? `Backend '${this.name}' is ${this.state}`
         : `Backend '${this.name}' is restarting, retry in ~${Math.max(1, Math.round(retryInMs / 1000))} s`;
-    return new RpcError(-32000, message, {
+    return new RpcError(McpErrorCode.ServerError, message, {
       backend: this.name,
       state: this.state,
       ...(retryInMs === undefined ? {} : { retryInMs }),

@@ -1,3 +1,4 @@
+import { withTraceContext } from '@mcpkit/observability';
 import {
   type ClientTransport,
   type InitializeResult,
@@ -61,6 +62,8 @@ export function openLink(
   const client = new McpClient({
     clientInfo: { name: 'mcpkit-gateway', version: VERSION },
     protocol: config.protocol,
+    // With tracing on, a backend continues the trace of the call it serves (`_meta.traceparent`).
+    propagate: withTraceContext,
     // A modern backend's list changes come through a subscriptions/listen the client keeps open,
     // as a 2025 session sends them unasked: the gateway refreshes its registry on either.
     listChanged: true,

@@ -9,7 +9,7 @@ import {
   type McpMetrics,
   SeriesCounter,
   SeriesHistogram,
-} from '@mcpkit/protocol';
+} from '@mcpkit/observability';
 import { Counter, Gauge } from 'prom-client';
 import type { BackendState } from '../backends/backend.js';
 import type { Gateway } from '../gateway.js';

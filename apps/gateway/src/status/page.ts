@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo, HttpPage, PageAuth } from '@mcpkit/protocol';
+import type { HttpPage, PageAuth } from '@mcpkit/node';
+import type { AuthInfo } from '@mcpkit/protocol';
 import { EventQueryError, type EventStatus, type GatewayEvent } from '../events.js';
 import type { Gateway } from '../gateway.js';
 import { type EventFeed, eventFeed } from './feed.js';

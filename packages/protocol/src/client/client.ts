@@ -30,7 +30,6 @@ import {
   MODERN_PROTOCOL_VERSIONS,
   type ModernProtocolVersion,
 } from '../mcp/versions.js';
-import { withTraceContext } from '../observability/tracing.js';
 import {
   InputRequiredError,
   TransportError,
@@ -112,6 +111,13 @@ export interface McpClientOptions {
    * uses. A request no handler can answer rejects with an InputRequiredError in either mode.
    */
   inputRequired?: 'auto' | 'manual';
+  /**
+   * Called with the params of every request this client sends, before they go out; returns the
+   * params to send. The hook through which a platform adds what the server should carry on, such
+   * as the current trace in `_meta.traceparent` (`withTraceContext` from `@mcpkit/observability`,
+   * which returns the params unchanged while tracing is off). Default: params sent as given.
+   */
+  propagate?: <P extends JsonRpcParams | undefined>(params: P) => P;
   /** Modern era: how many times one request is sent again for input before it rejects. Default 10. */
   maxInputRounds?: number;
   /**
@@ -611,8 +617,8 @@ export class McpClient {
    * signal's reason, an {@link InputRequiredError}, or a {@link ConnectionClosedError}.
    */
   request<R = unknown>(name: string, params?: JsonRpcParams, options?: RequestOptions): Promise<R> {
-    // With tracing on, the server continues this process's trace (`_meta.traceparent`).
-    params = withTraceContext(params);
+    const propagate = this.#options.propagate;
+    if (propagate) params = propagate(params);
     const connection = this.#connection;
     if (!connection) return Promise.reject(new ConnectionClosedError('client not connected'));
     const envelope = this.#envelope;

@@ -4,7 +4,7 @@
  * `tools/call` the `Mcp-Param-*` headers its tool declares. Values travel by the spec's Value
  * Encoding, the one encoder the server side uses too (`http/headers.ts`).
  */
-import { encodeHeaderValue, paramHeaders } from '../http/headers.js';
+import { encodeHeaderValue, paramHeaders } from '../mcp/http-headers.js';
 import type { HeaderParam } from '../mcp/tool.js';
 
 export { encodeHeaderValue };

@@ -6,16 +6,23 @@
  * on what an HTTP server answers.
  */
 import type { ServerResponse } from 'node:http';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { RpcError } from '../jsonrpc/errors.js';
 import { META } from '../mcp/era.js';
+import {
+  answerJson,
+  type ScriptedHandler,
+  scriptHttp,
+  stopScriptedHttp,
+} from '../testing/scripted-http.js';
 import { McpClient } from './client.js';
 import { TransportError, UnsupportedVersionError } from './errors.js';
 import { encodeHeaderValue, requestHeaders } from './headers.js';
-import { type Handler, json, script } from './scripted-server.test.helper.js';
 import { StreamableHttpClientTransport } from './streamable-http.js';
 
-const DISCOVERED = {
+afterEach(stopScriptedHttp);
+
+const MINIMAL_DISCOVER_RESULT = {
   resultType: 'complete',
   supportedVersions: ['2026-07-28'],
   capabilities: { tools: {}, resources: {}, prompts: {} },
@@ -25,7 +32,7 @@ const DISCOVERED = {
 };
 
 /** A modern server: discover, and `{ echo: method }` for the rest; `hang` never answers. */
-const modernServer: Handler = (req, res, seen) => {
+const modernServer: ScriptedHandler = (req, res, seen) => {
   if (req.method !== 'POST') {
     res.writeHead(405, { allow: 'POST' }).end();
     return;
@@ -36,18 +43,19 @@ const modernServer: Handler = (req, res, seen) => {
     return;
   }
   if (body.params?.name === 'hang') return; // held open until the client aborts
-  const result = body.method === 'server/discover' ? DISCOVERED : { echo: body.method };
+  const result =
+    body.method === 'server/discover' ? MINIMAL_DISCOVER_RESULT : { echo: body.method };
   if (body.params?.name === 'streamed') {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result })}\n\n`);
     return;
   }
-  json(res, 200, { jsonrpc: '2.0', id: body.id, result });
+  answerJson(res, 200, { jsonrpc: '2.0', id: body.id, result });
 };
 
 describe('StreamableHttpClientTransport, modern era', () => {
   it('sends MCP-Protocol-Version, Mcp-Method and Mcp-Name on every POST, and no session', async () => {
-    const { url, seen } = await script(modernServer);
+    const { url, seen } = await scriptHttp(modernServer);
     const client = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
       protocol: '2026-07-28',
     });
@@ -98,7 +106,7 @@ describe('StreamableHttpClientTransport, modern era', () => {
     const aborted = new Promise<void>((resolve) => {
       closed = resolve;
     });
-    const { url, seen } = await script((req, res, s) => {
+    const { url, seen } = await scriptHttp((req, res, s) => {
       if (s.body?.params?.name === 'hang') res.on('close', closed);
       modernServer(req, res, s);
     });
@@ -120,7 +128,7 @@ describe('StreamableHttpClientTransport, modern era', () => {
   });
 
   it("'auto' stays modern on a 400 with -32022 naming nothing we speak: UnsupportedVersionError", async () => {
-    const { url, seen } = await script((_req, res, s) =>
+    const { url, seen } = await scriptHttp((_req, res, s) =>
       unsupported(res, s.body?.id, ['2099-01-01']),
     );
     const err = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
@@ -132,7 +140,7 @@ describe('StreamableHttpClientTransport, modern era', () => {
 
   it('-32022 naming the very version it refused: retried once with it, and modern', async () => {
     let refused = false;
-    const { url, seen } = await script((req, res, s) => {
+    const { url, seen } = await scriptHttp((req, res, s) => {
       if (refused) return modernServer(req, res, s);
       refused = true;
       unsupported(res, s.body?.id, ['2026-07-28']);
@@ -155,14 +163,14 @@ describe('StreamableHttpClientTransport, modern era', () => {
   });
 
   it("'auto' falls back to a 2025 session on a 400 without a modern error", async () => {
-    const { url, seen } = await script((req, res, s) => {
+    const { url, seen } = await scriptHttp((req, res, s) => {
       const body = s.body;
       if (req.method === 'DELETE') {
         res.writeHead(200).end();
       } else if (body?.method === 'server/discover') {
         res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request: no session');
       } else if (body?.method === 'initialize') {
-        json(
+        answerJson(
           res,
           200,
           {
@@ -179,7 +187,7 @@ describe('StreamableHttpClientTransport, modern era', () => {
       } else if (body?.id === undefined) {
         res.writeHead(202).end();
       } else {
-        json(res, 200, { jsonrpc: '2.0', id: body.id, result: { tools: [] } });
+        answerJson(res, 200, { jsonrpc: '2.0', id: body.id, result: { tools: [] } });
       }
     });
     const client = await McpClient.connect(
@@ -207,7 +215,7 @@ describe('StreamableHttpClientTransport, modern era', () => {
   });
 
   it("'auto' does not fall back on 401: the credentials are the problem", async () => {
-    const { url } = await script((_req, res) => res.writeHead(401).end());
+    const { url } = await scriptHttp((_req, res) => res.writeHead(401).end());
     const err = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
       protocol: 'auto',
     }).catch((e: unknown) => e);
@@ -215,9 +223,9 @@ describe('StreamableHttpClientTransport, modern era', () => {
   });
 
   it('a -32601 answered with 404 reaches the caller as the RpcError', async () => {
-    const { url } = await script((req, res, s) => {
+    const { url } = await scriptHttp((req, res, s) => {
       if (s.body?.method === 'resources/templates/list') {
-        json(res, 404, {
+        answerJson(res, 404, {
           jsonrpc: '2.0',
           id: s.body.id,
           error: { code: -32601, message: 'Method not found' },
@@ -263,7 +271,7 @@ describe('modern header values', () => {
 
 /** A 400 with -32022 naming `supported` (the modern refusal of an unsupported version). */
 function unsupported(res: ServerResponse, id: unknown, supported: string[]): void {
-  json(res, 400, {
+  answerJson(res, 400, {
     jsonrpc: '2.0',
     id,
     error: {

@@ -1,9 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { RpcError } from '../jsonrpc/errors.js';
+import {
+  type ScriptedHandler,
+  type ScriptedRequest,
+  scriptHttp,
+  stopScriptedHttp,
+} from '../testing/scripted-http.js';
 import { McpClient } from './client.js';
 import { TransportError } from './errors.js';
-import { type Handler, type Seen, script, stopScripted } from './scripted-server.test.helper.js';
 import { StreamableHttpClientTransport } from './streamable-http.js';
+
+afterEach(stopScriptedHttp);
 
 const INIT = {
   protocolVersion: '2025-11-25',
@@ -12,7 +19,7 @@ const INIT = {
 };
 
 /** Answers initialize (with a session id) and notifications; the rest goes to `then`. */
-function lifecycle(then: Handler, sessionId = 'sess-1'): Handler {
+function lifecycle(then: ScriptedHandler, sessionId = 'sess-1'): ScriptedHandler {
   return (req, res, seen) => {
     if (req.method === 'POST' && seen.body?.method === 'initialize') {
       res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': sessionId });
@@ -32,7 +39,7 @@ const result = (id: number | undefined, value: unknown) =>
 
 describe('StreamableHttpClientTransport', () => {
   it('reads SSE whose lines end with CRLF', async () => {
-    const { url } = await script(
+    const { url } = await scriptHttp(
       lifecycle((req, res, seen) => {
         if (req.method === 'GET') return void res.writeHead(405).end();
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -51,7 +58,7 @@ describe('StreamableHttpClientTransport', () => {
   });
 
   it('sends the session id and protocol version after initialize, and DELETE on close', async () => {
-    const { url, seen } = await script(
+    const { url, seen } = await scriptHttp(
       lifecycle((req, res, s) => {
         if (req.method === 'GET') return void res.writeHead(405).end();
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -72,11 +79,13 @@ describe('StreamableHttpClientTransport', () => {
     expect(seen.map((s) => s.method)).toContain('DELETE');
     // initialized reached the server before the first request went out.
     const ping = seen.find((s) => s.body?.method === 'ping');
-    expect(seen.indexOf(ping as Seen)).toBeGreaterThan(seen.indexOf(initialized as Seen));
+    expect(seen.indexOf(ping as ScriptedRequest)).toBeGreaterThan(
+      seen.indexOf(initialized as ScriptedRequest),
+    );
   });
 
   it('names the method (and the tool, prompt or resource) of every POST in headers, initialize included', async () => {
-    const { url, seen } = await script(
+    const { url, seen } = await scriptHttp(
       lifecycle((req, res, s) => {
         if (req.method === 'GET') return void res.writeHead(405).end();
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -103,7 +112,7 @@ describe('StreamableHttpClientTransport', () => {
   it('resumes a stream that ended before its answer, after the retry the server set, with Last-Event-ID', async () => {
     let closedAt = 0;
     let callId: number | undefined;
-    const { url, seen } = await script(
+    const { url, seen } = await scriptHttp(
       lifecycle((req, res, s) => {
         if (req.method === 'GET' && !req.headers['last-event-id']) {
           return void res.writeHead(405).end();
@@ -135,7 +144,7 @@ describe('StreamableHttpClientTransport', () => {
   });
 
   it('answers a request with the JSON-RPC error an HTTP error status carries', async () => {
-    const { url } = await script(
+    const { url } = await scriptHttp(
       lifecycle((req, res) => {
         if (req.method === 'GET') return void res.writeHead(405).end();
         res.writeHead(400, { 'content-type': 'application/json' });
@@ -156,7 +165,7 @@ describe('StreamableHttpClientTransport', () => {
   });
 
   it('fails a request with a TransportError for a status without a JSON-RPC body', async () => {
-    const { url } = await script(
+    const { url } = await scriptHttp(
       lifecycle((req, res) => {
         if (req.method === 'GET') return void res.writeHead(405).end();
         res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1>');
@@ -171,7 +180,7 @@ describe('StreamableHttpClientTransport', () => {
   });
 
   it('fails a request whose SSE stream ends without an answer and without an event id', async () => {
-    const { url } = await script(
+    const { url } = await scriptHttp(
       lifecycle((req, res) => {
         if (req.method === 'GET') return void res.writeHead(405).end();
         res.writeHead(200, { 'content-type': 'text/event-stream' }).end(': nothing\n\n');
@@ -185,7 +194,7 @@ describe('StreamableHttpClientTransport', () => {
   });
 
   it('ends the connection when the server no longer knows the session (404)', async () => {
-    const { url } = await script(
+    const { url } = await scriptHttp(
       lifecycle((req, res) => {
         if (req.method === 'GET') return void res.writeHead(405).end();
         res.writeHead(404, { 'content-type': 'application/json' });
@@ -205,16 +214,16 @@ describe('StreamableHttpClientTransport', () => {
   });
 
   it('fails a request with a TransportError when the server is unreachable', async () => {
-    const { url } = await script(lifecycle((_req, res) => res.writeHead(405).end()));
+    const { url } = await scriptHttp(lifecycle((_req, res) => res.writeHead(405).end()));
     const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
-    await stopScripted();
+    await stopScriptedHttp();
     await expect(client.ping()).rejects.toSatisfy((e: unknown) => TransportError.is(e));
     await client.close();
   });
 
   it('delivers notifications from the GET stream and reopens it when it drops', async () => {
     let gets = 0;
-    const { url, seen } = await script(
+    const { url, seen } = await scriptHttp(
       lifecycle((req, res, s) => {
         if (req.method === 'GET') {
           gets++;

@@ -38,6 +38,10 @@ export type NamedParams<N extends readonly string[]> = {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
+/**
+ * Whether `value` is a thenable: how a handler's answer is told apart from a promise of one, so a
+ * synchronous answer is sent without waiting a microtask.
+ */
 export function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
   return (
     value !== null &&

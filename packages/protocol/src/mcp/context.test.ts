@@ -6,7 +6,6 @@ import { RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
 import { connectRaw } from '../testing/raw.js';
-import { waitFor } from '../testing/wait.js';
 import { type McpCallExtra, McpContext } from './context.js';
 import { META } from './era.js';
 import { definePrompt } from './prompt.js';
@@ -557,7 +556,7 @@ describe('a handler that fails once its call is cancelled', () => {
     ];
     for (const [id, method, params] of calls)
       void peer.send({ jsonrpc: '2.0', id, method, params });
-    await waitFor('the three calls running', () => running.length === 3 || undefined);
+    await vi.waitFor(() => expect(running).toHaveLength(3));
     for (const [id] of calls) await peer.notify('notifications/cancelled', { requestId: id });
     // Anything sent for them would be in before the ping's answer.
     await peer.result('ping');

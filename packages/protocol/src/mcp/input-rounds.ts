@@ -96,18 +96,6 @@ const invalidState = () =>
  * (at most 100,000; beyond that the oldest are forgotten first) — instances behind a load
  * balancer each remember their own.
  */
-/** The key a fleet shares (see {@link setFleetRequestStateKey}); undefined when alone. */
-let fleetKey: Buffer | undefined;
-
-/**
- * The HMAC key of every RequestStateCodec made from now on without a key of its own: runCli sets
- * it, before the app builds its server, to the secret a fleet shares in its state store — so a
- * `requestState` minted by one instance is good on every other. Internal (not exported).
- */
-export function setFleetRequestStateKey(key: Uint8Array | string): void {
-  fleetKey = Buffer.from(key);
-}
-
 export class RequestStateCodec {
   readonly #key: Buffer;
   readonly #ttlMs: number;
@@ -115,13 +103,13 @@ export class RequestStateCodec {
   readonly #spent = new Map<string, number>();
 
   /**
-   * @param key the HMAC key; default the fleet's (runCli with `--redis-url`), else a random one
-   *   per process (a state is then only valid on the process that issued it — give several
-   *   instances the same key)
+   * @param key the HMAC key; default a random one per process (a state is then only valid on
+   *   the process that issued it — instances behind one load balancer share a key: runCli with
+   *   `--redis-url` hands the fleet's to the app as `RunContext.requestState`)
    * @param ttlMs how long a state is valid. Default 10 minutes.
    */
   constructor(key?: Uint8Array | string, ttlMs = 600_000) {
-    this.#key = key === undefined ? (fleetKey ?? randomBytes(32)) : Buffer.from(key);
+    this.#key = key === undefined ? randomBytes(32) : Buffer.from(key);
     this.#ttlMs = ttlMs;
   }
 

@@ -1,7 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { createEverythingServer as server } from '../fixtures/everything.js';
+import { z } from 'zod';
 import { connectClient } from '../testing/client.js';
 import type { McpCallOutcome, McpObserver } from './observe.js';
+import { McpServer } from './server.js';
+import { defineTool, ToolError } from './tool.js';
+
+/** A server with a tool that answers and one that fails with a tool error. */
+const server = () =>
+  new McpServer({ name: 'observed', version: '1' }).addTool(
+    defineTool({
+      name: 'add',
+      description: 'Adds a and b',
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      handler: ({ a, b }) => String(a + b),
+    }),
+    defineTool({
+      name: 'test_error_handling',
+      description: 'Always fails with a tool error',
+      handler: () => {
+        throw new ToolError('fails on purpose');
+      },
+    }),
+  );
 
 /** An observer that writes what it sees, under `name`, into `log`. */
 function recorder(name: string, log: string[], withRun = false): McpObserver {

@@ -1,7 +1,7 @@
 import { decodeFrame } from '../jsonrpc/codec.js';
 import { JsonRpcConnection } from '../jsonrpc/connection.js';
 import { Dispatcher, type EngineLogger } from '../jsonrpc/dispatcher.js';
-import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, McpErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { MethodDefinition } from '../jsonrpc/method.js';
 import type { FrameTransport } from '../jsonrpc/transport.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
@@ -133,7 +133,7 @@ export interface McpServerOptions {
    * their settings: declared as `capabilities.extensions` in `server/discover` and initialize.
    */
   extensions?: Readonly<Record<string, Record<string, unknown>>>;
-  /** Where handler crashes and protocol trouble are logged (e.g. {@link createLogger}'s). */
+  /** Where handler crashes and protocol trouble are logged (e.g. `createLogger`'s from `@mcpkit/node`). */
   logger?: EngineLogger;
 }
 
@@ -144,7 +144,7 @@ const defaultScopeError = (tool: string, scope: string, deniedBy: ScopeDeniedBy)
     { tool, scope, deniedBy },
   );
 const defaultResourceNotFound = (uri: string) =>
-  new RpcError(-32002, 'Resource not found', { uri });
+  new RpcError(McpErrorCode.ResourceNotFound, 'Resource not found', { uri });
 const defaultUnknownTool = (name: string) =>
   new RpcError(-32602, `Unknown tool: ${name}`, { tool: name });
 

@@ -111,4 +111,13 @@ export class McpSession {
     this.#id ??= randomUUID();
     return this.#id;
   }
+
+  /**
+   * Abort every call of this session still running, each signal with `reason()`: for a
+   * transport whose client went away (an HTTP request closed before its answer), so a handler
+   * stops working for nobody. Calls started later are not affected.
+   */
+  abortInFlight(reason: () => Error): void {
+    this[CANCELLATION].abortAll(reason);
+  }
 }

@@ -1,4 +1,4 @@
-import { guardStdout } from '../logging/guard-stdout.js';
+import { guardStdout } from '../transports/guard-stdout.js';
 import { StdioTransport, type StdioTransportOptions } from '../transports/stdio.js';
 import type { McpServer } from './server.js';
 import type { ConnectOptions } from './transport.js';

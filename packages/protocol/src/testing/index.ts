@@ -1,31 +1,8 @@
-// @mcpkit/protocol/testing: the shared kit for testing MCP servers built with this package — and
-// for benchmarking them. Not for production code: it favours being easy to inspect over being
-// fast. One concern per module:
-
-// Headless Chromium for browser tests (Playwright's launch options; no Playwright dependency).
-export {
-  CHROMIUM_PATH,
-  type ChromiumLaunchOptions,
-  chromiumLaunchOptions,
-  haveChromium,
-  type PngStats,
-  pngStats,
-} from './browser.js';
-// In-process: an McpClient, or a raw JSON-RPC peer, on `server.connect()` over an in-memory pair.
+// @mcpkit/protocol/testing: an McpServer's in-process peers over an in-memory transport pair, for
+// tests of servers built on the engine (the engine's own among them), and a scripted HTTP
+// endpoint for tests of clients. The rest of the kit —
+// processes, HTTP, Prometheus, Chromium — is @mcpkit/testing, which re-exports these.
 export { type ConnectClientOptions, connectClient } from './client.js';
-// HTTP: an McpServer listening on a free port; plain JSON-RPC POSTs read to the end.
-export { type HttpClientOptions, type ServedHttp, serveHttp } from './http.js';
-export { type HttpProcess, type HttpProcessOptions, spawnHttpServer } from './http-process.js';
-export { type PostOptions, type PostReply, postJson } from './post.js';
-export { isAlive, killGroup, killSpawned, waitGone } from './processes.js';
-// Prometheus: a strict parser of the text format, to test a /metrics endpoint.
-export {
-  type PromFamily,
-  type PromSample,
-  parsePrometheusText,
-  sampleValue,
-} from './prometheus.js';
-export { seededRandom } from './random.js';
 export {
   connectRaw,
   initializeRequest,
@@ -35,11 +12,11 @@ export {
   type RawPeerOptions,
   type RawReply,
 } from './raw.js';
-export { type RawProcess, spawnRaw } from './raw-process.js';
-export { type RunOptions, type RunResult, runProcess } from './run.js';
-export type { ProcessOptions } from './spawn.js';
-// Child processes: a server with an McpClient on its stdio, raw stdio, HTTP, run-to-completion.
-export { type SpawnedServer, type SpawnServerOptions, spawnServer } from './stdio-server.js';
-export { removeTempDirs, tempDir } from './temp.js';
-// Waiting, scratch space and repeatable data.
-export { sleep, TimeoutError, waitFor, within } from './wait.js';
+export {
+  answerJson,
+  MINIMAL_DISCOVER_RESULT,
+  type ScriptedHandler,
+  type ScriptedRequest,
+  scriptHttp,
+  stopScriptedHttp,
+} from './scripted-http.js';

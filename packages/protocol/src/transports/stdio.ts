@@ -1,7 +1,7 @@
 import type { CancellationRegistry } from '../jsonrpc/cancellation.js';
 import { type ConnectionOptions, JsonRpcConnection } from '../jsonrpc/connection.js';
 import type { Dispatcher, EngineLogger } from '../jsonrpc/dispatcher.js';
-import { guardStdout } from '../logging/guard-stdout.js';
+import { guardStdout } from './guard-stdout.js';
 import { StdioTransport, type StdioTransportOptions } from './stdio-transport.js';
 
 export {

@@ -1,0 +1,192 @@
+/** `/healthz`, `/readyz` and the graceful drain of createMcpHttpServer. */
+
+import { MemoryStateStore } from '@mcpkit/fleet';
+import { defineTool, McpServer } from '@mcpkit/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Health } from './health.js';
+import { type ServedHttp, serveHttp } from './serve.js';
+import type { McpHttpOptions } from './server.js';
+
+let open: ServedHttp[] = [];
+afterEach(async () => {
+  const servers = open;
+  open = [];
+  await Promise.all(servers.map((s) => s.close().catch(() => undefined)));
+});
+
+/** A server with a tool that takes `ms` milliseconds (or until its call is cancelled). */
+function slowServer(): McpServer {
+  return new McpServer({ name: 'slow', version: '1.0.0' }).addTool(
+    defineTool({
+      name: 'slow',
+      description: 'Answers after a while',
+      handler: async (args: Record<string, unknown>, ctx) => {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Number(args.ms ?? 200));
+          ctx.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        return 'done';
+      },
+      inputJsonSchema: { type: 'object', properties: { ms: { type: 'number' } } },
+    }),
+  );
+}
+
+async function start(options: McpHttpOptions = {}) {
+  const served = await serveHttp(slowServer(), { plainPaths: ['/rpc'], ...options });
+  open.push(served);
+  return served;
+}
+
+const rpc = (served: ServedHttp, body: unknown) =>
+  fetch(`${served.url}/rpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+describe('health probes', () => {
+  it('/healthz answers 200 without auth and whatever the Host', async () => {
+    const served = await start({ auth: { tokens: [{ token: 'secret-token-123', scopes: [] }] } });
+    const res = await fetch(`${served.url}/healthz`, { headers: { host: 'evil.example' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.json()).toEqual({ status: 'ok' });
+    // The MCP endpoints still want the token.
+    expect((await fetch(`${served.url}/mcp`, { method: 'POST' })).status).toBe(401);
+  });
+
+  it('/readyz names each check; a failing one makes it 503 without saying why', async () => {
+    const state = new MemoryStateStore();
+    let fail = false;
+    const served = await start({
+      state,
+      health: {
+        checks: {
+          database: () => {
+            if (fail) throw new Error('password=hunter2 rejected');
+          },
+        },
+      },
+    });
+    const ok = await fetch(`${served.url}/readyz`);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({
+      status: 'ready',
+      checks: { state: { ok: true }, database: { ok: true } },
+    });
+    fail = true;
+    const bad = await fetch(`${served.url}/readyz`);
+    expect(bad.status).toBe(503);
+    const text = await bad.text();
+    expect(JSON.parse(text)).toMatchObject({
+      status: 'not ready',
+      checks: { state: { ok: true }, database: { ok: false } },
+    });
+    expect(text).not.toContain('hunter2');
+    // A store that went away fails its own check.
+    fail = false;
+    await state.close();
+    expect((await fetch(`${served.url}/readyz`)).status).toBe(503);
+  });
+
+  it('fails a check that does not answer in time, and aborts its signal', async () => {
+    let aborted = false;
+    const served = await start({
+      health: {
+        timeoutMs: 100,
+        checks: {
+          stuck: (signal) =>
+            new Promise<void>(() => {
+              signal.addEventListener('abort', () => {
+                aborted = true;
+              });
+            }),
+        },
+      },
+    });
+    const started = Date.now();
+    const res = await fetch(`${served.url}/readyz`);
+    expect(res.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(aborted).toBe(true);
+  });
+
+  it('answers HEAD without a body, other methods 405, and can be moved or switched off', async () => {
+    const served = await start({ health: { livePath: '/live', readyPath: false } });
+    const head = await fetch(`${served.url}/live`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    const post = await fetch(`${served.url}/live`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect((await fetch(`${served.url}/readyz`)).status).toBe(404);
+    expect((await fetch(`${served.url}/healthz`)).status).toBe(404);
+  });
+
+  it('takes checks added later, refusing a name twice', async () => {
+    const served = await start();
+    served.http.health.addCheck('backend', () => Promise.reject(new Error('down')));
+    expect(() => served.http.health.addCheck('backend', () => {})).toThrow(/already registered/);
+    expect((await fetch(`${served.url}/readyz`)).status).toBe(503);
+    expect(served.http.health.removeCheck('backend')).toBe(true);
+    expect((await fetch(`${served.url}/readyz`)).status).toBe(200);
+    expect(new Health({ checks: { a: () => {} } }).livePath).toBe('/healthz');
+  });
+});
+
+describe('graceful drain', () => {
+  it('finishes the call in flight, reports draining, refuses new connections, then closes', async () => {
+    const served = await start();
+    const inFlight = rpc(served, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { ms: 300 } },
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const drained = served.http.drain(5000);
+    expect((await served.http.health.readiness()).draining).toBe(true);
+    const reply = await inFlight;
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('connection')).toBe('close');
+    expect(await reply.json()).toMatchObject({ id: 1, result: { content: [{ text: 'done' }] } });
+    await drained;
+    await expect(fetch(`${served.url}/healthz`)).rejects.toThrow();
+  });
+
+  it('keeps serving through drainDelayMs — readyz 503, Connection: close — then stops', async () => {
+    const served = await start({ drainDelayMs: 300 });
+    const started = Date.now();
+    const drained = served.http.drain(5000);
+    const ready = await fetch(`${served.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ status: 'draining' });
+    const call = await rpc(served, { jsonrpc: '2.0', id: 1, method: 'ping' });
+    expect(call.status).toBe(200);
+    expect(call.headers.get('connection')).toBe('close');
+    await call.text();
+    await drained;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    await expect(fetch(`${served.url}/healthz`)).rejects.toThrow();
+  });
+
+  it('gives up on a call that outlasts the drain timeout and closes anyway', async () => {
+    const served = await start();
+    const inFlight = rpc(served, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { ms: 60_000 } },
+    }).catch((err: unknown) => err);
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    await served.http.drain(200);
+    expect(Date.now() - started).toBeLessThan(2000);
+    // The connection was closed under it: the client sees a failure, not a hang.
+    expect(await inFlight).toBeInstanceOf(Error);
+  });
+});

@@ -1,0 +1,44 @@
+// CLI: the runner every app's bin is (flags = environment variables, --help, stdio | http)
+export {
+  type CliOption,
+  CliUsageError,
+  type CliValues,
+  resolveOptions,
+  usage,
+} from './cli/options.js';
+export {
+  type CliApp,
+  COMMON_OPTIONS,
+  type RunContext,
+  type RunOptions,
+  runCli,
+} from './cli/runner.js';
+// HTTP: plain POST and Streamable HTTP, behind auth, rate limits and Host/Origin checks
+export { type Authenticator, bearerToken, type StaticToken, staticTokens } from './http/auth.js';
+export {
+  Health,
+  type HealthOptions,
+  type ReadinessCheck,
+  type ReadinessReport,
+} from './http/health.js';
+export { checkHostAndOrigin, isLoopback, type OriginPolicy } from './http/origin.js';
+export type { HttpPage, PageAuth } from './http/pages.js';
+export { type HttpClientOptions, type ServedHttp, serveHttp } from './http/serve.js';
+export {
+  createMcpHttpServer,
+  type HttpAuthOptions,
+  type McpHttpOptions,
+  type McpHttpServer,
+  type RateLimitOptions,
+} from './http/server.js';
+export { StreamableHttpHandler, type StreamableOptions } from './http/streamable.js';
+// Logging: the process's own log (pino, on stderr) — MCP log messages are McpContext.log
+export {
+  type CreateLoggerOptions,
+  createLogger,
+  type LogFormat,
+  type Logger,
+  PINO_LOG_LEVELS,
+  type PinoLogLevel,
+  resolveLogFormat,
+} from './logging/logger.js';

@@ -1,0 +1,46 @@
+// @mcpkit/testing: the shared kit for testing MCP servers built with this package — and
+// for benchmarking them. Not for production code: it favours being easy to inspect over being
+// fast. One concern per module:
+
+// In-process: an McpClient, or a raw JSON-RPC peer, on `server.connect()` over an in-memory pair.
+export {
+  type ConnectClientOptions,
+  connectClient,
+  connectRaw,
+  initializeRequest,
+  type RawErrorObject,
+  type RawMessage,
+  type RawPeer,
+  type RawPeerOptions,
+  type RawReply,
+} from '@mcpkit/protocol/testing';
+// Headless Chromium for browser tests (Playwright's launch options; no Playwright dependency).
+export {
+  CHROMIUM_PATH,
+  type ChromiumLaunchOptions,
+  chromiumLaunchOptions,
+  haveChromium,
+  type PngStats,
+  pngStats,
+} from './browser.js';
+// HTTP: a server in a child process; plain JSON-RPC POSTs read to the end (an McpServer on a
+// free port in this process is @mcpkit/node's `serveHttp`).
+export { type HttpProcess, type HttpProcessOptions, spawnHttpServer } from './http-process.js';
+export { type PostOptions, type PostReply, postJson } from './post.js';
+export { isAlive, killGroup, killSpawned, waitGone } from './processes.js';
+// Prometheus: a strict parser of the text format, to test a /metrics endpoint.
+export {
+  type PromFamily,
+  type PromSample,
+  parsePrometheusText,
+  sampleValue,
+} from './prometheus.js';
+export { seededRandom } from './random.js';
+export { type RawProcess, spawnRaw } from './raw-process.js';
+export { type RunOptions, type RunResult, runProcess } from './run.js';
+export type { ProcessOptions } from './spawn.js';
+// Child processes: a server with an McpClient on its stdio, raw stdio, HTTP, run-to-completion.
+export { type SpawnedServer, type SpawnServerOptions, spawnServer } from './stdio-server.js';
+export { removeTempDirs, tempDir } from './temp.js';
+// Waiting, scratch space and repeatable data.
+export { sleep, TimeoutError, waitFor, within } from './wait.js';
