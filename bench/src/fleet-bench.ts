@@ -1,5 +1,5 @@
 /**
- * The per-call cost of fleet mode (#15): the same server over HTTP in memory mode (each process
+ * The per-call cost of fleet mode: the same server over HTTP in memory mode (each process
  * on its own) and in shared mode (sessions and rate-limit buckets in Redis), one call in flight
  * at a time, so the latency difference is what one call pays for sharing. This 2-core machine
  * cannot show fleet throughput; the per-call cost is what shows whether a fleet is worth it.
@@ -8,7 +8,7 @@
  * resolution), the added p50, and the Redis commands each call sends (every one a round trip on
  * these paths; counted on the store's connection). PostgreSQL: shared mode adds none (sessions
  * and limits never touch it; an app's own queries are the same in both modes).
- * Targets (#15): ≤ 1 Redis round trip per modern tools/call and ≤ 0.3 ms added p50.
+ * Targets: ≤ 1 Redis round trip per modern tools/call and ≤ 0.3 ms added p50.
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';

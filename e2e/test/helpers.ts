@@ -1,7 +1,7 @@
 /**
  * The e2e package's own harness, shared by its test files: the app matrix, scratch directories,
  * each app prepared for a client (database, key, events), the checks every client test makes.
- * Processes, waits and temp dirs come from `@mcpkit/protocol/testing`.
+ * Processes, waits and temp dirs come from `@mcpkit/testing`.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

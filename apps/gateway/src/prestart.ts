@@ -7,7 +7,7 @@
  * Only what spawning needs is read here, with no validation library: the command line (which
  * config; nothing for --help, --version or a stray argument), the config file with its
  * `${env:VAR}` values, and each stdio backend's command, arguments, directory and environment.
- * The gateway validates the config as before; each backend then takes the child spawned for it
+ * The gateway still validates the whole config; each backend then takes the child spawned for it
  * only if its validated config asks for exactly that process (see {@link takePrestarted}), and
  * what nobody took — a config that turned out invalid, a name it dropped — is stopped
  * ({@link releasePrestarted}). Nothing here throws: anything unexpected means no early spawn,

@@ -3,8 +3,8 @@ export { DEFAULT_BUCKETS, McpMetrics, type McpMetricsOptions } from './metrics.j
 export {
   CounterSeries,
   HistogramSeries,
-  SeriesCounter,
-  SeriesHistogram,
+  LabelledCounter,
+  LabelledHistogram,
   type SeriesOptions,
 } from './series.js';
 // Traces: OpenTelemetry, off unless the OTEL_* variables ask for them

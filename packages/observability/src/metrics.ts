@@ -9,8 +9,8 @@ import type { Counter, Registry } from 'prom-client';
 import {
   type CounterSeries,
   type HistogramSeries,
-  SeriesCounter,
-  SeriesHistogram,
+  LabelledCounter,
+  LabelledHistogram,
 } from './series.js';
 
 type PromClient = typeof import('prom-client');
@@ -98,8 +98,8 @@ export class McpMetrics {
   /** `mcp_http_rejections_total{reason}`: requests refused before they reached the server. */
   readonly rejections: Counter<'reason'>;
   /** `mcp_requests_total`, `mcp_request_duration_seconds`: plain numbers on the hot path. */
-  readonly #requests: SeriesCounter<RequestLabel>;
-  readonly #duration: SeriesHistogram<Exclude<RequestLabel, 'status'>>;
+  readonly #requests: LabelledCounter<RequestLabel>;
+  readonly #duration: LabelledHistogram<Exclude<RequestLabel, 'status'>>;
   /** Series by raw method, then registered tool (or ''), then era (legacy, modern). */
   readonly #children = new Map<string, Map<string, [Children | undefined, Children | undefined]>>();
   #inFlight = 0;
@@ -113,13 +113,13 @@ export class McpMetrics {
     this.registry = options.registry ?? new Registry();
     const registers = [this.registry];
     const buckets = [...(options.buckets ?? DEFAULT_BUCKETS)];
-    this.#requests = new SeriesCounter({
+    this.#requests = new LabelledCounter({
       name: 'mcp_requests_total',
       help: 'MCP requests answered, by method, tool (tools/call of a registered tool), era and status (ok, tool_error, cancelled or the JSON-RPC error code)',
       labelNames: ['method', 'tool', 'era', 'status'],
       registry: this.registry,
     });
-    this.#duration = new SeriesHistogram({
+    this.#duration = new LabelledHistogram({
       name: 'mcp_request_duration_seconds',
       help: 'Time from a request reaching the server to its answer, by method, tool and era',
       labelNames: ['method', 'tool', 'era'],

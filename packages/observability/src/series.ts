@@ -8,7 +8,7 @@ import type { Metric, Registry } from 'prom-client';
 
 type Labels<L extends string> = Readonly<Record<L, string>>;
 
-/** One series of a {@link SeriesCounter}: `inc()` is an addition. */
+/** One series of a {@link LabelledCounter}: `inc()` is an addition. */
 export class CounterSeries {
   /** The count so far. */
   value = 0;
@@ -24,7 +24,7 @@ export class CounterSeries {
   }
 }
 
-/** One series of a {@link SeriesHistogram}: `observe()` bumps a bucket, the sum and the count. */
+/** One series of a {@link LabelledHistogram}: `observe()` bumps a bucket, the sum and the count. */
 export class HistogramSeries {
   /** Observations per bucket (not cumulative), the last one for +Inf. */
   readonly counts: Float64Array;
@@ -112,7 +112,7 @@ abstract class Family<L extends string, S extends { labels: Readonly<Record<stri
 }
 
 /** A labelled counter whose series are plain numbers (see the module comment). */
-export class SeriesCounter<L extends string> extends Family<L, CounterSeries> {
+export class LabelledCounter<L extends string> extends Family<L, CounterSeries> {
   /** The Prometheus type. */
   readonly type = 'counter' as const;
   /** A new series of these labels. */
@@ -133,7 +133,7 @@ export class SeriesCounter<L extends string> extends Family<L, CounterSeries> {
 }
 
 /** A labelled histogram whose series are plain numbers (see the module comment). */
-export class SeriesHistogram<L extends string> extends Family<L, HistogramSeries> {
+export class LabelledHistogram<L extends string> extends Family<L, HistogramSeries> {
   /** The Prometheus type. */
   readonly type = 'histogram' as const;
   readonly #bounds: readonly number[];

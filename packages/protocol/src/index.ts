@@ -24,12 +24,12 @@ export {
   type Frame,
   type Incoming,
 } from './jsonrpc/codec.js';
-export { type ConnectionOptions, JsonRpcConnection } from './jsonrpc/connection.js';
+export { JsonRpcConnection, type JsonRpcConnectionOptions } from './jsonrpc/connection.js';
 export {
   Dispatcher,
   type DispatcherOptions,
+  type DispatchInputs,
   type DispatchObserver,
-  type DispatchOptions,
   type EngineLogger,
   NO_REPLY,
 } from './jsonrpc/dispatcher.js';
@@ -118,8 +118,8 @@ export {
   toolErrorResult,
 } from './mcp/tool.js';
 export type {
-  ConnectOptions,
   McpConnection,
+  McpConnectionOptions,
   ServerPort,
   ServerTransport,
 } from './mcp/transport.js';

@@ -6,9 +6,9 @@ import {
   type CounterSeries,
   DEFAULT_BUCKETS,
   type HistogramSeries,
+  LabelledCounter,
+  LabelledHistogram,
   type McpMetrics,
-  SeriesCounter,
-  SeriesHistogram,
 } from '@mcpkit/observability';
 import { Counter, Gauge } from 'prom-client';
 import type { BackendState } from '../backends/backend.js';
@@ -24,7 +24,7 @@ export const BACKEND_STATES: readonly BackendState[] = [
 ];
 
 /**
- * How the event log is keeping up: `stats()` of the reworked EventLog (queued rows and the age
+ * How the event log is keeping up: the EventLog's `stats()` (queued rows and the age
  * of the oldest). A log without it reports nothing for these two metrics.
  */
 interface LogStats {
@@ -85,14 +85,14 @@ export function observeGateway(gateway: Gateway, metrics: McpMetrics): () => voi
       for (const [name, b] of gateway.backends) this.inc({ backend: name }, b.restarts);
     },
   });
-  // Per call: plain numbers (SeriesCounter/SeriesHistogram), no label hashing on the hot path.
-  const calls = new SeriesCounter({
+  // Per call: plain numbers (LabelledCounter/LabelledHistogram), no label hashing on the hot path.
+  const calls = new LabelledCounter({
     name: 'mcp_gateway_backend_calls_total',
     help: 'Tool calls forwarded to the backend, by status (ok, tool_error, cancelled or the JSON-RPC error code)',
     labelNames: ['backend', 'status'],
     registry: metrics.registry,
   });
-  const duration = new SeriesHistogram({
+  const duration = new LabelledHistogram({
     name: 'mcp_gateway_backend_call_duration_seconds',
     help: 'Time from a tool call reaching the gateway to its answer, by backend',
     labelNames: ['backend'],

@@ -22,6 +22,7 @@ import {
   type ServerPort,
   type ServerTransport,
 } from '@mcpkit/protocol';
+import { acceptsMediaType } from './accept.js';
 import { answerByEra } from './modern.js';
 import { ANSWERED, sendEmpty, sendError, sendJson } from './respond.js';
 import { MAX_REPLAY_EVENTS, parseEventId, StreamLog, type StreamMirror } from './resumable.js';
@@ -94,10 +95,9 @@ const notificationFrame = (method: string, params?: JsonRpcParams) =>
     params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
   );
 
+/** Whether the request's `Accept` admits `type` (a parsed media-range list, see accept.ts). */
 function accepts(req: IncomingMessage, type: string): boolean {
-  const accept = req.headers.accept;
-  if (!accept) return false;
-  return accept.includes(type) || accept.includes('*/*');
+  return acceptsMediaType(req.headers.accept, type);
 }
 
 /**

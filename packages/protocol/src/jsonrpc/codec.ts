@@ -64,8 +64,8 @@ const INTEGER_TOKEN = /^-?(?:0|[1-9][0-9]*)$/;
  * integer beyond 2^53 becomes a `bigint`, echoed digit for digit.
  *
  * Ids: a string, an integer or null. Null stays legal as JSON-RPC 2.0 §4 allows it (that
- * specification is the compatibility target of `createJsonRpcServer`, and 2025-era clients
- * are served as before). A fraction (`1.5`, which JSON-RPC 2.0 says SHOULD NOT be sent and no MCP
+ * specification is the compatibility target of `createJsonRpcServer`, and 2025-era MCP
+ * clients may send it). A fraction (`1.5`, which JSON-RPC 2.0 says SHOULD NOT be sent and no MCP
  * client sends) is answered -32600 "id must be an integer", echoing the id.
  */
 export function classify(value: unknown, rawId?: string): Incoming {

@@ -1,7 +1,7 @@
 import { CancellationRegistry } from './cancellation.js';
 import { ConnectionClosedError, JsonRpcClient, type RequestOptions } from './client.js';
 import { decodeFrame, encodeResponse, errorResponse } from './codec.js';
-import { Dispatcher, type DispatchOptions, type EngineLogger } from './dispatcher.js';
+import { Dispatcher, type DispatchInputs, type EngineLogger } from './dispatcher.js';
 import { ErrorCode } from './errors.js';
 import { isPromiseLike } from './method.js';
 import { keepResultText, RESULT_TEXT_MIN } from './result-text.js';
@@ -9,7 +9,7 @@ import type { FrameSink, FrameTransport } from './transport.js';
 import type { JsonRpcId, JsonRpcParams } from './types.js';
 
 /** What a {@link JsonRpcConnection} runs over and serves. */
-export interface ConnectionOptions<E> {
+export interface JsonRpcConnectionOptions<E> {
   /** The channel to the peer. */
   transport: FrameTransport;
   /**
@@ -59,10 +59,10 @@ export class JsonRpcConnection<E = unknown> {
   readonly #client: JsonRpcClient;
   readonly #logger: EngineLogger | undefined;
   readonly #drainTimeoutMs: number;
-  readonly #dispatchOptions: DispatchOptions<E>;
+  readonly #dispatchOptions: DispatchInputs<E>;
   readonly #cancellation: CancellationRegistry;
-  readonly #onInvalidFrame: ConnectionOptions<E>['onInvalidFrame'];
-  readonly #onEndHook: ConnectionOptions<E>['onEnd'];
+  readonly #onInvalidFrame: JsonRpcConnectionOptions<E>['onInvalidFrame'];
+  readonly #onEndHook: JsonRpcConnectionOptions<E>['onEnd'];
   readonly #keepResultText: boolean;
   #inflight = 0;
   #ended = false;
@@ -72,7 +72,7 @@ export class JsonRpcConnection<E = unknown> {
   readonly closed: Promise<void>;
   #resolveClosed!: () => void;
 
-  constructor(options: ConnectionOptions<E>) {
+  constructor(options: JsonRpcConnectionOptions<E>) {
     this.#transport = options.transport;
     this.#dispatcher = options.dispatcher ?? new Dispatcher<E>();
     this.#logger = options.logger;

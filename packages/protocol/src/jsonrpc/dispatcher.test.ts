@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { Dispatcher, type DispatchOptions, type EngineLogger } from './dispatcher.js';
+import { Dispatcher, type DispatchInputs, type EngineLogger } from './dispatcher.js';
 import { InvalidParamsError, RpcError } from './errors.js';
 import { method, type RequestContext } from './method.js';
 import { createJsonRpcServer, createJsonRpcServerWith } from './server.js';
@@ -13,22 +13,22 @@ interface Reply {
   error?: { code: number; message: string; data?: unknown };
 }
 
-const noExtra: DispatchOptions<unknown> = { extra: undefined };
+const noExtra: DispatchInputs<unknown> = { extra: undefined };
 
 /** Send raw text and return the raw reply text (undefined when nothing is sent). */
 async function raw<E>(
   server: Dispatcher<E>,
   text: string,
-  options?: DispatchOptions<E>,
+  options?: DispatchInputs<E>,
 ): Promise<string | undefined> {
-  return await server.handleFrame(text, options ?? (noExtra as DispatchOptions<E>));
+  return await server.handleFrame(text, options ?? (noExtra as DispatchInputs<E>));
 }
 
 /** Send one message (object or raw text) and parse the single reply. */
 async function call<E>(
   server: Dispatcher<E>,
   message: unknown,
-  options?: DispatchOptions<E>,
+  options?: DispatchInputs<E>,
 ): Promise<Reply | undefined> {
   const text = typeof message === 'string' ? message : JSON.stringify(message);
   const out = await raw(server, text, options);
@@ -42,7 +42,7 @@ async function call<E>(
 async function callBatch<E>(
   server: Dispatcher<E>,
   messages: unknown[],
-  options?: DispatchOptions<E>,
+  options?: DispatchInputs<E>,
 ): Promise<Reply[] | undefined> {
   const out = await raw(server, JSON.stringify(messages), options);
   if (out === undefined) return undefined;
@@ -799,7 +799,7 @@ describe('responses', () => {
   it('are passed to onResponse and not answered', async () => {
     const onResponse = vi.fn();
     const server = createJsonRpcServer(subtract);
-    const options: DispatchOptions<unknown> = { extra: undefined, onResponse };
+    const options: DispatchInputs<unknown> = { extra: undefined, onResponse };
     expect(
       await raw(server, JSON.stringify({ jsonrpc: '2.0', id: 1, result: 'r' }), options),
     ).toBeUndefined();
@@ -862,7 +862,7 @@ describe('request context', () => {
         return { aborted: ctx.signal.aborted };
       }),
     );
-    const options: DispatchOptions<Extra> = { extra: { user: 'alice' } };
+    const options: DispatchInputs<Extra> = { extra: { user: 'alice' } };
     expect(await call(server, req(7, 'ctx'), options)).toMatchObject({
       result: { aborted: false },
     });
@@ -903,7 +903,7 @@ describe('request context', () => {
       method('reads', (_p, ctx) => ctx.signal === controller.signal),
       method('ignores', () => 'x'),
     );
-    const options: DispatchOptions<unknown> = { extra: undefined, signalFor, settled };
+    const options: DispatchInputs<unknown> = { extra: undefined, signalFor, settled };
     expect(await call(server, req(1, 'ignores'), options)).toMatchObject({ result: 'x' });
     expect(signalFor).not.toHaveBeenCalled();
     expect(await call(server, req(2, 'reads'), options)).toMatchObject({ result: true });
@@ -925,7 +925,7 @@ describe('request context', () => {
       }),
     );
     const cancelled = new Set<JsonRpcId>([1, 2, 3]);
-    const options: DispatchOptions<unknown> = {
+    const options: DispatchInputs<unknown> = {
       extra: undefined,
       settled: (id) => id !== undefined && cancelled.has(id),
     };

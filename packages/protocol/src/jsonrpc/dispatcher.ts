@@ -53,7 +53,7 @@ export interface DispatchObserver<E> {
 }
 
 /** Per-call inputs a transport supplies. */
-export interface DispatchOptions<E> {
+export interface DispatchInputs<E> {
   /** Handed to every handler as `ctx.extra` (the caller's identity, session …). */
   extra: E;
   /** Abort signal for a request; connections that support cancellation pass their own. */
@@ -137,12 +137,12 @@ export class Dispatcher<E = unknown> {
    * Handle one frame of text. Resolves to the serialized reply, or undefined when JSON-RPC
    * says nothing is to be sent (notifications, responses, all-notification batches).
    */
-  handleFrame(text: string, options: DispatchOptions<E>): MaybePromise<string | undefined> {
+  handleFrame(text: string, options: DispatchInputs<E>): MaybePromise<string | undefined> {
     return this.handleDecoded(decodeFrame(text), options);
   }
 
   /** Like handleFrame, for a frame the transport already decoded (to look inside first). */
-  handleDecoded(frame: Frame, options: DispatchOptions<E>): MaybePromise<string | undefined> {
+  handleDecoded(frame: Frame, options: DispatchInputs<E>): MaybePromise<string | undefined> {
     switch (frame.kind) {
       case 'empty':
         return undefined;
@@ -174,7 +174,7 @@ export class Dispatcher<E = unknown> {
   /** Dispatch one classified message. */
   dispatch(
     message: Incoming,
-    options: DispatchOptions<E>,
+    options: DispatchInputs<E>,
   ): MaybePromise<JsonRpcResponse | undefined> {
     switch (message.kind) {
       case 'invalid':
@@ -195,7 +195,7 @@ export class Dispatcher<E = unknown> {
     id: JsonRpcId | undefined,
     methodName: string,
     params: Parameters<MethodDefinition['parseParams']>[0],
-    options: DispatchOptions<E>,
+    options: DispatchInputs<E>,
   ): MaybePromise<JsonRpcResponse | undefined> {
     const observer = this.#observer;
     if (observer === undefined || id === undefined)
@@ -208,7 +208,7 @@ export class Dispatcher<E = unknown> {
     id: JsonRpcId,
     methodName: string,
     params: Parameters<MethodDefinition['parseParams']>[0],
-    options: DispatchOptions<E>,
+    options: DispatchInputs<E>,
   ): MaybePromise<JsonRpcResponse | undefined> {
     let token: unknown;
     try {
@@ -239,7 +239,7 @@ export class Dispatcher<E = unknown> {
     id: JsonRpcId | undefined,
     methodName: string,
     params: Parameters<MethodDefinition['parseParams']>[0],
-    options: DispatchOptions<E>,
+    options: DispatchInputs<E>,
   ): MaybePromise<JsonRpcResponse | undefined> {
     const def = this.#methods.get(methodName);
     if (def === undefined) {
@@ -278,7 +278,7 @@ export class Dispatcher<E = unknown> {
   #settle(
     id: JsonRpcId | undefined,
     methodName: string,
-    options: DispatchOptions<E>,
+    options: DispatchInputs<E>,
     result: unknown,
     err: unknown,
     failed: boolean,

@@ -3,7 +3,7 @@
  * backend sent: decoding that result and serializing it again costs more than anything else the
  * gateway does with a large reply (a 1 MB text result: ~4 ms to parse, ~5 ms to serialize), and
  * it would not even send what the backend sent (`1.0` becomes `1`, `\u00e9` becomes `é`). A
- * connection that keeps result texts (`ConnectionOptions.keepResultText`) remembers, for each
+ * connection that keeps result texts (`JsonRpcConnectionOptions.keepResultText`) remembers, for each
  * decoded result object, the exact JSON text it came from; the encoders write that text instead
  * of serializing the object again — as long as it is the very object decoded, unchanged.
  */

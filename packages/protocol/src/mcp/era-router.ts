@@ -6,7 +6,7 @@ import {
   type Incoming,
   isBlank,
 } from '../jsonrpc/codec.js';
-import type { Dispatcher, DispatchOptions } from '../jsonrpc/dispatcher.js';
+import type { Dispatcher, DispatchInputs } from '../jsonrpc/dispatcher.js';
 import { ErrorCode, type RpcError } from '../jsonrpc/errors.js';
 import { isPromiseLike, type MaybePromise } from '../jsonrpc/method.js';
 import { editResultText, resultText } from '../jsonrpc/result-text.js';
@@ -18,7 +18,7 @@ import { CANCELLATION, INPUT, McpSession } from './session.js';
 
 /** What a connection or an HTTP transport hands frames to: a Dispatcher, or the era router. */
 export interface FrameHandler<E> {
-  handleDecoded(frame: Frame, options: DispatchOptions<E>): MaybePromise<string | undefined>;
+  handleDecoded(frame: Frame, options: DispatchInputs<E>): MaybePromise<string | undefined>;
 }
 
 /** Adds what every modern result carries (`resultType`, server info, cache hints). */
@@ -34,7 +34,7 @@ type Request = Extract<Incoming, { kind: 'request' }>;
  * its protocol version, and the server accepts or rejects each request independently"). A request
  * whose `_meta` claims the modern era is validated and served statelessly by the modern method
  * set, in a scope built from its envelope; everything else goes to the 2025-era dispatcher, on the
- * session of its connection, exactly as before. Both eras may share one stdio stream.
+ * session of its connection, with the 2025-era methods. Both eras may share one stdio stream.
  */
 export class EraRouter implements FrameHandler<McpCallExtra> {
   readonly #legacy: Dispatcher<McpCallExtra>;
@@ -69,7 +69,7 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
 
   handleDecoded(
     frame: Frame,
-    options: DispatchOptions<McpCallExtra>,
+    options: DispatchInputs<McpCallExtra>,
   ): MaybePromise<string | undefined> {
     if (frame.kind === 'single') {
       const message = frame.message;
@@ -93,7 +93,7 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
   #serveModern(
     request: Request,
     meta: Record<string, unknown>,
-    options: DispatchOptions<McpCallExtra>,
+    options: DispatchInputs<McpCallExtra>,
   ): MaybePromise<string | undefined> {
     let envelope: ReturnType<typeof parseEnvelope>;
     try {

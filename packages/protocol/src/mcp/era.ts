@@ -2,7 +2,7 @@
  * Which era a request belongs to, and the modern request envelope (MCP 2026-07-28,
  * `basic/index` §_meta and `basic/versioning`): a request whose `_meta` carries
  * `io.modelcontextprotocol/protocolVersion` or `…/clientCapabilities` claims the modern era and
- * is validated as such; everything else is 2025-era traffic, served as before.
+ * is validated as such; everything else is 2025-era traffic, served as the 2025 revisions say.
  */
 import { ErrorCode, McpErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from './types.js';

@@ -168,7 +168,7 @@ export function modernRefusal(
 
 /**
  * Why a request without a modern envelope must be refused although its headers speak the modern
- * era, or undefined (2025-era traffic, served as before). `initialize` under a modern
+ * era, or undefined (2025-era traffic, which these headers do not concern). `initialize` under a modern
  * `MCP-Protocol-Version` contradicts its own header (-32020); anything else lacks the envelope the
  * header promises (-32602 naming the missing key).
  */

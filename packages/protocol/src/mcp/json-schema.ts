@@ -104,7 +104,8 @@ export function toJsonSchema(schema: StandardSchemaV1, io: 'input' | 'output'): 
   let raw: unknown;
   if (isZod4(schema)) {
     const zod = schema as unknown as z.core.$ZodType;
-    // Our own copy exactly as before; another copy's metadata may live in its own registry.
+    // Our own copy of zod converts with its own registry; another copy's metadata lives in that
+    // copy's registry.
     raw =
       schema._zod.version === z.core.version
         ? z.toJSONSchema(zod, { io, unrepresentable: 'any' })

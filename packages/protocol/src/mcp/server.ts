@@ -30,7 +30,12 @@ import type { Resource, ResourceTemplate } from './resource.js';
 import { CANCELLATION, McpSession, type OutboundChannel } from './session.js';
 import { SubscriptionHub } from './subscriptions.js';
 import type { Tool } from './tool.js';
-import type { ConnectOptions, McpConnection, ServerPort, ServerTransport } from './transport.js';
+import type {
+  McpConnection,
+  McpConnectionOptions,
+  ServerPort,
+  ServerTransport,
+} from './transport.js';
 import type { Icon, Implementation, LoggingLevel } from './types.js';
 
 /** Whose scopes lack the one a tool requires: the server's enabled ones, or the caller's. */
@@ -309,7 +314,7 @@ export class McpServer {
    * await connection.closed; // the client closed stdin; every reply is written
    * ```
    */
-  connect(transport: FrameTransport, options?: ConnectOptions): McpConnection;
+  connect(transport: FrameTransport, options?: McpConnectionOptions): McpConnection;
   /**
    * Attach a request-based transport (HTTP) that serves many clients; returns it. A transport is
    * attached to one server.
@@ -324,7 +329,7 @@ export class McpServer {
   connect<T extends ServerTransport>(transport: T): T;
   connect(
     transport: FrameTransport | ServerTransport,
-    options: ConnectOptions = {},
+    options: McpConnectionOptions = {},
   ): McpConnection | ServerTransport {
     if ('attach' in transport) {
       transport.attach(this.#port);
@@ -333,7 +338,7 @@ export class McpServer {
     return this.#serve(transport, options);
   }
 
-  #serve(transport: FrameTransport, options: ConnectOptions): McpConnection {
+  #serve(transport: FrameTransport, options: McpConnectionOptions): McpConnection {
     const session = this.#openSession();
     const connection: JsonRpcConnection<McpCallExtra> = new JsonRpcConnection<McpCallExtra>({
       transport,

@@ -1,10 +1,10 @@
 import { guardStdout } from '../transports/guard-stdout.js';
 import { StdioTransport, type StdioTransportOptions } from '../transports/stdio.js';
 import type { McpServer } from './server.js';
-import type { ConnectOptions } from './transport.js';
+import type { McpConnectionOptions } from './transport.js';
 
 /** Options of {@link serveMcpStdio}: the stdio transport's and the connection's. */
-export interface ServeMcpStdioOptions extends StdioTransportOptions, ConnectOptions {
+export interface ServeMcpStdioOptions extends StdioTransportOptions, McpConnectionOptions {
   /** Route console output to stderr while serving on process.stdout. Default true. */
   guardStdout?: boolean;
 }

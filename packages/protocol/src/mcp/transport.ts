@@ -6,7 +6,7 @@ import type { McpCallExtra } from './context.js';
 import type { AuthInfo, McpSession, OutboundChannel } from './session.js';
 
 /** How `server.connect(transport, options)` serves one client over a channel transport. */
-export interface ConnectOptions {
+export interface McpConnectionOptions {
   /** Who the client acts as: a channel carries no credentials (stdio: the app's local identity). */
   auth?: AuthInfo;
   /** Where the connection logs. Default: the server's logger. */

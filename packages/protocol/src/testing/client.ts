@@ -1,7 +1,7 @@
 import { McpClient, type McpClientOptions } from '../client/client.js';
 import type { McpServer } from '../mcp/server.js';
 import type { AuthInfo } from '../mcp/session.js';
-import type { ConnectOptions } from '../mcp/transport.js';
+import type { McpConnectionOptions } from '../mcp/transport.js';
 import { createLinkedTransports } from '../transports/memory.js';
 
 /** How {@link connectClient} connects: the McpClient's own options, plus the server side's. */
@@ -9,7 +9,7 @@ export interface ConnectClientOptions extends McpClientOptions {
   /** Who the client acts as (an in-memory channel carries no credentials, like stdio). */
   auth?: AuthInfo;
   /** How the server serves this connection, beyond `auth` (deadlines, drain time, logger). */
-  connection?: Omit<ConnectOptions, 'auth'>;
+  connection?: Omit<McpConnectionOptions, 'auth'>;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { FrameSink } from '../jsonrpc/transport.js';
 import type { JsonRpcId } from '../jsonrpc/types.js';
 import type { McpServer } from '../mcp/server.js';
 import type { McpSession } from '../mcp/session.js';
-import type { ConnectOptions } from '../mcp/transport.js';
+import type { McpConnectionOptions } from '../mcp/transport.js';
 import type { CallToolResult } from '../mcp/types.js';
 import { LATEST_PROTOCOL_VERSION } from '../mcp/versions.js';
 import { createLinkedTransports } from '../transports/memory.js';
@@ -45,7 +45,7 @@ export interface RawMessage {
 }
 
 /** How {@link connectRaw} connects: `server.connect()` options, answers to server requests. */
-export interface RawPeerOptions extends ConnectOptions {
+export interface RawPeerOptions extends McpConnectionOptions {
   /**
    * Answers the server's requests (`sampling/createMessage`, `elicitation/create` …): return the
    * result, or throw (an RpcError keeps its code). Default: every request fails with -32601.

@@ -1,5 +1,5 @@
 import type { CancellationRegistry } from '../jsonrpc/cancellation.js';
-import { type ConnectionOptions, JsonRpcConnection } from '../jsonrpc/connection.js';
+import { JsonRpcConnection, type JsonRpcConnectionOptions } from '../jsonrpc/connection.js';
 import type { Dispatcher, EngineLogger } from '../jsonrpc/dispatcher.js';
 import { guardStdout } from './guard-stdout.js';
 import { StdioTransport, type StdioTransportOptions } from './stdio-transport.js';
@@ -21,7 +21,7 @@ export interface JsonRpcStdioOptions<E> extends StdioTransportOptions {
   /** Where the signals of incoming calls live; share one to cancel calls from elsewhere. */
   cancellation?: CancellationRegistry;
   /** Told when a request this side sent is given up (timeout or abort). */
-  onAbandon?: ConnectionOptions<E>['onAbandon'];
+  onAbandon?: JsonRpcConnectionOptions<E>['onAbandon'];
 }
 
 /**
