@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 /**
  * Builds the MCP Apps views of the package it is run in (`node ../../scripts/build-views.mjs
  * <name>…` from apps/<app>): for each name, `src/views/<name>.ts` is bundled with its imports

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 /**
  * `pnpm pack-test`: what a user gets from npm, tested before it is published.
  *
@@ -41,6 +42,11 @@ const TOTAL_TIMEOUT_MS = 20 * 60_000;
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 const SESSION_TIMEOUT_MS = 60_000;
 const PROTOCOL_VERSION = '2025-06-18';
+
+/**
+ * @typedef {{ name: string, version: string, private?: boolean, bin?: string | Record<string, string> }} PackageJson
+ *   The fields of a package.json read here.
+ */
 
 const started = Date.now();
 const results = [];
@@ -90,7 +96,14 @@ const watchdog = setTimeout(() => {
 }, TOTAL_TIMEOUT_MS);
 watchdog.unref();
 
-/** Runs a command in its own process group (killed whole on timeout); resolves, never rejects. */
+/**
+ * Runs a command in its own process group (killed whole on timeout); resolves, never rejects.
+ *
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number, log?: string }} [options]
+ *   `log`: a file to write the command and its output to.
+ */
 function run(cmd, args, { cwd = ROOT, env = process.env, timeoutMs = 60_000, log } = {}) {
   return new Promise((resolve) => {
     const t0 = Date.now();
@@ -180,6 +193,7 @@ function exportTargets(value) {
   return [];
 }
 
+/** @type {[RegExp, string][]} */
 const FORBIDDEN = [
   [/\.(test|spec)\.[cm]?[jt]sx?(\.map)?$|\.(test|spec)\.d\.[cm]?ts(\.map)?$/, 'test file'],
   [/(^|\/)(test|tests|__tests__|fixtures|examples)\//, 'test/fixture/example dir'],
@@ -300,7 +314,7 @@ async function mcpSession(label, cmd, args, env, cwd, { expectTool, call, verify
     );
   } catch (err) {
     s.kill();
-    fail(`${label}: stdio session`, err.message);
+    fail(`${label}: stdio session`, err instanceof Error ? err.message : String(err));
   } finally {
     clearTimeout(guard);
   }
@@ -310,6 +324,7 @@ async function main() {
   const pnpm = pnpmCommand();
   const rootLicense = readFileSync(join(ROOT, 'LICENSE'));
 
+  /** @type {{ dir: string, rel: string, json: PackageJson, tarball?: string }[]} */
   const packages = ['packages', 'apps'].flatMap((group) =>
     readdirSync(join(ROOT, group), { withFileTypes: true })
       .filter((d) => d.isDirectory() && existsSync(join(ROOT, group, d.name, 'package.json')))
@@ -715,7 +730,7 @@ try {
   await main();
 } catch (err) {
   crashed = err;
-  fail('pack-test', err?.stack ?? String(err));
+  fail('pack-test', (err instanceof Error ? err.stack : undefined) ?? String(err));
 } finally {
   cleanup();
 }

@@ -24,7 +24,7 @@ import {
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 const REQUEST = { timeout: 20_000 };
 const LIST_CHANGED = join(REPO, 'apps', 'gateway', 'dist', 'fixtures', 'list-changed.js');
-const EVERYTHING = join(REPO, 'packages', 'protocol', 'dist', 'fixtures', 'everything.js');
+const EVERYTHING = join(REPO, 'packages', 'node', 'dist', 'fixtures', 'everything.js');
 
 afterAll(killAll);
 

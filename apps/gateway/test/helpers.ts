@@ -43,19 +43,19 @@ export function fixture(name: FixtureName): string {
   return path;
 }
 
-/** The protocol package's fixture server with every conformance feature (its built file). */
+/** @mcpkit/node's fixture server with every conformance feature (its built file). */
 export const EVERYTHING = join(
   GATEWAY_DIR,
   '..',
   '..',
   'packages',
-  'protocol',
+  'node',
   'dist',
   'fixtures',
   'everything.js',
 );
 
-/** A stdio backend entry running the protocol's everything fixture, speaking `protocol`. */
+/** A stdio backend entry running @mcpkit/node's everything fixture, speaking `protocol`. */
 export function everythingBackend(protocol: 'auto' | 'legacy' | '2026-07-28' = 'auto') {
   return { command: process.execPath, args: [EVERYTHING, '--log-level', 'warn'], protocol };
 }

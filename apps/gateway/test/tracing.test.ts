@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTracing, type Tracing } from '@mcpkit/observability';
+import { startTracing, type Tracing, withTraceContext } from '@mcpkit/observability';
 import {
   type HttpProcess,
   killSpawned,
@@ -143,7 +143,8 @@ describe('traces across client → gateway → projects', () => {
   });
 
   it('links the spans of the three processes, parent to child, in one trace', async () => {
-    const client = await gateway.connect();
+    // The harness's client carries its trace in `_meta.traceparent`, as a traced client does.
+    const client = await gateway.connect({ propagate: withTraceContext });
     // The gateway answers before its backends are up; the list waits for them, so the call
     // below reaches a registered tool (a call that arrives first is traced as plain tools/call).
     expect((await client.listTools()).map((t) => t.name)).toContain('projects__list_projects');

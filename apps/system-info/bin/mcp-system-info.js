@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // The `mcp-system-info` command: runs the build's dist/cli.js. Committed rather than built, so that
 // `pnpm install` on a fresh clone can link it before `dist/` exists (no "Failed to create bin").
 import { existsSync } from 'node:fs';

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 /**
  * Lint api/openapi.yaml:
  *
@@ -21,7 +22,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parseDocument } from 'yaml';
 
@@ -172,7 +173,7 @@ function extensionKeywords(doc) {
  */
 export function createSchemaValidator(doc) {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
-  addFormats(ajv);
+  addFormats.default(ajv);
   ajv.addVocabulary([...OAS_VOCABULARY, ...OPENAPI_FIELDS.filter((k) => k !== 'externalDocs')]);
   const rootExtensions = Object.keys(doc).filter((k) => k.startsWith('x-'));
   for (const key of new Set([...extensionKeywords(doc), ...rootExtensions])) ajv.addKeyword(key);
@@ -238,9 +239,12 @@ async function checkStructure(doc, problems) {
   if (!result.valid) {
     const errors = Array.isArray(result.errors) ? result.errors : [result.errors];
     for (const e of errors) {
+      // A string error has none of an ErrorObject's fields.
+      /** @type {Partial<import('ajv/dist/2020.js').ErrorObject>} */
+      const fields = typeof e === 'object' ? e : {};
       problems.push(
-        `not a valid OpenAPI ${doc.openapi} document: ${e.instancePath ?? ''} ${e.message ?? JSON.stringify(e)}${
-          e.params ? ` ${JSON.stringify(e.params)}` : ''
+        `not a valid OpenAPI ${doc.openapi} document: ${fields.instancePath ?? ''} ${fields.message ?? JSON.stringify(e)}${
+          fields.params ? ` ${JSON.stringify(fields.params)}` : ''
         }`,
       );
     }
@@ -273,7 +277,9 @@ function checkExamples(doc, schemas, problems, stats) {
     try {
       schemas.compile(schemaPointer);
     } catch (err) {
-      problems.push(`${schemaPointer}: the schema does not compile: ${err.message}`);
+      problems.push(
+        `${schemaPointer}: the schema does not compile: ${err instanceof Error ? err.message : String(err)}`,
+      );
       continue;
     }
     for (const [name, example, at] of examplesOf(doc, site, pointer, problems)) {
@@ -311,7 +317,9 @@ function checkExamples(doc, schemas, problems, stats) {
       try {
         errors = schemas.validate(pointer, value);
       } catch (err) {
-        problems.push(`${pointer}: the schema does not compile: ${err.message}`);
+        problems.push(
+          `${pointer}: the schema does not compile: ${err instanceof Error ? err.message : String(err)}`,
+        );
         break;
       }
       if (errors.length > 0)
@@ -323,7 +331,9 @@ function checkExamples(doc, schemas, problems, stats) {
     try {
       schemas.compile(join('', 'components', 'schemas', name));
     } catch (err) {
-      problems.push(`/components/schemas/${name}: the schema does not compile: ${err.message}`);
+      problems.push(
+        `/components/schemas/${name}: the schema does not compile: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 }
@@ -389,9 +399,9 @@ export function pairedExamples(doc) {
             );
             continue;
           } else {
-            status = named[0][0];
+            status = named[0]?.[0];
           }
-          const response = responses.find(([s]) => s === status)[1];
+          const response = responses.find(([s]) => s === status)?.[1];
           const responseMedia = Object.entries(response.content ?? {})[0];
           pairs.push({
             name,
@@ -668,7 +678,9 @@ export async function checkOpenApi(doc, server) {
   try {
     schemas = createSchemaValidator(doc);
   } catch (err) {
-    problems.push(`the document's schemas cannot be loaded into ajv: ${err.message}`);
+    problems.push(
+      `the document's schemas cannot be loaded into ajv: ${err instanceof Error ? err.message : String(err)}`,
+    );
     return { problems, stats };
   }
   checkExamples(doc, schemas, problems, stats);
@@ -685,7 +697,7 @@ export async function serverTools() {
     mod = await import(dist.href);
   } catch (err) {
     throw new Error(
-      `cannot load ${fileURLToPath(dist)}: run \`pnpm build\` first (${err.message})`,
+      `cannot load ${fileURLToPath(dist)}: run \`pnpm build\` first (${err instanceof Error ? err.message : String(err)})`,
     );
   }
   const { connectRaw } = await import('@mcpkit/protocol/testing');
@@ -701,7 +713,8 @@ export async function serverTools() {
       method: 'tools/list',
       ...(cursor ? { params: { cursor } } : {}),
     };
-    const reply = JSON.parse(await peer.send(JSON.stringify(request)));
+    // send resolves undefined only for a notification; String() is what JSON.parse does anyway.
+    const reply = JSON.parse(String(await peer.send(JSON.stringify(request))));
     if (!reply.result) throw new Error(`tools/list failed: ${JSON.stringify(reply.error)}`);
     tools.push(...reply.result.tools);
     cursor = reply.result.nextCursor;
@@ -721,7 +734,7 @@ async function main() {
     doc = await loadDocument(file);
     server = await serverTools();
   } catch (err) {
-    console.error(`lint-openapi: ${err.message}`);
+    console.error(`lint-openapi: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }
   const { problems, stats } = await checkOpenApi(doc, server);

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 /**
  * `pnpm conformance`: start the fixture server over Streamable HTTP and run the official MCP
  * conformance suite against it three times — 0.1.16 `--suite all`, and with the release that knows
@@ -53,6 +54,7 @@ const MODERN_CLIENT_SCENARIOS = [
 // Every client scenario of the suites that is not about OAuth (which McpClient does not do yet)
 // nor an extension (skills): each with the suite that runs it, and the spec version to run it
 // at when not its own (the suite runs a scenario of both eras at 2025-11-25 unless told).
+/** @type {{ scenario: string, suite: string, specVersion?: string }[]} */
 const CLIENT_SCENARIOS = [
   ...LEGACY_CLIENT_SCENARIOS.map((scenario) => ({ scenario, suite: SUITE })),
   ...[...LEGACY_CLIENT_SCENARIOS, ...MODERN_CLIENT_SCENARIOS].map((scenario) => ({

@@ -21,16 +21,16 @@ export {
   type ReadinessCheck,
   type ReadinessReport,
 } from './http/health.js';
+export type {
+  HttpAuthOptions,
+  McpHttpOptions,
+  McpHttpServer,
+  RateLimitOptions,
+} from './http/options.js';
 export { checkHostAndOrigin, isLoopback, type OriginPolicy } from './http/origin.js';
 export type { HttpPage, PageAuth } from './http/pages.js';
 export { type HttpClientOptions, type ServedHttp, serveHttp } from './http/serve.js';
-export {
-  createMcpHttpServer,
-  type HttpAuthOptions,
-  type McpHttpOptions,
-  type McpHttpServer,
-  type RateLimitOptions,
-} from './http/server.js';
+export { createMcpHttpServer } from './http/server.js';
 export { StreamableHttpHandler, type StreamableOptions } from './http/streamable.js';
 // Logging: the process's own log (pino, on stderr) — MCP log messages are McpContext.log
 export {

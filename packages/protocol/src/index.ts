@@ -57,7 +57,12 @@ export { createJsonRpcServer, createJsonRpcServerWith } from './jsonrpc/server.j
 export type { FrameSink, FrameTransport } from './jsonrpc/transport.js';
 export type * from './jsonrpc/types.js';
 // MCP server: McpServer, its tools, resources and prompts, sessions, what handlers are given
-export { type AskOptions, type McpCallExtra, McpContext } from './mcp/context.js';
+export {
+  type AskOptions,
+  type McpCallExtra,
+  McpContext,
+  type ModernOutcome,
+} from './mcp/context.js';
 export {
   type Envelope,
   isReservedMetaKey,

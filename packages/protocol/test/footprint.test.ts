@@ -66,7 +66,7 @@ describe('@mcpkit/protocol', () => {
       (file) => file.endsWith('.ts'),
     );
     const offending = sources.filter((file) =>
-      /from '@mcpkit\/|import\('@mcpkit\//.test(readFileSync(`${PACKAGE}src/${file}`, 'utf8')),
+      /(?:from|import)\s*\(?\s*'@mcpkit\//.test(readFileSync(`${PACKAGE}src/${file}`, 'utf8')),
     );
     expect(offending).toEqual([]);
   });

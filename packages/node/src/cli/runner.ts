@@ -8,7 +8,8 @@ import {
 } from '@mcpkit/observability';
 import { type AuthInfo, guardStdout, type McpServer, serveMcpStdio } from '@mcpkit/protocol';
 import type { Logger } from 'pino';
-import { createMcpHttpServer, type McpHttpOptions } from '../http/server.js';
+import type { McpHttpOptions } from '../http/options.js';
+import { createMcpHttpServer } from '../http/server.js';
 import {
   createLogger,
   PINO_LOG_LEVELS,

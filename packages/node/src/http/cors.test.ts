@@ -1,8 +1,8 @@
 import { McpMetrics } from '@mcpkit/observability';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEverythingServer } from '../fixtures/everything.js';
+import type { McpHttpOptions } from './options.js';
 import { type ServedHttp, serveHttp } from './serve.js';
-import type { McpHttpOptions } from './server.js';
 
 let open: ServedHttp[] = [];
 

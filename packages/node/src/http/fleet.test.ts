@@ -16,8 +16,8 @@ import type { McpServer } from '@mcpkit/protocol';
 import { waitFor } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEverythingServer } from '../fixtures/everything.js';
+import type { McpHttpOptions } from './options.js';
 import { type ServedHttp, serveHttp } from './serve.js';
-import type { McpHttpOptions } from './server.js';
 
 type Json = Record<string, unknown>;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -4,8 +4,8 @@ import { MemoryStateStore } from '@mcpkit/fleet';
 import { defineTool, McpServer } from '@mcpkit/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Health } from './health.js';
+import type { McpHttpOptions } from './options.js';
 import { type ServedHttp, serveHttp } from './serve.js';
-import type { McpHttpOptions } from './server.js';
 
 let open: ServedHttp[] = [];
 afterEach(async () => {

@@ -3,8 +3,8 @@ import { defineTool, McpServer, ToolError } from '@mcpkit/protocol';
 import { parsePrometheusText, postJson, sampleValue } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { McpHttpOptions } from './options.js';
 import { type ServedHttp, serveHttp } from './serve.js';
-import type { McpHttpOptions } from './server.js';
 
 let open: ServedHttp[] = [];
 afterEach(async () => {

@@ -18,6 +18,7 @@ import {
   legacyRefusal,
   McpErrorCode,
   McpSession,
+  type ModernOutcome,
   modernClaim,
   modernRefusal,
   type OutboundChannel,
@@ -63,31 +64,13 @@ class RequestCalls extends CancellationRegistry {
   }
 }
 
-const ERROR_AT = ',"error":{"code":';
-
-/**
- * The error code of a reply as `encodeResponse` writes it (`{"jsonrpc":"2.0","id":…,"error":
- * {"code":…` or `…,"result":…`), or undefined for a result — without parsing a result that may
- * be large: the id before the member cannot hold either marker (its quotes are escaped).
- */
-function errorCodeOf(text: string): number | undefined {
-  const result = text.indexOf(',"result":');
-  // Searched in the text before the result only (a slice shares the text; lastIndexOf is a
-  // slower call into the runtime).
-  const at = result === -1 ? text.indexOf(ERROR_AT) : text.slice(0, result).indexOf(ERROR_AT);
-  if (at === -1) return undefined;
-  const code = Number.parseInt(text.slice(at + ERROR_AT.length, at + ERROR_AT.length + 12), 10);
-  return Number.isNaN(code) ? undefined : code;
-}
-
 /**
  * The HTTP status of a modern answer, by where it came from (spec `basic/index` §Error Codes and
  * streamable-http §Protocol Version Header): a capability the request did not declare is 400
  * wherever it is noticed; an error of the router itself — the request never reached a handler —
  * is 404 for a method the era does not have, else 400; a handler's other errors stay in-band.
  */
-function statusOf(text: string, reached: boolean): number {
-  const code = errorCodeOf(text);
+function statusOf(code: number | undefined, reached: boolean): number {
   if (code === undefined) return 200;
   if (code === McpErrorCode.MissingRequiredClientCapability || code === McpErrorCode.HeaderMismatch)
     return 400;
@@ -172,6 +155,9 @@ export function serveModern(
     session: new McpSession(undefined, call.calls),
     auth,
     channel: call,
+    // Classified here already: the router takes this claim, and tells how it answered.
+    claim: meta,
+    outcome: call,
     checkToolCall: (tool, args) =>
       tool.headerParams ? paramHeaderRefusal(req.headers, tool.headerParams, args) : undefined,
   });
@@ -190,8 +176,10 @@ export function serveModern(
  * sends a notification (with `stream`; without it notifications are dropped). A class rather
  * than closures: one object per call.
  */
-class ModernCall implements OutboundChannel {
+class ModernCall implements OutboundChannel, ModernOutcome {
   readonly calls = new RequestCalls();
+  /** The code of the error answer, as the era router tells it; undefined for a result. */
+  errorCode: number | undefined = undefined;
   #done = false;
   #sse: SseStream | undefined;
 
@@ -227,6 +215,6 @@ class ModernCall implements OutboundChannel {
       sendEmpty(this.res, 202);
       return;
     }
-    sendJson(this.res, statusOf(text, this.calls.reached), text);
+    sendJson(this.res, statusOf(this.errorCode, this.calls.reached), text);
   }
 }

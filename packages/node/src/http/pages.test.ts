@@ -2,9 +2,9 @@ import { McpMetrics } from '@mcpkit/observability';
 import { McpServer } from '@mcpkit/protocol';
 import { parsePrometheusText, postJson, sampleValue } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { McpHttpOptions } from './options.js';
 import type { HttpPage } from './pages.js';
 import { type ServedHttp, serveHttp } from './serve.js';
-import type { McpHttpOptions } from './server.js';
 
 let open: ServedHttp[] = [];
 afterEach(async () => {

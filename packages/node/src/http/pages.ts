@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpMetrics } from '@mcpkit/observability';
 import type { AuthInfo, EngineLogger } from '@mcpkit/protocol';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { type Authenticator, bearerToken, staticTokens } from './auth.js';
+import type { Gate } from './gate.js';
 import { checkHostAndOrigin, type OriginPolicy } from './origin.js';
 import { sendEmpty } from './respond.js';
 
@@ -44,9 +44,8 @@ export interface ExtrasOptions {
   metricsPath: string;
   metricsToken: string | undefined;
   pages: readonly HttpPage[];
-  authenticate: Authenticator | undefined;
-  failures: RateLimiterAbstract | undefined;
-  failurePoints: number;
+  /** The MCP paths' gate: the same tokens and the same lockout. */
+  gate: Gate;
   origin: OriginPolicy;
   host: string;
   logger: EngineLogger | undefined;
@@ -62,28 +61,20 @@ export function createExtras(
 ):
   | ((req: IncomingMessage, res: ServerResponse, path: string) => Promise<void> | undefined)
   | undefined {
-  const { metrics, pages, authenticate, failures, failurePoints } = options;
+  const { metrics, pages, gate } = options;
   if (!metrics && pages.length === 0) return undefined;
   const metricsToken = options.metricsToken
     ? staticTokens([{ token: options.metricsToken, subject: 'metrics' }])
     : undefined;
   const auth: PageAuth = {
-    required: authenticate !== undefined,
+    required: gate.authenticate !== undefined,
     check: async (token, req) => {
       const address = req.socket.remoteAddress ?? 'unknown';
-      if (failures) {
-        const record = await failures.get(address);
-        if (record && record.consumedPoints >= failurePoints) {
-          metrics?.rejected('rate_limit');
-          return 'locked';
-        }
+      if ((await gate.lockedOut(address)) !== undefined) {
+        metrics?.rejected('rate_limit');
+        return 'locked';
       }
-      const info = authenticate ? await authenticate(token, req) : undefined;
-      if (!info) {
-        metrics?.rejected('auth');
-        await failures?.consume(address).catch(() => undefined);
-      }
-      return info;
+      return gate.verify(token, req, address);
     },
   };
   return (req, res, path) => {

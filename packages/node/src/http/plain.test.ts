@@ -5,8 +5,9 @@ import { waitFor } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createEverythingServer } from '../fixtures/everything.js';
+import type { McpHttpOptions } from './options.js';
 import { type ServedHttp, serveHttp } from './serve.js';
-import { createMcpHttpServer, type McpHttpOptions } from './server.js';
+import { createMcpHttpServer } from './server.js';
 
 type Json = Record<string, unknown>;
 

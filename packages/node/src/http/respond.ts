@@ -4,6 +4,7 @@ import {
   errorResponse,
   type JsonRpcErrorObject,
   type JsonRpcId,
+  McpErrorCode,
 } from '@mcpkit/protocol';
 
 /**
@@ -58,4 +59,17 @@ export function sendEmpty(
   }
   res.writeHead(status, headers);
   res.end();
+}
+
+/** The shared store is unreachable: 503, retry in a second (another instance may have it). */
+export function sendUnavailable(res: ServerResponse): void {
+  sendError(
+    res,
+    503,
+    {
+      code: McpErrorCode.ServerError,
+      message: 'Service unavailable: shared state store unreachable',
+    },
+    { 'Retry-After': '1' },
+  );
 }

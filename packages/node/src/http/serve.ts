@@ -4,7 +4,8 @@ import {
   type McpServer,
   StreamableHttpClientTransport,
 } from '@mcpkit/protocol';
-import { createMcpHttpServer, type McpHttpOptions, type McpHttpServer } from './server.js';
+import type { McpHttpOptions, McpHttpServer } from './options.js';
+import { createMcpHttpServer } from './server.js';
 
 /** A Streamable HTTP client's options: the McpClient's own, plus headers for every request. */
 export interface HttpClientOptions extends McpClientOptions {

@@ -1,8 +1,8 @@
 import type { McpServer } from '@mcpkit/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEverythingServer } from '../fixtures/everything.js';
+import type { McpHttpOptions } from './options.js';
 import { type ServedHttp, serveHttp } from './serve.js';
-import type { McpHttpOptions } from './server.js';
 
 type Json = Record<string, unknown>;
 type Message = Json & { id?: unknown; method?: string; params?: Json; result?: Json; error?: Json };

@@ -17,12 +17,12 @@ import {
   type JsonRpcResponse,
   McpErrorCode,
   McpSession,
-  type OutboundChannel,
   type ProtocolVersion,
   type ServerPort,
   type ServerTransport,
 } from '@mcpkit/protocol';
 import { acceptsMediaType } from './accept.js';
+import { LegacyPostReply } from './legacy-post.js';
 import { answerByEra } from './modern.js';
 import { ANSWERED, sendEmpty, sendError, sendJson } from './respond.js';
 import { MAX_REPLAY_EVENTS, parseEventId, StreamLog, type StreamMirror } from './resumable.js';
@@ -85,9 +85,8 @@ interface ForwardedResponse {
   response: JsonRpcResponse;
 }
 
-/** How long a finished stream stays replayable, and the reconnection delay we advise. */
+/** How long a finished stream stays replayable. */
 const LOG_TTL_MS = 60_000;
-const RETRY_MS = 500;
 let streamCounter = 0;
 
 const notificationFrame = (method: string, params?: JsonRpcParams) =>
@@ -98,6 +97,30 @@ const notificationFrame = (method: string, params?: JsonRpcParams) =>
 /** Whether the request's `Accept` admits `type` (a parsed media-range list, see accept.ts). */
 function accepts(req: IncomingMessage, type: string): boolean {
   return acceptsMediaType(req.headers.accept, type);
+}
+
+/**
+ * A 2025-era request (not initialize) under an `MCP-Protocol-Version` this server does not speak:
+ * 400 (spec 2025-11-25 `basic/transports` §Protocol Version Header). True when it was refused.
+ */
+function refuseUnsupportedVersion(
+  req: IncomingMessage,
+  res: ServerResponse,
+  replyId: JsonRpcId,
+): boolean {
+  const version = req.headers['mcp-protocol-version'];
+  if (typeof version !== 'string' || isSupportedVersion(version)) return false;
+  sendError(
+    res,
+    400,
+    {
+      code: ErrorCode.InvalidRequest,
+      message: `Bad Request: unsupported MCP-Protocol-Version '${version}'`,
+    },
+    {},
+    replyId,
+  );
+  return true;
 }
 
 /**
@@ -276,135 +299,36 @@ export class StreamableHttpHandler implements ServerTransport {
       });
       return;
     }
-
-    let session: HttpSession | undefined;
-    let created = false;
-    if (!this.#stateful) {
-      session = this.#newSession(auth);
-    } else if (isInit) {
-      const identity = identityOf(req, auth);
-      if (!this.#makeRoomFor(identity)) {
-        sendError(
-          res,
-          503,
-          { code: McpErrorCode.TooManySessions, message: 'Too many sessions for this client' },
-          { 'Retry-After': '60' },
-          replyId,
-        );
-        return;
-      }
-      if (this.#sessions.size >= this.#maxSessions) {
-        sendError(
-          res,
-          503,
-          { code: McpErrorCode.TooManySessions, message: 'Too many sessions' },
-          { 'Retry-After': '60' },
-          replyId,
-        );
-        return;
-      }
-      session = this.#newSession(auth, identity);
-      created = true;
-    } else {
-      const found = this.#lookup(req, res, auth, replyId);
-      session = isPromiseLike(found) ? await found : found;
-      if (!session) return;
-    }
-    const version = req.headers['mcp-protocol-version'];
-    if (!isInit && typeof version === 'string' && !isSupportedVersion(version)) {
-      sendError(
-        res,
-        400,
-        {
-          code: ErrorCode.InvalidRequest,
-          message: `Bad Request: unsupported MCP-Protocol-Version '${version}'`,
-        },
-        {},
-        replyId,
-      );
-      return;
-    }
+    const found = this.#sessionFor(req, res, auth, isInit, replyId);
+    const opened = isPromiseLike(found) ? await found : found;
+    if (!opened) return;
+    if (!isInit && refuseUnsupportedVersion(req, res, replyId)) return;
+    const { session, created } = opened;
     session.mcp.lastSeen = Date.now();
 
     const hasRequests = messages.some((m) => m.kind === 'request' || m.kind === 'invalid');
-    const wantsSse = accepts(req, 'text/event-stream');
-    // A new session's id is announced only once its initialize has succeeded (below).
-    const sessionHeader: Record<string, string> =
+    // A new session's id is announced only once its initialize has succeeded (#keep).
+    const headers: Record<string, string> =
       this.#stateful && !created ? { 'Mcp-Session-Id': session.mcp.id } : {};
-    // Made on first use: most calls answer with plain JSON and never need a stream.
-    let sse: SseStream | undefined;
-    const stream = (): SseStream => {
-      sse ??= new SseStream(res, sessionHeader);
-      return sse;
-    };
-    const current = session;
-    // Streams of sessions on 2025-11-25 are resumable: primed, logged, replayable by GET.
-    const resumable = this.#stateful && current.mcp.protocolVersion >= '2025-11-25';
-    let log: StreamLog | undefined;
-    const ensureLog = (): StreamLog => {
-      if (!log) {
-        const id = this.#streamPrefix + (++streamCounter).toString(36);
-        log = new StreamLog(id, stream(), this.#mirrorFor(current, id));
-        current.logs.set(log.id, log);
-        log.prime(RETRY_MS);
-      }
-      return log;
-    };
-    const emit = (json: string): void => {
-      if (resumable) ensureLog().send(json);
-      else stream().send(json);
-    };
-    const open = () => wantsSse && hasRequests && (sse ? !sse.closed : !res.destroyed);
     // Messages the server sends while this POST's calls run travel on its own SSE stream.
-    const channel: OutboundChannel = {
-      notify: (method, params) => {
-        if (open() || log) emit(notificationFrame(method, params));
+    const reply = new LegacyPostReply(res, session, {
+      headers,
+      streamable: hasRequests && accepts(req, 'text/event-stream'),
+      resumable: this.#stateful && session.mcp.protocolVersion >= '2025-11-25',
+      newLog: (sse) => {
+        const id = this.#streamPrefix + (++streamCounter).toString(36);
+        return new StreamLog(id, sse, this.#mirrorFor(session, id));
       },
-      request: (method, params, options) => {
-        if (!open() && !log)
-          return Promise.reject(new Error('no stream to the client for this request'));
-        return current.client.request(method, params, { ...options, via: emit });
-      },
-      closeStream: () => {
-        if (!resumable || !open()) return false;
-        ensureLog().detach();
-        return true;
-      },
-    };
-    const reply = this.#server.dispatch(
+    });
+    const answered = this.#server.dispatch(
       frame,
-      { session: current.mcp, auth, channel },
-      (response) => {
-        if (current.client.handleResponse(response)) return;
-        // The request it answers may have gone out from another instance (round-robin put the
-        // answer here): that one hears it over pub/sub.
-        if (this.#state) this.#forward(current.mcp.id, response);
-        else this.#logger?.debug({ id: response.id }, 'unmatched response');
-      },
+      { session: session.mcp, auth, channel: reply },
+      (response) => this.#onClientResponse(session, response),
     );
-    const text = isPromiseLike(reply) ? await reply : reply;
-
+    const text = isPromiseLike(answered) ? await answered : answered;
     if (created) {
-      // Keep the session only if initialize succeeded.
-      if (session.mcp.initializeAnswered) {
-        this.#sessions.set(session.mcp.id, session);
-        let ids = this.#byIdentity.get(session.identity);
-        if (!ids) {
-          ids = new Set();
-          this.#byIdentity.set(session.identity, ids);
-        }
-        ids.add(session.mcp.id);
-        try {
-          await this.#save(session);
-        } catch (err) {
-          // A session the fleet cannot see is none: the client is told (503) and retries.
-          this.#end(session.mcp.id);
-          throw err;
-        }
-        sessionHeader['Mcp-Session-Id'] = session.mcp.id;
-      } else {
-        this.#server.closeSession(session.mcp);
-      }
+      if (!(await this.#keep(session))) this.#server.closeSession(session.mcp);
+      else headers['Mcp-Session-Id'] = session.mcp.id;
     } else if (!this.#stateful) {
       this.#server.closeSession(session.mcp);
     } else if (this.#state) {
@@ -412,22 +336,83 @@ export class StreamableHttpHandler implements ServerTransport {
       // the client hears back.
       await this.#save(session);
     }
-    if (!hasRequests) {
-      sendEmpty(res, 202, sessionHeader);
-      return;
+    reply.finish(text, hasRequests);
+  }
+
+  /**
+   * The session a 2025-era POST runs on: a throwaway one (stateless), a new one for an
+   * initialize (`created`; 503 when this caller or the server has too many), else the one its
+   * `Mcp-Session-Id` names (404 when unknown). Undefined when the request was answered.
+   */
+  #sessionFor(
+    req: IncomingMessage,
+    res: ServerResponse,
+    auth: AuthInfo | undefined,
+    isInit: boolean,
+    replyId: JsonRpcId,
+  ):
+    | { session: HttpSession; created: boolean }
+    | undefined
+    | Promise<{ session: HttpSession; created: boolean } | undefined> {
+    if (!this.#stateful) return { session: this.#newSession(auth), created: false };
+    if (!isInit) {
+      const found = this.#lookup(req, res, auth, replyId);
+      const opened = (session: HttpSession | undefined) =>
+        session ? { session, created: false } : undefined;
+      return isPromiseLike(found) ? Promise.resolve(found).then(opened) : opened(found);
     }
-    if (log) {
-      if (text !== undefined) log.send(text, true);
-      log.finish(text !== undefined);
-      return;
+    const identity = identityOf(req, auth);
+    const full = !this.#makeRoomFor(identity)
+      ? 'Too many sessions for this client'
+      : this.#sessions.size >= this.#maxSessions
+        ? 'Too many sessions'
+        : undefined;
+    if (full) {
+      sendError(
+        res,
+        503,
+        { code: McpErrorCode.TooManySessions, message: full },
+        { 'Retry-After': '60' },
+        replyId,
+      );
+      return undefined;
     }
-    if (sse?.started) {
-      if (text !== undefined) sse.send(text);
-      sse.end();
-      return;
+    return { session: this.#newSession(auth, identity), created: true };
+  }
+
+  /**
+   * Keep a session made for an initialize, if that succeeded: indexed by id and identity, and
+   * written to the fleet's store. False when initialize failed (the caller closes it). A store
+   * that cannot take it ends it again and throws: a session the fleet cannot see is none, and
+   * the client is told (503) and retries.
+   */
+  async #keep(session: HttpSession): Promise<boolean> {
+    if (!session.mcp.initializeAnswered) return false;
+    this.#sessions.set(session.mcp.id, session);
+    let ids = this.#byIdentity.get(session.identity);
+    if (!ids) {
+      ids = new Set();
+      this.#byIdentity.set(session.identity, ids);
     }
-    if (text === undefined) sendEmpty(res, 202, sessionHeader);
-    else sendJson(res, 200, text, sessionHeader);
+    ids.add(session.mcp.id);
+    try {
+      await this.#save(session);
+    } catch (err) {
+      this.#end(session.mcp.id);
+      throw err;
+    }
+    return true;
+  }
+
+  /**
+   * A client's answer to a request the server sent on a session: to the request it answers; or,
+   * when that went out from another instance (round-robin put the answer here), over pub/sub to
+   * that one.
+   */
+  #onClientResponse(session: HttpSession, response: JsonRpcResponse): void {
+    if (session.client.handleResponse(response)) return;
+    if (this.#state) this.#forward(session.mcp.id, response);
+    else this.#logger?.debug({ id: response.id }, 'unmatched response');
   }
 
   /** Serve a GET: the session's SSE stream, or a stream resumed from `Last-Event-ID`. */

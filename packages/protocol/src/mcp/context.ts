@@ -97,6 +97,23 @@ export interface McpCallExtra {
    * is the call's answer.
    */
   checkToolCall?: ((tool: Tool, args: Record<string, unknown>) => RpcError | undefined) | undefined;
+  /**
+   * The request's `_meta` when the transport has already found it to claim MCP 2026-07-28
+   * (`modernClaim`): the era router takes it instead of looking again. Undefined: the router
+   * decides.
+   */
+  claim?: Record<string, unknown> | undefined;
+  /**
+   * Filled in as a modern request is answered: the code of its error answer, before it is
+   * encoded (undefined for a result) — for a transport that picks its status by it (HTTP).
+   */
+  outcome?: ModernOutcome | undefined;
+}
+
+/** How a modern request was answered, as the era router tells its transport. */
+export interface ModernOutcome {
+  /** The JSON-RPC error code of the answer; undefined when it is a result. */
+  errorCode: number | undefined;
 }
 
 const NO_ANSWERS: Readonly<Record<string, unknown>> = Object.freeze({});

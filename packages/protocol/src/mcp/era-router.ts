@@ -10,8 +10,8 @@ import type { Dispatcher, DispatchInputs } from '../jsonrpc/dispatcher.js';
 import { ErrorCode, type RpcError } from '../jsonrpc/errors.js';
 import { isPromiseLike, type MaybePromise } from '../jsonrpc/method.js';
 import { editResultText, resultText } from '../jsonrpc/result-text.js';
-import type { JsonRpcResponse } from '../jsonrpc/types.js';
-import type { McpCallExtra } from './context.js';
+import type { JsonRpcErrorObject, JsonRpcResponse } from '../jsonrpc/types.js';
+import type { McpCallExtra, ModernOutcome } from './context.js';
 import { modernClaim, parseEnvelope } from './era.js';
 import { INPUT_METHODS, InputRound, type RequestStateCodec } from './input-rounds.js';
 import { CANCELLATION, INPUT, McpSession } from './session.js';
@@ -74,7 +74,7 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
     if (frame.kind === 'single') {
       const message = frame.message;
       if (message.kind === 'request') {
-        const meta = modernClaim(message.params);
+        const meta = options.extra.claim ?? modernClaim(message.params);
         if (meta) return this.#serveModern(message, meta, options);
       }
     } else if (frame.kind === 'batch' && frame.messages.some(claims)) {
@@ -99,17 +99,19 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
     try {
       envelope = parseEnvelope(meta);
     } catch (err) {
-      return encodeResponse(errorResponse(request.id, (err as RpcError).toJSON()));
+      return this.#refuse(request, (err as RpcError).toJSON(), options);
     }
     // initialize, ping, logging/setLevel, resources/(un)subscribe … are not part of the modern
     // era (spec changelog): a modern request for one is a method the era does not have.
     if (!this.#modern.has(request.method)) {
-      return encodeResponse(
-        errorResponse(request.id, {
+      return this.#refuse(
+        request,
+        {
           code: ErrorCode.MethodNotFound,
           message: 'Method not found',
           data: { method: request.method },
-        }),
+        },
+        options,
       );
     }
     const outer = options.extra;
@@ -135,7 +137,7 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
           envelope.clientCapabilities,
         );
       } catch (err) {
-        return encodeResponse(errorResponse(request.id, (err as RpcError).toJSON()));
+        return this.#refuse(request, (err as RpcError).toJSON(), options);
       }
     }
     const reply = this.#modern.dispatch(request, {
@@ -146,9 +148,23 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
       onResponse: options.onResponse,
     });
     // No closure unless the call is still running.
+    const outcome = outer.outcome;
     return isPromiseLike(reply)
-      ? reply.then((response) => this.#finish(request.method, session, params, subject, response))
-      : this.#finish(request.method, session, params, subject, reply);
+      ? reply.then((response) =>
+          this.#finish(request.method, session, params, subject, response, outcome),
+        )
+      : this.#finish(request.method, session, params, subject, reply, outcome);
+  }
+
+  /** The router's own refusal of a modern request (its envelope, its method): told, encoded. */
+  #refuse(
+    request: Request,
+    error: JsonRpcErrorObject,
+    options: DispatchInputs<McpCallExtra>,
+  ): string {
+    const outcome = options.extra.outcome;
+    if (outcome) outcome.errorCode = error.code;
+    return encodeResponse(errorResponse(request.id, error));
   }
 
   #finish(
@@ -157,6 +173,7 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
     params: Record<string, unknown>,
     subject: string,
     response: JsonRpcResponse | undefined,
+    outcome: ModernOutcome | undefined,
   ): string | undefined {
     const round = session[INPUT];
     // Whatever the handler made of the rejected ask: while asks are open, the answer is
@@ -170,6 +187,9 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
           _meta: this.#serverMeta,
         },
       });
+    }
+    if (outcome && response !== undefined && 'error' in response) {
+      outcome.errorCode = response.error.code;
     }
     return this.#encode(method, response);
   }

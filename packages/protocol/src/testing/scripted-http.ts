@@ -9,8 +9,11 @@ import type { AddressInfo } from 'node:net';
 
 /** One request the scripted server received. */
 export interface ScriptedRequest {
+  /** The HTTP method. */
   method: string;
+  /** Its headers, as Node parsed them (lower-case names). */
   headers: IncomingMessage['headers'];
+  /** The JSON body, parsed; undefined when there was none. */
   body: { id?: number; method?: string; params?: Record<string, unknown> } | undefined;
   /** When it arrived (ms since the epoch). */
   at: number;
