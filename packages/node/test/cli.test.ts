@@ -166,8 +166,28 @@ describe('CLI runner', () => {
       `test-cli-${process.pid}:`,
     );
     expect(stderr).toContain('fleet mode: shared state in Redis');
+    // The fixture passes RunContext.requestState on to its McpServer.
+    expect(stderr).not.toContain('without the fleet key');
     expect(stderr).toContain('shutting down: draining');
     expect(code).toBe(0);
+  });
+
+  it('warns in fleet mode when the app builds its McpServer without the fleet key', async () => {
+    const entry = JSON.stringify(fileURLToPath(new URL('../dist/index.js', import.meta.url)));
+    const app = `import { runCli } from ${entry};
+      import { McpServer } from '@mcpkit/protocol';
+      process.exitCode = await runCli({ command: 'keyless', version: '1', description: 'x',
+        build: async () => ({ server: new McpServer({ name: 'keyless', version: '1' }) }) });`;
+    const prefix = `test-cli-keyless-${process.pid}:`;
+    const redis = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    const { stderr } = await runProcess(process.execPath, ['--input-type=module', '-e', app], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      env: { MCP_TRANSPORT: 'http', MCP_PORT: '0', MCP_REDIS_URL: redis, MCP_REDIS_PREFIX: prefix },
+      timeoutMs: 10_000,
+      stopWhen: /serving MCP over HTTP/,
+    });
+    await clearRedisPrefix(redis, prefix);
+    expect(stderr).toContain('without the fleet key: pass RunContext.requestState');
   });
 
   it('exits 0 when stdin closes in stdio mode', async () => {

@@ -318,6 +318,12 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
   }
   const { server, http, stdioAuth } = built;
   if (tracing) traceServer(server);
+  if (ctx.requestState && !server.requestStateKeyed) {
+    // Nothing fails at start: a 2026-07-28 input round's retry fails later, on another instance.
+    logger.warn(
+      'fleet mode, but the app builds its McpServer without the fleet key: pass RunContext.requestState as its requestState option, or multi round-trip retries fail on other instances',
+    );
+  }
   // The app's resources first, then the shared store they may still publish through.
   const close = async () => {
     try {

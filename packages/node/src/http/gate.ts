@@ -148,7 +148,9 @@ export class Gate {
       await limiter.consume(rateKey, points);
       return true;
     } catch (err) {
-      if (!(err instanceof rateLimiterFlexible().RateLimiterRes)) {
+      // Over the budget the limiter rejects with its result (not an Error), whichever copy of
+      // rate-limiter-flexible made the limiter (the fleet store's may be another than ours).
+      if (!isLimiterResult(err)) {
         // A store-backed limiter whose store is away: nothing can be counted, so nothing is
         // served (failing open would lift the limit whenever Redis is down).
         this.#logger?.warn({ err: (err as Error)?.message ?? err }, 'rate limiter unavailable');
@@ -168,6 +170,16 @@ export class Gate {
   get charges(): boolean {
     return this.#limiter !== undefined;
   }
+}
+
+/** A rate-limiter-flexible result (a spent budget), told from an Error by its shape. */
+function isLimiterResult(value: unknown): value is { msBeforeNext: number } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !(value instanceof Error) &&
+    typeof (value as { msBeforeNext?: unknown }).msBeforeNext === 'number'
+  );
 }
 
 const require = createRequire(import.meta.url);

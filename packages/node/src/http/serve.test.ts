@@ -2,6 +2,7 @@ import { defineTool, McpServer } from '@mcpkit/protocol';
 import { postJson } from '@mcpkit/testing';
 import { describe, expect, it } from 'vitest';
 import { serveHttp } from './serve.js';
+import { createMcpHttpServer } from './server.js';
 
 const whoami = defineTool({
   name: 'whoami',
@@ -56,5 +57,15 @@ describe('postJson', () => {
     } finally {
       await served.close();
     }
+  });
+});
+
+describe('createMcpHttpServer', () => {
+  it('keeps listen, close and drain bound to their server when taken off it', async () => {
+    const { listen, drain, close } = createMcpHttpServer(server());
+    const { url } = await listen();
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    await drain(0);
+    await close();
   });
 });

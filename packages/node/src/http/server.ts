@@ -147,7 +147,9 @@ class HttpHost implements McpHttpServer {
     routed?.catch((err: unknown) => this.#fail(req, res, err));
   };
 
-  listen(): Promise<{ url: string; port: number; host: string }> {
+  // listen, close and drain are bound, as `handle` is: `process.once('SIGTERM', http.drain)` and
+  // `const { listen, close } = createMcpHttpServer(…)` work.
+  readonly listen = (): Promise<{ url: string; port: number; host: string }> => {
     const server = this.server;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
@@ -162,17 +164,16 @@ class HttpHost implements McpHttpServer {
         });
       });
     });
-  }
+  };
 
-  close(): Promise<void> {
-    return new Promise((resolve) => {
+  readonly close = (): Promise<void> =>
+    new Promise((resolve) => {
       this.streamable?.close();
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
-  }
 
-  async drain(timeoutMs = this.#options.drainTimeoutMs ?? 10_000): Promise<void> {
+  readonly drain = async (timeoutMs = this.#options.drainTimeoutMs ?? 10_000): Promise<void> => {
     this.health.startDraining();
     // Calls already running answer with `Connection: close` too.
     for (const res of this.#inFlight) res.shouldKeepAlive = false;
@@ -195,7 +196,7 @@ class HttpHost implements McpHttpServer {
       });
     }
     await this.close();
-  }
+  };
 
   /**
    * One function for every response (emitted once, with the response as `this`): no closure per

@@ -185,6 +185,11 @@ export class McpServer {
   readonly pageSize: number;
   /** Where the server logs, if anywhere. */
   readonly logger: EngineLogger | undefined;
+  /**
+   * Whether `requestState` tokens are signed with a key given in the options (one a fleet's
+   * instances share) rather than a random key of this process.
+   */
+  readonly requestStateKeyed: boolean;
   readonly #scopes: ReadonlySet<string> | undefined;
   readonly #toolAlias: McpServerOptions['toolAlias'];
   readonly #extensions: McpServerOptions['extensions'];
@@ -275,6 +280,7 @@ export class McpServer {
     );
     const serverInfo = { [META.serverInfo]: info };
     this.#privateToolList = options.listPermittedToolsOnly === true;
+    this.requestStateKeyed = options.requestState?.key !== undefined;
     this.#hints = this.#narrowHints(options.cache);
     this.#router = new EraRouter(
       this.#dispatcher,
