@@ -17,6 +17,7 @@ export {
 export {
   type AppendOptions,
   MemoryStateStore,
+  memoryRateLimiter,
   type SessionRecord,
   type StateStore,
   type StoredEvents,

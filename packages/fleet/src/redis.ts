@@ -58,17 +58,7 @@ export async function createRedisStateStore(
   url: string,
   options: RedisStateStoreOptions = {},
 ): Promise<RedisStateStore> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new StoreUnavailableError(`invalid Redis URL '${redact(url)}'`);
-  }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new StoreUnavailableError(
-      `invalid Redis URL '${redact(url)}': expected redis:// or rediss://`,
-    );
-  }
+  checkRedisUrl(url);
   const { Redis } = await import('ioredis');
   const connectTimeout = options.connectTimeoutMs ?? 5000;
   const redisOptions: RedisOptions = {
@@ -100,6 +90,21 @@ export async function createRedisStateStore(
 }
 
 /** `redis://user:secret@host` → `redis://user:***@host`: URLs are logged. */
+/** Throws {@link StoreUnavailableError} unless `url` is a `redis://` or `rediss://` URL. */
+function checkRedisUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new StoreUnavailableError(`invalid Redis URL '${redact(url)}'`);
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new StoreUnavailableError(
+      `invalid Redis URL '${redact(url)}': expected redis:// or rediss://`,
+    );
+  }
+}
+
 function redact(url: string): string {
   return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
 }
@@ -333,16 +338,36 @@ export class RedisStateStore implements StateStore {
  * Delete every key under `prefix` in the Redis at `url` — what a fleet leaves behind when it is
  * retired, or a test run in a shared Redis. Sessions and event logs expire by themselves; shared
  * secrets, fleet groups and members' records do not. Scans in batches of 500 (never `KEYS`, which
- * blocks the server); rejects when Redis cannot be reached.
+ * blocks the server). The prefix is matched literally (`*`, `?`, `[` in it match only
+ * themselves); an empty one is refused with a TypeError rather than taken as "every key". Rejects
+ * with {@link StoreUnavailableError} for a URL that is not Redis's or a Redis that cannot be
+ * reached.
  */
 export async function clearRedisPrefix(url: string, prefix: string): Promise<void> {
+  if (prefix === '') throw new TypeError('clearRedisPrefix: an empty prefix would clear every key');
+  checkRedisUrl(url);
   const { Redis } = await import('ioredis');
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  // Errors surface through the commands that fail; the event only needs a listener.
+  redis.on('error', () => {});
   try {
-    await redis.connect();
+    try {
+      await redis.connect();
+    } catch (err) {
+      throw new StoreUnavailableError(
+        `cannot reach Redis at ${redact(url)}: ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
+    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
       cursor = next;
       if (keys.length > 0) await redis.del(...keys);
     } while (cursor !== '0');

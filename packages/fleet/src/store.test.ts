@@ -205,3 +205,29 @@ describe('Redis state store', () => {
     expect((err as Error).message).not.toContain('hunter2');
   });
 });
+
+describe('clearRedisPrefix', () => {
+  it('deletes the keys under its prefix, matched literally, and nothing else', async () => {
+    const base = prefix();
+    const store = await createRedisStateStore(REDIS_URL, { prefix: base });
+    opened.push(store);
+    // A prefix with glob characters: `*` and `?` must not widen it.
+    await store.client.set(`${base}a*?[x]:1`, '1');
+    await store.client.set(`${base}a*?[x]:2`, '2');
+    await store.client.set(`${base}ab:kept`, '3');
+    await clearRedisPrefix(REDIS_URL, `${base}a*?[x]:`);
+    expect(await store.client.keys(`${base}*`)).toEqual([`${base}ab:kept`]);
+  });
+
+  it('refuses an empty prefix, a URL that is not Redis, and an unreachable Redis, saying which', async () => {
+    await expect(clearRedisPrefix(REDIS_URL, '')).rejects.toThrow(TypeError);
+    await expect(clearRedisPrefix('http://x', 'p:')).rejects.toSatisfy(
+      (err) => StoreUnavailableError.is(err) && /expected redis:\/\//.test((err as Error).message),
+    );
+    await expect(clearRedisPrefix('redis://127.0.0.1:1', 'p:')).rejects.toSatisfy(
+      (err) =>
+        StoreUnavailableError.is(err) &&
+        (err as Error).message.startsWith('cannot reach Redis at redis://127.0.0.1:1'),
+    );
+  });
+});

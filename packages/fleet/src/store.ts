@@ -12,7 +12,7 @@ import {
   type Implementation,
   type LoggingLevel,
 } from '@mcpkit/protocol';
-import type { RateLimiterAbstract, RateLimiterMemory } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
 const require = createRequire(import.meta.url);
 /**
@@ -22,6 +22,19 @@ const require = createRequire(import.meta.url);
  */
 export const rateLimiterFlexible = (): typeof import('rate-limiter-flexible') =>
   require('rate-limiter-flexible');
+
+/**
+ * A rate limiter of this process alone (rate-limiter-flexible's memory limiter): `points` per key
+ * per `durationSec`. What {@link MemoryStateStore.rateLimiter} hands out, and what an HTTP server
+ * counts per-address failures with (they are never shared).
+ */
+export function memoryRateLimiter(options: StoreRateLimitOptions): RateLimiterAbstract {
+  return new (rateLimiterFlexible().RateLimiterMemory)({
+    keyPrefix: options.keyPrefix,
+    points: options.points,
+    duration: options.durationSec,
+  });
+}
 
 /** What a 2025-era session is between requests: enough for any instance to serve it. */
 export interface SessionRecord {
@@ -161,7 +174,7 @@ export class MemoryStateStore implements StateStore {
   readonly #sessions = new Map<string, { json: string; expires: number }>();
   readonly #logs = new Map<string, MemoryLog>();
   readonly #channels = new Map<string, Set<(message: string) => void>>();
-  readonly #limiters = new Map<string, RateLimiterMemory>();
+  readonly #limiters = new Map<string, RateLimiterAbstract>();
   readonly #secrets = new Map<string, string>();
   readonly #groups = new Map<string, Map<string, { json: string; expires: number }>>();
   #swept = 0;
@@ -262,11 +275,7 @@ export class MemoryStateStore implements StateStore {
     const key = `${options.keyPrefix}\0${options.points}\0${options.durationSec}`;
     let limiter = this.#limiters.get(key);
     if (!limiter) {
-      limiter = new (rateLimiterFlexible().RateLimiterMemory)({
-        keyPrefix: options.keyPrefix,
-        points: options.points,
-        duration: options.durationSec,
-      });
+      limiter = memoryRateLimiter(options);
       this.#limiters.set(key, limiter);
     }
     return limiter;

@@ -4,7 +4,7 @@
  * guessed wrong on either counts towards the same lockout.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
+import { memoryRateLimiter } from '@mcpkit/fleet';
 import type { McpMetrics } from '@mcpkit/observability';
 import {
   type AuthInfo,
@@ -22,9 +22,6 @@ export interface Admitted {
   auth: AuthInfo | undefined;
   rateKey: string;
 }
-
-/** No auth and no rate limit: every request is admitted as nobody, charged nothing. */
-const OPEN: Admitted = { auth: undefined, rateKey: '' };
 
 export class Gate {
   /** The app's authenticator (its tokens, or its own lookup); undefined without auth. */
@@ -46,7 +43,11 @@ export class Gate {
       auth?.authenticate ?? (auth?.tokens?.length ? staticTokens(auth.tokens) : undefined);
     this.failurePoints = auth?.failures?.points ?? 20;
     this.#failures = this.authenticate
-      ? memoryLimiter(this.failurePoints, auth?.failures?.durationSec ?? 60)
+      ? memoryRateLimiter({
+          keyPrefix: 'auth-failures',
+          points: this.failurePoints,
+          durationSec: auth?.failures?.durationSec ?? 60,
+        })
       : undefined;
     const rate = options.rateLimit;
     this.#limiter = rate
@@ -56,7 +57,11 @@ export class Gate {
           points: rate.points,
           durationSec: rate.durationSec,
         }) ??
-        memoryLimiter(rate.points, rate.durationSec))
+        memoryRateLimiter({
+          keyPrefix: 'calls',
+          points: rate.points,
+          durationSec: rate.durationSec,
+        }))
       : undefined;
     this.#authError =
       auth?.error ??
@@ -76,14 +81,13 @@ export class Gate {
     this.#logger = options.logger;
   }
 
-  /** Whether requests must wait for the gate (auth or a rate limit); else {@link OPEN} applies. */
+  /** Whether requests must wait for the gate (auth or a rate limit); else none is charged and all are nobody's. */
   get closed(): boolean {
     return this.authenticate !== undefined || this.#limiter !== undefined;
   }
 
   /** Who an MCP request is from, once its token is checked and one point charged; undefined when it was answered (401, 429, 503). */
   async admit(req: IncomingMessage, res: ServerResponse): Promise<Admitted | undefined> {
-    if (!this.closed) return OPEN;
     let auth: AuthInfo | undefined;
     if (this.authenticate) {
       const address = req.socket.remoteAddress ?? 'unknown';
@@ -180,18 +184,4 @@ function isLimiterResult(value: unknown): value is { msBeforeNext: number } {
     !(value instanceof Error) &&
     typeof (value as { msBeforeNext?: unknown }).msBeforeNext === 'number'
   );
-}
-
-const require = createRequire(import.meta.url);
-/**
- * rate-limiter-flexible, loaded by the first limiter rather than with the package: every app
- * imports this module through runCli, and over stdio (no rate limits) the import would cost
- * ~50 ms of its start.
- */
-const rateLimiterFlexible = (): typeof import('rate-limiter-flexible') =>
-  require('rate-limiter-flexible');
-
-/** An in-process limiter. */
-function memoryLimiter(points: number, duration: number): RateLimiterAbstract {
-  return new (rateLimiterFlexible().RateLimiterMemory)({ points, duration });
 }

@@ -59,6 +59,25 @@ const rpc = (served: ServedHttp, body: unknown) =>
     body: JSON.stringify(body),
   });
 
+/**
+ * A call of the slow tool taking `ms`, once its handler runs: the pending response, in a box so
+ * that awaiting this does not await the call.
+ */
+async function slowCallRunning(
+  served: ServedHttp,
+  ms: number,
+): Promise<{ reply: Promise<Response> }> {
+  const running = nextCallStarted();
+  const reply = rpc(served, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'slow', arguments: { ms } },
+  });
+  await running;
+  return { reply };
+}
+
 describe('health probes', () => {
   it('/healthz answers 200 without auth and whatever the Host', async () => {
     const served = await start({ auth: { tokens: [{ token: 'secret-token-123', scopes: [] }] } });
@@ -152,14 +171,7 @@ describe('health probes', () => {
 describe('graceful drain', () => {
   it('finishes the call in flight, reports draining, refuses new connections, then closes', async () => {
     const served = await start();
-    const running = nextCallStarted();
-    const inFlight = rpc(served, {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'slow', arguments: { ms: 300 } },
-    });
-    await running;
+    const inFlight = (await slowCallRunning(served, 300)).reply;
     const drained = served.http.drain(5000);
     expect((await served.http.health.readiness()).draining).toBe(true);
     const reply = await inFlight;
@@ -188,14 +200,7 @@ describe('graceful drain', () => {
 
   it('gives up on a call that outlasts the drain timeout and closes anyway', async () => {
     const served = await start();
-    const running = nextCallStarted();
-    const inFlight = rpc(served, {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'slow', arguments: { ms: 60_000 } },
-    }).catch((err: unknown) => err);
-    await running;
+    const inFlight = (await slowCallRunning(served, 60_000)).reply.catch((err: unknown) => err);
     // Resolves although the call would take a minute: the drain gave up on it after 200 ms.
     await served.http.drain(200);
     // The connection was closed under it: the client sees a failure, not a hang.

@@ -14,10 +14,10 @@ import type {
 } from '@mcpkit/protocol';
 import { sendEmpty, sendJson } from './respond.js';
 import type { StreamLog } from './resumable.js';
-import { SseStream } from './sse.js';
+import { notificationFrame, SseStream } from './sse.js';
 
 /** The reconnection delay a resumable stream advises (its `retry:` field), ms. */
-export const RETRY_MS = 500;
+const RETRY_MS = 500;
 
 /** What a 2025-era POST's reply needs of its session. */
 export interface PostSession {
@@ -39,11 +39,6 @@ export interface LegacyPostOptions {
   /** A new, empty log of a resumable stream over `sse` (its id made by the handler). */
   newLog: (sse: SseStream) => StreamLog;
 }
-
-const notificationFrame = (method: string, params?: JsonRpcParams) =>
-  JSON.stringify(
-    params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
-  );
 
 export class LegacyPostReply implements OutboundChannel {
   readonly #res: ServerResponse;

@@ -26,7 +26,7 @@ import {
   type ServerPort,
 } from '@mcpkit/protocol';
 import { sendEmpty, sendError, sendJson } from './respond.js';
-import { SseStream } from './sse.js';
+import { notificationFrame, SseStream } from './sse.js';
 
 /** A message that may claim the modern era (responses and invalid ones never do). */
 export type ModernCandidate = Extract<Incoming, { kind: 'request' | 'notification' }>;
@@ -77,11 +77,6 @@ function statusOf(code: number | undefined, reached: boolean): number {
   if (reached) return 200;
   return code === ErrorCode.MethodNotFound ? 404 : 400;
 }
-
-const notificationFrame = (method: string, params?: JsonRpcParams) =>
-  JSON.stringify(
-    params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
-  );
 
 const noRequests = <R>(): Promise<R> =>
   Promise.reject(new Error('2026-07-28 requests get no server-to-client requests'));

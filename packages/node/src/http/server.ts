@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StoreUnavailableError } from '@mcpkit/fleet';
-import { bindActiveContext, withHttpContext } from '@mcpkit/observability';
+import { bindActiveContext, tracingActive, withHttpContext } from '@mcpkit/observability';
 import { type AuthInfo, ErrorCode, type McpServer } from '@mcpkit/protocol';
 import { BodyTooLargeError, isJsonContentType, readBodyThen } from './body.js';
 import { Cors } from './cors.js';
@@ -139,7 +139,10 @@ class HttpHost implements McpHttpServer {
     // `_meta` carries one continues that instead).
     let routed: Promise<void> | undefined;
     try {
-      routed = withHttpContext(req.headers, () => this.#route(req, res));
+      // No closure per request while tracing is off (the usual case).
+      routed = tracingActive()
+        ? withHttpContext(req.headers, () => this.#route(req, res))
+        : this.#route(req, res);
     } catch (err) {
       this.#fail(req, res, err);
       return;
@@ -198,18 +201,8 @@ class HttpHost implements McpHttpServer {
     await this.close();
   };
 
-  /**
-   * One function for every response (emitted once, with the response as `this`): no closure per
-   * request.
-   */
-  readonly #settled = (() => {
-    const inFlight = this.#inFlight;
-    const host = this;
-    return function settled(this: ServerResponse): void {
-      inFlight.delete(this);
-      if (inFlight.size === 0) host.#drained?.();
-    };
-  })();
+  /** One listener for every response's 'close' (see {@link settledIn}): no closure per request. */
+  readonly #settled = settledIn(this.#inFlight, () => this.#drained?.());
 
   /**
    * Everything decided from the request line and headers, without an await: probes, pages, 404,
@@ -388,6 +381,20 @@ class HttpHost implements McpHttpServer {
       sendError(res, 500, { code: ErrorCode.InternalError, message: 'Internal error' });
     else res.end();
   }
+}
+
+/**
+ * The 'close' listener of every in-flight response (called with the response as `this`): it
+ * leaves `inFlight`, and the last one to leave calls `emptied`.
+ */
+function settledIn(
+  inFlight: Set<ServerResponse>,
+  emptied: () => void,
+): (this: ServerResponse) => void {
+  return function settled(this: ServerResponse): void {
+    inFlight.delete(this);
+    if (inFlight.size === 0) emptied();
+  };
 }
 
 /** A body that could not be read: 413 when too large, else the stream's error. */

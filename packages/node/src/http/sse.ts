@@ -1,4 +1,11 @@
 import type { ServerResponse } from 'node:http';
+import type { JsonRpcParams } from '@mcpkit/protocol';
+
+/** A JSON-RPC notification as one SSE event's data: what every stream the server keeps sends. */
+export const notificationFrame = (method: string, params?: JsonRpcParams): string =>
+  JSON.stringify(
+    params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
+  );
 
 /**
  * A Server-Sent Events stream of JSON-RPC messages. Headers go out on the first event, so a

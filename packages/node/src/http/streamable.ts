@@ -13,7 +13,6 @@ import {
   isSupportedVersion,
   JsonRpcClient,
   type JsonRpcId,
-  type JsonRpcParams,
   type JsonRpcResponse,
   McpErrorCode,
   McpSession,
@@ -26,7 +25,7 @@ import { LegacyPostReply } from './legacy-post.js';
 import { answerByEra } from './modern.js';
 import { ANSWERED, sendEmpty, sendError, sendJson } from './respond.js';
 import { MAX_REPLAY_EVENTS, parseEventId, StreamLog, type StreamMirror } from './resumable.js';
-import { SseStream } from './sse.js';
+import { notificationFrame, SseStream } from './sse.js';
 
 /** Options of {@link StreamableHttpHandler}. */
 export interface StreamableOptions {
@@ -88,11 +87,6 @@ interface ForwardedResponse {
 /** How long a finished stream stays replayable. */
 const LOG_TTL_MS = 60_000;
 let streamCounter = 0;
-
-const notificationFrame = (method: string, params?: JsonRpcParams) =>
-  JSON.stringify(
-    params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
-  );
 
 /** Whether the request's `Accept` admits `type` (a parsed media-range list, see accept.ts). */
 function accepts(req: IncomingMessage, type: string): boolean {

@@ -618,7 +618,14 @@ export class McpClient {
    */
   request<R = unknown>(name: string, params?: JsonRpcParams, options?: RequestOptions): Promise<R> {
     const propagate = this.#options.propagate;
-    if (propagate) params = propagate(params);
+    if (propagate) {
+      try {
+        params = propagate(params);
+      } catch (err) {
+        // A hook's failure is this request's, as a rejection like any other.
+        return Promise.reject(err);
+      }
+    }
     const connection = this.#connection;
     if (!connection) return Promise.reject(new ConnectionClosedError('client not connected'));
     const envelope = this.#envelope;
