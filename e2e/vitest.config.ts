@@ -1,9 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { mcpkitConfig } from '../scripts/vitest/preset.mjs';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-  },
+export default mcpkitConfig({
+  include: ['test/**/*.test.ts'],
+  // The outside services these tests use: skipped with a summary where missing.
+  services: ['postgres', 'redis', 'haproxy', 'conformance', 'systemd'],
+  // Tests that start processes and databases get room on a loaded 2-core machine.
+  testTimeout: 60_000,
+  hookTimeout: 60_000,
 });

@@ -1,9 +1,6 @@
-import { defineConfig } from 'vitest/config';
+import { mcpkitConfig } from '../scripts/vitest/preset.mjs';
 
-export default defineConfig({
-  test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // The test starts two real processes; give them room on a loaded 2-core machine.
-    testTimeout: 60_000,
-  },
+export default mcpkitConfig({
+  include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+  testTimeout: 60_000,
 });

@@ -1,6 +1,9 @@
+// @module-tag conformance
+// @module-tag process
 import { tmpdir } from 'node:os';
 import { waitFor } from '@mcpkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CONFORMANCE_NPX_OFFLINE, CONFORMANCE_SUITE } from '../../scripts/vitest/services.mjs';
 import {
   type AppName,
   type HttpApp,
@@ -31,28 +34,21 @@ const CONCURRENCY = 3;
 const SCENARIO_TIMEOUT_MS = 60_000;
 /** Two rounds of scenarios, plus the app's start. */
 const TEST_TIMEOUT_MS = 150_000;
-/** The first run on a machine fetches node@22 and the suite into the npx cache. */
-const WARM_UP_TIMEOUT_MS = 180_000;
-
-const NPX_ARGS = ['-y', '-p', 'node@22', '-p', '@modelcontextprotocol/conformance@0.1.16'];
-
-/** The conformance CLI needs Node 22; npx supplies it. The repository's .npmrc (engine-strict)
- * is kept out of the way by running in the temp directory and by npm_config_engine_strict. */
+/**
+ * The conformance CLI needs Node 22; npx supplies it from npm's cache only (`--offline`: nothing is
+ * fetched at test time; `pnpm fetch:conformance` fills the cache, `.ci/run` calls it). The
+ * repository's .npmrc (engine-strict) is kept out of the way by running in the temp directory and
+ * by npm_config_engine_strict.
+ */
 function npx(args: readonly string[], timeoutMs: number): Promise<RunResult> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   Object.assign(env, { npm_config_engine_strict: 'false', NO_COLOR: '1', FORCE_COLOR: '0' });
-  return run('npx', [...NPX_ARGS, ...args], { env, cwd: tmpdir(), timeoutMs });
+  return run('npx', [...CONFORMANCE_NPX_OFFLINE, ...args], { env, cwd: tmpdir(), timeoutMs });
 }
 
 const conformance = (url: string, scenario: string) =>
-  npx(['conformance', 'server', '--url', url, '--scenario', scenario], SCENARIO_TIMEOUT_MS);
-
-// One process fills the npx cache, so the concurrent runs below do not all download at once.
-beforeAll(async () => {
-  const warm = await npx(['conformance', '--version'], WARM_UP_TIMEOUT_MS);
-  if (warm.code !== 0) throw new Error(`conformance CLI unavailable: ${warm.stderr.slice(-2000)}`);
-}, WARM_UP_TIMEOUT_MS + 5_000);
+  npx(['server', '--url', url, '--scenario', scenario], SCENARIO_TIMEOUT_MS);
 
 /** Run every scenario against `url`, a few at a time; results in scenario order. */
 async function runAll(url: string): Promise<Map<string, RunResult>> {
@@ -113,7 +109,7 @@ async function againstApp(
   }
 }
 
-describe('conformance suite (@modelcontextprotocol/conformance 0.1.16) against /mcp', () => {
+describe(`conformance suite (${CONFORMANCE_SUITE}) against /mcp`, () => {
   it(
     'system-info',
     async () => {

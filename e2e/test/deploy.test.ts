@@ -129,8 +129,6 @@ describe('deploy/container/entrypoint.sh', () => {
   });
 });
 
-const analyze = spawnSync('systemd-analyze', ['--version']).status === 0;
-
 describe('deploy/systemd/mcp-gateway.service', () => {
   const unit = readFileSync(UNIT, 'utf8');
 
@@ -148,7 +146,9 @@ describe('deploy/systemd/mcp-gateway.service', () => {
     expect(unit).toContain('CODEFLUSS_API_KEY=');
   });
 
-  it.skipIf(!analyze)('passes systemd-analyze verify, with an exposure level under 2.5', () => {
+  it('passes systemd-analyze verify, with an exposure level under 2.5', {
+    tags: ['systemd'],
+  }, () => {
     const verify = spawnSync('systemd-analyze', ['verify', UNIT], { encoding: 'utf8' });
     expect(verify.status, verify.stderr).toBe(0);
     // Only /usr/bin/node may be missing on a machine (a note, not the unit's fault).

@@ -1,3 +1,7 @@
+// @module-tag postgres
+// @module-tag redis
+// @module-tag haproxy
+// @module-tag process
 /**
  * A fleet: three instances of the projects app on one PostgreSQL schema and one Redis (a key
  * prefix of their own), behind a real HAProxy running `deploy/haproxy.cfg` — round-robin per

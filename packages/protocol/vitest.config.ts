@@ -1,8 +1,6 @@
-import { defineConfig } from 'vitest/config';
+import { mcpkitConfig } from '../../scripts/vitest/preset.mjs';
 
-export default defineConfig({
-  test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    testTimeout: 20_000,
-  },
+export default mcpkitConfig({
+  include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+  testTimeout: 20_000,
 });

@@ -1,5 +1,7 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
+// @module-tag chromium
+// @module-tag process
 /**
  * The status page in headless Chromium against a real gateway process with three backends: the
  * login form, every backend on the page, a backend killed and its state and `backend.failed`
@@ -30,8 +32,6 @@ const SHOT =
   process.env.UPDATE_SCREENSHOTS === '1'
     ? fileURLToPath(new URL('../docs/status-page.png', import.meta.url))
     : join(tempDir('gateway-shot-'), 'status-page.png');
-
-/** Chromium is required in CI (.ci/run installs it); a machine without it skips, saying why. */
 
 describe('status page in headless Chromium', () => {
   let gateway: HttpProcess;

@@ -1,5 +1,7 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
+// @module-tag chromium
+// @module-tag process
 /**
  * The design-system view (MCP Apps) in headless Chromium, wired to a real server over HTTP: the
  * test host page of system-info (`apps/system-info/test/host/host.ts`, built on the ext-apps

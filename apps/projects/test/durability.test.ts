@@ -120,7 +120,7 @@ describe('SQLite: SIGKILL mid-burst loses no acknowledged write', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('PostgreSQL: two server processes share one database', () => {
+describe('PostgreSQL: two server processes share one database', { tags: ['postgres'] }, () => {
   it('a write through process A is read through process B, and back', async () => {
     const probe = await probePostgres();
     if ('error' in probe) {

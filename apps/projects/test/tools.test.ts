@@ -1022,14 +1022,32 @@ describe('the CLI (needs pnpm build)', () => {
       );
     });
 
+    /** Each way of starting the CLI on `url` exits 2 with exactly `message`, no password. */
+    async function expectRefused(url: string, message: string): Promise<void> {
+      for (const args of [
+        ['--user', 'carla@example.com'],
+        ['keys', 'list', '--user', 'x@y.z'],
+      ]) {
+        const run = await runCli(['--database-url', url, ...args], {});
+        expect(run.code, `${url} ${args.join(' ')}`).toBe(2);
+        expect(run.stderr).toBe(message);
+        expect(run.stderr).not.toContain('s3cret');
+      }
+    }
+
+    it("names PostgreSQL's reason in one line, exit 2, without the password", {
+      tags: ['postgres'],
+    }, async () => {
+      await expectRefused(
+        'postgres://nouser:s3cret@127.0.0.1:5432/test',
+        'mcp-projects: cannot connect to PostgreSQL at 127.0.0.1:5432/test: role "nouser" does not exist\n',
+      );
+    });
+
     it('names the database it cannot open in one line, exit 2, never a stack', async () => {
       const junk = join(dirname(file), 'not-a-db.txt');
       writeFileSync(junk, 'x'.repeat(4096));
       const cases: [string, string][] = [
-        [
-          'postgres://nouser:s3cret@127.0.0.1:5432/test',
-          'mcp-projects: cannot connect to PostgreSQL at 127.0.0.1:5432/test: role "nouser" does not exist\n',
-        ],
         [
           'mysql://root@localhost/db',
           "mcp-projects: unsupported database URL scheme 'mysql:' — use postgres://… (or postgresql://…), a SQLite file path, or file:…\n",
@@ -1039,17 +1057,7 @@ describe('the CLI (needs pnpm build)', () => {
           `mcp-projects: cannot open the SQLite database at ${junk}: file is not a database\n`,
         ],
       ];
-      for (const [url, message] of cases) {
-        for (const args of [
-          ['--user', 'carla@example.com'],
-          ['keys', 'list', '--user', 'x@y.z'],
-        ]) {
-          const run = await runCli(['--database-url', url, ...args], {});
-          expect(run.code, `${url} ${args.join(' ')}`).toBe(2);
-          expect(run.stderr).toBe(message);
-          expect(run.stderr).not.toContain('s3cret');
-        }
-      }
+      for (const [url, message] of cases) await expectRefused(url, message);
       // The unsupported URL did not become a SQLite file named after it.
       expect(existsSync('mysql:')).toBe(false);
     });

@@ -1,5 +1,7 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
+// @module-tag chromium
+// @module-tag process
 /**
  * The live dashboard (MCP Apps view) in headless Chromium, wired to the real server: a test host
  * page built on the ext-apps host-side API (`test/host/host.ts`, `AppBridge`) mounts the view
@@ -46,8 +48,6 @@ const GATEWAY_PREFIX = 'system-info__';
 /** The view budget (scripts/build-views.mjs): 150 KB gzip, 300 KB as shipped. */
 const MAX_GZIP = 150 * 1024;
 const MAX_RAW = 300 * 1024;
-
-/** Chromium is required in CI (.ci/run installs it); a machine without it skips, saying why. */
 
 /** The dashboard's own byte formatting, to compare what it shows with a direct call. */
 function bytes(n: number): string {

@@ -72,7 +72,7 @@ describe('shareNotifications', () => {
     await waitFor('the good one', () => updates(a.peer).length === 1);
   });
 
-  it('still tells its own subscribers when Redis cannot publish', async () => {
+  it('still tells its own subscribers when Redis cannot publish', { tags: ['redis'] }, async () => {
     const prefix = `test:${randomUUID()}:`;
     cleanups.push(() => clearRedisPrefix(REDIS_URL, prefix));
     const state = await createRedisStateStore(REDIS_URL, { prefix });

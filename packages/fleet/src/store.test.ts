@@ -51,128 +51,131 @@ const stores: [string, () => Promise<StateStore>][] = [
   ],
 ];
 
-describe.each(stores)('%s state store', (_kind, make) => {
-  it('keeps a session until it is deleted or expires; a touch extends it', async () => {
-    const store = await make();
-    await store.putSession('s1', record, 10_000);
-    expect(await store.getSession('s1')).toEqual(record);
-    expect(await store.getSession('nope')).toBeUndefined();
-    await store.deleteSession('s1');
-    expect(await store.getSession('s1')).toBeUndefined();
-    await store.putSession('s2', record, 150);
-    await store.touchSession('s2', 10_000);
-    await new Promise((r) => setTimeout(r, 250));
-    expect(await store.getSession('s2')).toEqual(record);
-    await store.putSession('s3', record, 50);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(await store.getSession('s3')).toBeUndefined();
-  });
-
-  it('keeps a bounded replay log, numbered from 1, and tells its followers', async () => {
-    const store = await make();
-    const heard: string[] = [];
-    const off = await store.subscribe('stream:x', (m) => heard.push(m));
-    expect(await store.readEvents('x', 0)).toBeUndefined();
-    for (let i = 1; i <= 5; i++) {
-      expect(
-        await store.appendEvent('x', `{"i":${i}}`, { max: 3, ttlMs: 10_000, done: i === 5 }),
-      ).toBe(i);
-    }
-    // Only the last three are kept; asking from before them gives what is left.
-    expect(await store.readEvents('x', 0)).toEqual({
-      first: 3,
-      events: ['{"i":3}', '{"i":4}', '{"i":5}'],
-      done: true,
+for (const [kind, make] of stores)
+  describe(`${kind} state store`, { tags: kind === 'redis' ? ['redis'] : [] }, () => {
+    it('keeps a session until it is deleted or expires; a touch extends it', async () => {
+      const store = await make();
+      await store.putSession('s1', record, 10_000);
+      expect(await store.getSession('s1')).toEqual(record);
+      expect(await store.getSession('nope')).toBeUndefined();
+      await store.deleteSession('s1');
+      expect(await store.getSession('s1')).toBeUndefined();
+      await store.putSession('s2', record, 150);
+      await store.touchSession('s2', 10_000);
+      await new Promise((r) => setTimeout(r, 250));
+      expect(await store.getSession('s2')).toEqual(record);
+      await store.putSession('s3', record, 50);
+      await new Promise((r) => setTimeout(r, 150));
+      expect(await store.getSession('s3')).toBeUndefined();
     });
-    expect(await store.readEvents('x', 4)).toEqual({ first: 5, events: ['{"i":5}'], done: true });
-    await waitFor('five deliveries', () => heard.length === 5);
-    expect(JSON.parse(heard[4] as string)).toEqual({ n: 5, json: '{"i":5}', done: true });
-    await off();
-  });
 
-  it('publishes to every subscriber of a channel, and to none after unsubscribing', async () => {
-    const store = await make();
-    const a: string[] = [];
-    const b: string[] = [];
-    const offA = await store.subscribe('news', (m) => a.push(m));
-    const offB = await store.subscribe('news', (m) => b.push(m));
-    await store.publish('news', 'one');
-    await waitFor('both heard one', () => a.length === 1 && b.length === 1);
-    await offA();
-    await store.publish('news', 'two');
-    await waitFor('b heard two', () => b.length === 2);
-    expect(a).toEqual(['one']);
-    await offB();
-  });
-
-  it('keeps a listener that throws to itself: the others still hear, the process goes on', async () => {
-    const store = await make();
-    const heard: string[] = [];
-    const offBad = await store.subscribe('loud', () => {
-      throw new Error('listener bug');
+    it('keeps a bounded replay log, numbered from 1, and tells its followers', async () => {
+      const store = await make();
+      const heard: string[] = [];
+      const off = await store.subscribe('stream:x', (m) => heard.push(m));
+      expect(await store.readEvents('x', 0)).toBeUndefined();
+      for (let i = 1; i <= 5; i++) {
+        expect(
+          await store.appendEvent('x', `{"i":${i}}`, { max: 3, ttlMs: 10_000, done: i === 5 }),
+        ).toBe(i);
+      }
+      // Only the last three are kept; asking from before them gives what is left.
+      expect(await store.readEvents('x', 0)).toEqual({
+        first: 3,
+        events: ['{"i":3}', '{"i":4}', '{"i":5}'],
+        done: true,
+      });
+      expect(await store.readEvents('x', 4)).toEqual({ first: 5, events: ['{"i":5}'], done: true });
+      await waitFor('five deliveries', () => heard.length === 5);
+      expect(JSON.parse(heard[4] as string)).toEqual({ n: 5, json: '{"i":5}', done: true });
+      await off();
     });
-    const offGood = await store.subscribe('loud', (m) => heard.push(m));
-    await store.publish('loud', 'x');
-    await store.publish('loud', 'y');
-    await waitFor('the good listener heard both', () => heard.length === 2);
-    await offBad();
-    await offGood();
-  });
 
-  it('limits a key to exactly its points per window', async () => {
-    const store = await make();
-    const limiter = store.rateLimiter({ keyPrefix: 'k', points: 3, durationSec: 60 });
-    const results = await Promise.allSettled(
-      Array.from({ length: 5 }, () => limiter.consume('caller')),
-    );
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
-    const refused = results.filter((r) => r.status === 'rejected');
-    expect(refused).toHaveLength(2);
-    expect((refused[0] as PromiseRejectedResult).reason).toBeInstanceOf(RateLimiterRes);
-  });
-
-  it('keeps one shared secret per name, made by the first to ask', async () => {
-    const store = await make();
-    const a = await store.sharedSecret('one');
-    expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(await store.sharedSecret('one')).toBe(a);
-    expect(await store.sharedSecret('two')).not.toBe(a);
-  });
-
-  it('lists the members of a fleet that beat, drops the silent and those that leave', async () => {
-    const store = await make();
-    const one = await joinFleet(store, 'g', { intervalMs: 50, info: () => ({ role: 'one' }) });
-    const two = await joinFleet(store, 'g', { intervalMs: 50 });
-    // A member that said it was alive once, for 100 ms, and then died.
-    await store.heartbeat('g', 'dead', JSON.stringify({ id: 'dead', startedAt: 0 }), 100);
-    // Oldest first: 'dead' started at 0; one and two start about the same millisecond.
-    const pair = [one.id, two.id].sort();
-    const listed = (await one.members()).map((m) => m.id);
-    expect(listed[0]).toBe('dead');
-    expect(listed.slice(1).sort()).toEqual(pair);
-    expect((await two.members()).find((m) => m.id === one.id)).toMatchObject({
-      pid: process.pid,
-      info: { role: 'one' },
+    it('publishes to every subscriber of a channel, and to none after unsubscribing', async () => {
+      const store = await make();
+      const a: string[] = [];
+      const b: string[] = [];
+      const offA = await store.subscribe('news', (m) => a.push(m));
+      const offB = await store.subscribe('news', (m) => b.push(m));
+      await store.publish('news', 'one');
+      await waitFor('both heard one', () => a.length === 1 && b.length === 1);
+      await offA();
+      await store.publish('news', 'two');
+      await waitFor('b heard two', () => b.length === 2);
+      expect(a).toEqual(['one']);
+      await offB();
     });
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await two.members()).map((m) => m.id).sort()).toEqual(pair);
-    await one.leave();
-    expect((await two.members()).map((m) => m.id)).toEqual([two.id]);
-    await two.leave();
-    expect(await store.members('g')).toEqual([]);
-  });
 
-  it('answers ping while open and refuses with StoreUnavailableError once closed', async () => {
-    const store = await make();
-    await store.ping();
-    await store.close();
-    const err = await store.ping().catch((e: unknown) => e);
-    expect(StoreUnavailableError.is(err)).toBe(true);
+    it('keeps a listener that throws to itself: the others still hear, the process goes on', async () => {
+      const store = await make();
+      const heard: string[] = [];
+      const offBad = await store.subscribe('loud', () => {
+        throw new Error('listener bug');
+      });
+      const offGood = await store.subscribe('loud', (m) => heard.push(m));
+      await store.publish('loud', 'x');
+      await store.publish('loud', 'y');
+      await waitFor('the good listener heard both', () => heard.length === 2);
+      await offBad();
+      await offGood();
+    });
+
+    it('limits a key to exactly its points per window', async () => {
+      const store = await make();
+      const limiter = store.rateLimiter({ keyPrefix: 'k', points: 3, durationSec: 60 });
+      const results = await Promise.allSettled(
+        Array.from({ length: 5 }, () => limiter.consume('caller')),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+      const refused = results.filter((r) => r.status === 'rejected');
+      expect(refused).toHaveLength(2);
+      expect((refused[0] as PromiseRejectedResult).reason).toBeInstanceOf(RateLimiterRes);
+    });
+
+    it('keeps one shared secret per name, made by the first to ask', async () => {
+      const store = await make();
+      const a = await store.sharedSecret('one');
+      expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(await store.sharedSecret('one')).toBe(a);
+      expect(await store.sharedSecret('two')).not.toBe(a);
+    });
+
+    it('lists the members of a fleet that beat, drops the silent and those that leave', async () => {
+      const store = await make();
+      const one = await joinFleet(store, 'g', { intervalMs: 50, info: () => ({ role: 'one' }) });
+      const two = await joinFleet(store, 'g', { intervalMs: 50 });
+      // A member that said it was alive once, for 100 ms, and then died.
+      await store.heartbeat('g', 'dead', JSON.stringify({ id: 'dead', startedAt: 0 }), 100);
+      // Oldest first: 'dead' started at 0; one and two start about the same millisecond.
+      const pair = [one.id, two.id].sort();
+      const listed = (await one.members()).map((m) => m.id);
+      expect(listed[0]).toBe('dead');
+      expect(listed.slice(1).sort()).toEqual(pair);
+      expect((await two.members()).find((m) => m.id === one.id)).toMatchObject({
+        pid: process.pid,
+        info: { role: 'one' },
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await two.members()).map((m) => m.id).sort()).toEqual(pair);
+      await one.leave();
+      expect((await two.members()).map((m) => m.id)).toEqual([two.id]);
+      await two.leave();
+      expect(await store.members('g')).toEqual([]);
+    });
+
+    it('answers ping while open and refuses with StoreUnavailableError once closed', async () => {
+      const store = await make();
+      await store.ping();
+      await store.close();
+      const err = await store.ping().catch((e: unknown) => e);
+      expect(StoreUnavailableError.is(err)).toBe(true);
+    });
   });
-});
 
 describe('Redis state store', () => {
-  it('shares sessions and rate limits between two connections (two instances)', async () => {
+  it('shares sessions and rate limits between two connections (two instances)', {
+    tags: ['redis'],
+  }, async () => {
     const shared = prefix();
     const one = await createRedisStateStore(REDIS_URL, { prefix: shared });
     const two = await createRedisStateStore(REDIS_URL, { prefix: shared });
@@ -207,7 +210,9 @@ describe('Redis state store', () => {
 });
 
 describe('clearRedisPrefix', () => {
-  it('deletes the keys under its prefix, matched literally, and nothing else', async () => {
+  it('deletes the keys under its prefix, matched literally, and nothing else', {
+    tags: ['redis'],
+  }, async () => {
     const base = prefix();
     const store = await createRedisStateStore(REDIS_URL, { prefix: base });
     opened.push(store);

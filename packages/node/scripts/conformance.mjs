@@ -16,6 +16,11 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import {
+  CONFORMANCE_MODERN_SUITE,
+  CONFORMANCE_NODE,
+  CONFORMANCE_SUITE,
+} from '../../../scripts/vitest/services.mjs';
 
 // `--client <file>`: another client under test (a program taking the server URL as its last
 // argument, run with this Node); `--clients-only`: the client scenarios alone. The gateway uses
@@ -24,11 +29,11 @@ const { values: options } = parseArgs({
   options: { client: { type: 'string' }, 'clients-only': { type: 'boolean', default: false } },
 });
 
-const SUITE = '@modelcontextprotocol/conformance@0.1.16';
-// The first release of the suite that knows MCP 2026-07-28: `--requirements 2026-07-28` runs exactly
-// the scenarios that revision requires (the tasks extension and pending scenarios are run but not
-// scored by the suite itself).
-const MODERN_SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
+// The suites (one list for the scripts and the tests: scripts/vitest/services.mjs). The modern one
+// knows MCP 2026-07-28: `--requirements 2026-07-28` runs exactly the scenarios that revision
+// requires (the tasks extension and pending scenarios are run but not scored by the suite itself).
+const SUITE = CONFORMANCE_SUITE;
+const MODERN_SUITE = CONFORMANCE_MODERN_SUITE;
 const fixture = fileURLToPath(new URL('../dist/fixtures/everything.js', import.meta.url));
 const clientFixture = options.client
   ? resolve(options.client)
@@ -74,12 +79,20 @@ for (const file of options['clients-only'] ? [clientFixture] : [fixture, clientF
 
 /** Run the suite's CLI with `args`; resolves to its exit code. */
 async function runSuite(args, suitePackage = SUITE) {
-  const suite = spawn('npx', ['-y', '-p', 'node@22', '-p', suitePackage, 'conformance', ...args], {
-    // Outside the repo: its .npmrc sets engine-strict, which would refuse the suite's Node 22 deps.
-    cwd: tmpdir(),
-    stdio: 'inherit',
-    env: { ...process.env, npm_config_engine_strict: 'false', npm_config_update_notifier: 'false' },
-  });
+  const suite = spawn(
+    'npx',
+    ['-y', '-p', CONFORMANCE_NODE, '-p', suitePackage, 'conformance', ...args],
+    {
+      // Outside the repo: its .npmrc sets engine-strict, which would refuse the suite's Node 22 deps.
+      cwd: tmpdir(),
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        npm_config_engine_strict: 'false',
+        npm_config_update_notifier: 'false',
+      },
+    },
+  );
   const timer = setTimeout(() => suite.kill('SIGTERM'), 10 * 60_000);
   const code = await new Promise((resolve) =>
     suite.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),

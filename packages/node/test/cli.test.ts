@@ -148,7 +148,7 @@ describe('CLI runner', () => {
     expect(drain.stderr).toContain('--drain-timeout must be a number of seconds');
   });
 
-  it('joins a fleet with MCP_REDIS_URL and drains on SIGTERM', async () => {
+  it('joins a fleet with MCP_REDIS_URL and drains on SIGTERM', { tags: ['redis'] }, async () => {
     const { code, stderr } = await run(
       [],
       {
@@ -172,7 +172,9 @@ describe('CLI runner', () => {
     expect(code).toBe(0);
   });
 
-  it('warns in fleet mode when the app builds its McpServer without the fleet key', async () => {
+  it('warns in fleet mode when the app builds its McpServer without the fleet key', {
+    tags: ['redis'],
+  }, async () => {
     const entry = JSON.stringify(fileURLToPath(new URL('../dist/index.js', import.meta.url)));
     const app = `import { runCli } from ${entry};
       import { McpServer } from '@mcpkit/protocol';

@@ -1,3 +1,4 @@
+// @module-tag postgres
 /**
  * The event log in PostgreSQL (a fleet's shared log) against the real server on 127.0.0.1: two
  * logs stand for two gateway instances writing one table. Each test runs in a schema of its own,
