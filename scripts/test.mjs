@@ -12,7 +12,7 @@
  * fails (`--continue`), so one red package does not hide the others.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatSkips, SKIPPED_FILE } from './vitest/reporter.mjs';
@@ -75,6 +75,7 @@ const env = {
   ...(unit ? { MCPKIT_TEST_TIER: 'unit' } : {}),
 };
 
+const runStarted = Date.now();
 const summaryDir = join(ROOT, '.turbo', 'runs');
 rmSync(summaryDir, { recursive: true, force: true });
 
@@ -96,13 +97,21 @@ const packages = packageDirs();
 const skips = [];
 for (const dir of packages) {
   const file = join(ROOT, dir, SKIPPED_FILE);
-  if (existsSync(file)) skips.push(JSON.parse(readFileSync(file, 'utf8')));
+  // Written (or restored from turbo's cache) by this run; an older file is another run's.
+  if (existsSync(file) && statSync(file).mtimeMs >= runStarted - 1000) {
+    skips.push(JSON.parse(readFileSync(file, 'utf8')));
+  }
+}
+const table = phaseTable();
+// `.ci/run` shows these rows in its own phase table.
+if (process.env.MCPKIT_PHASES_FILE) {
+  appendFileSync(process.env.MCPKIT_PHASES_FILE, `${table.split('\n').slice(1).join('\n')}\n`);
 }
 const summary = formatSkips(
   skips.filter((s) => packages.includes(s.package)),
   missing,
 );
-process.stdout.write(`\n${phaseTable()}\n`);
+process.stdout.write(`\n${table}\n`);
 if (summary) process.stdout.write(`\n${summary}\n`);
 process.stdout.write(
   `\n${ok ? 'All passed' : 'FAILED'} (${unit ? 'in-process tier' : 'whole suite'}).\n`,
@@ -134,7 +143,7 @@ function phaseTable() {
     /** @type {{ tasks?: { taskId: string, cache?: { status?: string }, execution?: { startTime: number, endTime: number, exitCode?: number } }[] }} */
     const run = JSON.parse(readFileSync(join(summaryDir, file), 'utf8'));
     for (const task of run.tasks ?? []) {
-      if (!task.execution || task.taskId.endsWith('#typecheck')) continue;
+      if (!task.execution || !/#test(:unit)?$/.test(task.taskId)) continue;
       const seconds = (task.execution.endTime - task.execution.startTime) / 1000;
       const note =
         task.cache?.status === 'HIT' ? 'cached' : task.execution.exitCode ? 'FAILED' : '';

@@ -15,10 +15,11 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { EventLog, type EventQuery, type EventStatus } from '@mcpkit/gateway';
 import { seededRandom } from '@mcpkit/testing';
+import { size } from './mode.js';
 
-const SEED_EVENTS = 1_000_000;
-const RECORD_EVENTS = 100_000;
-const LOOP_SECONDS = 3;
+const SEED_EVENTS = size(1_000_000, 200_000);
+const RECORD_EVENTS = size(100_000, 20_000);
+const LOOP_SECONDS = size(3, 1);
 /** The event loop's p95 delay while 1 000 calls/s are recorded: a tick, not a batch write. */
 const TARGET_LOOP_P95_MS = 2;
 const QUERIES_PER_SHAPE = 200;

@@ -16,10 +16,11 @@ import { createRedisStateStore, type RedisStateStore } from '@mcpkit/fleet';
 import { createMcpHttpServer } from '@mcpkit/node';
 import { defineTool, McpServer } from '@mcpkit/protocol';
 import { z } from 'zod';
+import { size } from './mode.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const CALLS = 2000;
-const ROUNDS = 5;
+const CALLS = size(2000, 500);
+const ROUNDS = size(5, 2);
 const RATE = { points: 1_000_000, durationSec: 60 };
 
 const add = defineTool({

@@ -23,9 +23,10 @@ import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type HttpProcess, seededRandom, spawnHttpServer } from '@mcpkit/testing';
+import { size } from './mode.js';
 
-const ROUNDS = 12;
-const PER_ROUND = 20_000;
+const ROUNDS = size(12, 8);
+const PER_ROUND = size(20_000, 10_000);
 const LAST = 5;
 const TARGET_SPREAD_MB = 5;
 /** HTTP requests in flight at once (keep-alive connections). */

@@ -18,13 +18,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isAlive, killGroup, type SpawnedServer, spawnServer } from '@mcpkit/testing';
+import { size } from './mode.js';
 
-const SEQUENTIAL = 2000;
+const SEQUENTIAL = size(2000, 500);
 const BLOCK = 250;
-const CONCURRENT = 20_000;
+const CONCURRENT = size(20_000, 5000);
 const CONCURRENCY = 32;
-const WARMUP_SEQUENTIAL = 1000;
-const WARMUP_CONCURRENT = 5000;
+const WARMUP_SEQUENTIAL = size(1000, 300);
+const WARMUP_CONCURRENT = size(5000, 1000);
 const TARGET_ADDED_P50_US = 40;
 const TARGET_ADDED_P99_US = 400;
 const TARGET_RATIO = 0.5;

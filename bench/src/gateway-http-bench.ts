@@ -35,11 +35,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isAlive } from '@mcpkit/testing';
 import autocannon from 'autocannon';
+import { size } from './mode.js';
 
 const CONNECTIONS = 50;
-const DURATION_SEC = 3;
+const DURATION_SEC = size(3, 2);
 const WARMUP_SEC = 1;
-const COLD_TRIES = 5;
+const COLD_TRIES = size(5, 3);
 const TARGET_RATIO = 6;
 const TARGET_RSS_MB = 100;
 const TARGET_COLD_MS = 250;

@@ -15,11 +15,12 @@ import { createProjectsServer, type Store } from '@mcpkit/projects';
 import type { AuthInfo } from '@mcpkit/protocol';
 import { connectClient } from '@mcpkit/testing';
 import SqliteDatabase from 'better-sqlite3';
+import { size } from './mode.js';
 
-const PROJECTS = 100_000;
-const CALLS = 500;
+const PROJECTS = size(100_000, 20_000);
+const CALLS = size(500, 200);
 const WARMUP = 50;
-const DEEP = 50_000;
+const DEEP = size(50_000, 10_000);
 const WALK_PAGE = 100;
 
 /**

@@ -7,6 +7,7 @@
  *   --duration S      seconds each HTTP server is measured per round (default 5, after a 1 s warm-up)
  *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|observability|fleet|startup  run one group of benchmarks
  *   --check           exit 1 when a target is missed
+ *   --short           CI's mode: every group and ratio, on fewer and smaller rounds (mode.ts)
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -26,6 +27,7 @@ import {
   TOOL_CALL_EXPECT,
 } from './http-driver.js';
 import { mcpPipelinedRun } from './mcp-stdio-driver.js';
+import { size } from './mode.js';
 import { observabilityBench } from './observability-bench.js';
 import { projectsBench } from './projects-bench.js';
 import { startupBench } from './startup-bench.js';
@@ -37,11 +39,12 @@ const { values } = parseArgs({
   // `pnpm bench -- --rounds 3` passes the separator through; it means nothing here.
   args: process.argv.slice(2).filter((a) => a !== '--'),
   options: {
-    rounds: { type: 'string', default: '5' },
-    count: { type: 'string', default: '20000' },
-    duration: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: String(size(5, 1)) },
+    count: { type: 'string', default: String(size(20_000, 5000)) },
+    duration: { type: 'string', default: String(size(5, 2)) },
     only: { type: 'string' },
     check: { type: 'boolean', default: false },
+    short: { type: 'boolean', default: false },
   },
 });
 

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * Each app's `bin` is a committed shim (`bin/<command>.js`) that runs `dist/cli.js`: `pnpm install`
  * links it on a fresh clone before anything is built (a bin pointing into `dist/` printed a

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * The deploy examples a user copies: the container's entrypoint script (run here as the image
  * runs it, with the checked-in gateway.example.json and the apps' commands on PATH — this machine

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * Fuzzing at scale, bounded: every app over every transport — stdio (before and after the
  * handshake), its plain JSON-RPC POST path, Streamable HTTP `/mcp` — gets FUZZ_RUNS inputs from
@@ -6,7 +7,7 @@
  * against JSON-RPC 2.0, every HTTP status against the documented ones, and a `ping` must be
  * answered within 2 s every 100 inputs and at the end (`fuzz-target.ts`).
  *
- *   FUZZ_RUNS  inputs per transport per app (default 20,000: the file takes about 2 minutes on
+ *   FUZZ_RUNS  inputs per transport per app (default 10,000: the file takes about 2 minutes on
  *              this two-core machine; stdio sends a quarter of them before initialize)
  *   FUZZ_SEED  fast-check's seed (default 20261123); printed, and again on a failure
  *   FUZZ_PATH  with FUZZ_SEED, starts at the failing input (the `path` fast-check printed)
@@ -39,7 +40,7 @@ const positive = (name: string, fallback: number): number => {
   return n;
 };
 
-const RUNS = Math.max(1, positive('FUZZ_RUNS', 20_000));
+const RUNS = Math.max(1, positive('FUZZ_RUNS', 10_000));
 const SEED = positive('FUZZ_SEED', 20261123);
 const PATH = process.env.FUZZ_PATH || undefined;
 const ONLY = (process.env.FUZZ_ONLY ?? '')

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * The gateway between the two MCP eras, over Streamable HTTP: 2025 clients (initialize, a
  * session) and 2026-07-28 clients (per-request `_meta`, `server/discover`, `input_required`)

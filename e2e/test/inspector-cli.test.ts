@@ -1,3 +1,4 @@
+// @module-tag process
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * Our McpClient against servers we did not write: the official SDK v1 and SDK v2 servers and the
  * reference `@modelcontextprotocol/server-everything`, each over stdio and over Streamable HTTP

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * The official SDK v2 client pinned to MCP 2026-07-28 (no fallback to initialize possible)
  * against our servers over stdio and Streamable HTTP: every app (the HTTP wire recorded: discover,

@@ -1,3 +1,4 @@
+// @module-tag process
 import {
   Client,
   StreamableHTTPClientTransport,

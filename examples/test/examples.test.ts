@@ -1,3 +1,4 @@
+// @module-tag process
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from '@mcpkit/testing';

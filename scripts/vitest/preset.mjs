@@ -7,7 +7,9 @@
  * the root's `pnpm test:unit`) only the in-process tests run: whatever is tagged `process` (starts
  * child processes or servers on real ports) or with a service is left out.
  */
-import { defineConfig } from 'vitest/config';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { SkipReporter } from './reporter.mjs';
 import { missingServices, SERVICES, servicesRequired } from './services.mjs';
 
@@ -30,11 +32,17 @@ export function mcpkitConfig({ services = [], ...test }) {
       );
     }
     const unit = process.env.MCPKIT_TEST_TIER === 'unit';
+    const tiered = ['process', ...services];
     return {
       test: {
         ...test,
         ...(unit
-          ? { tagsFilter: [['!process', ...services.map((s) => `!${s}`)].join(' && ')] }
+          ? {
+              // Whole files tagged for the slow tier are not even imported; tagged tests in
+              // other files are filtered out by their tags.
+              exclude: [...(test.exclude ?? configDefaults.exclude), ...filesTagged(tiered)],
+              tagsFilter: [tiered.map((tag) => `!${tag}`).join(' && ')],
+            }
           : {}),
         tags: [
           {
@@ -48,8 +56,42 @@ export function mcpkitConfig({ services = [], ...test }) {
             skip: missing.has(name),
           })),
         ],
-        reporters: ['default', new SkipReporter(missing)],
+        // The in-process tier leaves the service tests out by design: nothing to report.
+        reporters: unit ? ['default'] : ['default', new SkipReporter(missing)],
       },
     };
   });
+}
+
+/**
+ * The test files under the package (its `src/` and `test/`) that carry `// @module-tag <tag>`
+ * for one of `tags`, relative to the package.
+ *
+ * @param {readonly string[]} tags
+ */
+function filesTagged(tags) {
+  const root = process.cwd();
+  const pattern = new RegExp(`^// @module-tag (${tags.join('|')})\\b`, 'm');
+  /** @type {string[]} */
+  const found = [];
+  /** @param {string} dir */
+  const walk = (dir) => {
+    /** @type {import('node:fs').Dirent[]} */
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory() && entry.name !== 'node_modules') walk(path);
+      else if (entry.name.endsWith('.test.ts') && pattern.test(readFileSync(path, 'utf8'))) {
+        found.push(relative(root, path));
+      }
+    }
+  };
+  walk(join(root, 'src'));
+  walk(join(root, 'test'));
+  return found;
 }

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * What a stdio backend sees of the gateway's environment: by default a minimal safe set plus its
  * own `env`; with `inheritEnv` everything — but never the gateway's own settings, so a gateway run

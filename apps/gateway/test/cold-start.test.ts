@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * Cold start through the CLI: its stdio backends are spawned before the gateway loads
  * (prestart.ts) and each is spawned once — the early child is the backend the gateway then runs

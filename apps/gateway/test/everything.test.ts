@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * The real third-party `@modelcontextprotocol/server-everything` behind the gateway, driven by
  * the official SDK client over stdio and Streamable HTTP, and by plain JSON-RPC POSTs. Every

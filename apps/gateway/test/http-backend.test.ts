@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * A Streamable HTTP backend: the system-info app listening on 127.0.0.1, behind the gateway.
  */

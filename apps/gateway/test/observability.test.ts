@@ -1,3 +1,4 @@
+// @module-tag process
 import { request } from 'node:http';
 import type { McpClient } from '@mcpkit/protocol';
 import {

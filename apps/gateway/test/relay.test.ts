@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * A backend's result reaches the client as the backend wrote it: the gateway relays the result's
  * text (spacing, `1.0`, `\u00e9` and all) instead of serializing what it decoded — a 2025

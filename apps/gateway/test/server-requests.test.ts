@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * A backend's requests to the client (sampling, elicitation) during a call, through the gateway,
  * answered by the official SDK client — over a 2025 link (the backend sends the gateway a

@@ -1,3 +1,4 @@
+// @module-tag process
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';

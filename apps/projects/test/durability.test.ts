@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * The real server process (`node dist/cli.js --transport http`, needs `pnpm build`):
  *

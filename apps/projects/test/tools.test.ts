@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * What each tool does, on SQLite: CRUD round trips, cursor pagination, block ordering and moves,
  * validation errors, design tokens (merge, replace, the derived `io.codefluss` extension),

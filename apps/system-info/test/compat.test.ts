@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * The examples of MCP System Info's JSON-RPC API, verbatim, against the real server process: over
  * stdio, and over HTTP (`POST /` with a bearer token), including the batch and the scope error.

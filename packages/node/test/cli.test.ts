@@ -1,3 +1,4 @@
+// @module-tag process
 /** The shared CLI runner, driven through a real app process (the fixture server). */
 
 import type { AddressInfo } from 'node:net';

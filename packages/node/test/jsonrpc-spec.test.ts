@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * The examples of the JSON-RPC 2.0 specification (§7), sent verbatim over stdio to a real child
  * process. "-->" lines are what the client sends, "<--" what it must read back.

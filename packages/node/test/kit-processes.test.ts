@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * The test kit's child-process helpers against a real mcpkit server — the fixture server, over
  * stdio and HTTP, started by runCli as every app is (needs `pnpm build`).

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * McpClient's modern mode (MCP 2026-07-28) against our fixture server: multi round-trip input
  * (`input_required` answered by the client's handlers and retried, in-memory and over stdio), the

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * McpClient against our fixture server, over stdio (a real child process) and over Streamable
  * HTTP: every server feature through the typed API, plus what only a client sees — progress per

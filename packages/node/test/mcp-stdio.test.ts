@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * MCP over stdio at the wire: what a client that is not the SDK sends (the bare `initialized` of
  * the mcp-n8n gateway's JSON-RPC API reference, batches, positional params, garbage) and the

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * The official SDK Client (`@modelcontextprotocol/sdk`) against our fixture server, over stdio
  * (a real child process) and over Streamable HTTP: what a real MCP host does.

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * No process outlives the client that started it (Linux): a server that ignores EOF and SIGTERM
  * and started a grandchild in a session of its own is stopped with it by `close()`, and a server

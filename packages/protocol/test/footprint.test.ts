@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * The engine stays the engine: three runtime dependencies, no platform code loaded by importing
  * it, no arrow to another mcpkit package, and no cycle among the workspace's packages. What a

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * The kit's child-process helpers against small `node -e` programs; against a real mcpkit server
  * they are tested in @mcpkit/node (test/kit-processes.test.ts), which has one.
