@@ -356,7 +356,11 @@ describe('three projects instances behind HAProxy, Redis and PostgreSQL', () => 
     const reply = (await created.json()) as { id: number; result?: { isError?: boolean } };
     expect(reply.id).toBe(3);
     expect(reply.result?.isError).not.toBe(true);
-    await waitFor('the update on C', () => text.includes('notifications/resources/updated'), 5000);
+    await waitFor(
+      'the update on C',
+      () => text.includes('notifications/resources/updated'),
+      30_000,
+    );
     expect(text).toContain(PROJECTS_URI);
     controller.abort();
     await reading;
@@ -616,7 +620,7 @@ async function throughKill(
       await v2.callTool({ name: tools.create, arguments: { name: 'v2 after' } }, REQUEST);
       return v1Updates.length > v1Before && v2Updates.length > v2Before;
     },
-    15_000,
+    30_000,
     500,
   );
   await listening.close();

@@ -380,7 +380,7 @@ describe('the gateway between MCP 2025 and 2026-07-28 clients and backends', () 
           tools.includes('everything__trigger-elicitation-request')
         );
       },
-      10_000,
+      30_000,
       100,
     );
     pids = backendPids(await status(observer));

@@ -13,6 +13,7 @@ import {
   StdioClientTransport,
   StreamableHttpClientTransport,
 } from '@mcpkit/protocol';
+import { waitFor } from '@mcpkit/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { E2E, type HttpApp, killAll, startHttpServer, type TransportName } from './helpers.js';
 
@@ -164,11 +165,16 @@ describe('McpClient and @modelcontextprotocol/server-everything', () => {
 
     // Tools that need the client's capabilities are added after initialize, announced with
     // list_changed; they are there once the server has seen what we can do.
-    let tools: string[] = [];
-    for (let i = 0; i < 100 && !tools.includes('trigger-sampling-request'); i++) {
-      tools = (await client.listTools()).map((t) => t.name);
-      if (!tools.includes('trigger-sampling-request')) await new Promise((r) => setTimeout(r, 50));
-    }
+    // Waited for (a hang guard), not given 5 s.
+    const tools = await waitFor(
+      'the capability-gated tools',
+      async () => {
+        const names = (await client.listTools()).map((t) => t.name);
+        return names.includes('trigger-sampling-request') ? names : undefined;
+      },
+      30_000,
+      50,
+    );
     expect(tools).toEqual(
       expect.arrayContaining(['echo', 'get-sum', 'trigger-sampling-request', 'get-roots-list']),
     );
@@ -201,9 +207,11 @@ describe('McpClient and @modelcontextprotocol/server-everything', () => {
     client.on('notifications/resources/updated', (params) => updates.push(params?.uri));
     await client.subscribe(uri);
     await client.callTool('toggle-subscriber-updates', {});
-    for (let i = 0; i < 100 && updates.length === 0; i++)
-      await new Promise((r) => setTimeout(r, 50));
-    await client.callTool('toggle-subscriber-updates', {});
+    try {
+      await waitFor('a resource update', () => updates.length > 0, 30_000);
+    } finally {
+      await client.callTool('toggle-subscriber-updates', {});
+    }
     expect(updates).toContain(uri);
     await client.unsubscribe(uri);
 

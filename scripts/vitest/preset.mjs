@@ -36,6 +36,9 @@ export function mcpkitConfig({ services = [], ...test }) {
     return {
       test: {
         ...test,
+        // expect.poll waits for something to happen, as waitFor does: 1 s (Vitest's default) is
+        // a bet a loaded machine loses, a generous deadline is a hang guard.
+        expect: { ...test.expect, poll: { timeout: 30_000, ...test.expect?.poll } },
         ...(unit
           ? {
               // Whole files tagged for the slow tier are not even imported; tagged tests in

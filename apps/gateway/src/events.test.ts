@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sleep, waitFor } from '@mcpkit/testing';
+import { waitFor } from '@mcpkit/testing';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteSink } from './events/sqlite-sink.js';
 import {
   defaultEventLogPath,
@@ -42,6 +42,7 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'events-test-'));
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const log of logs.splice(0)) await log.close();
   for (const db of others.splice(0)) db.close();
   rmSync(dir, { recursive: true, force: true });
@@ -265,13 +266,16 @@ describe('flush batching', () => {
     }
     // Another connection polls: it must never see part of the batch.
     const seen = new Set<number>();
-    const deadline = Date.now() + 2000;
-    while (Date.now() < deadline) {
-      const n = rowsOnDisk(path);
-      seen.add(n);
-      if (n === 1000) break;
-      await new Promise((r) => setTimeout(r, 2));
-    }
+    await waitFor(
+      'the batch on disk',
+      () => {
+        const n = rowsOnDisk(path);
+        seen.add(n);
+        return n === 1000;
+      },
+      30_000,
+      2,
+    );
     expect([...seen].sort((a, b) => a - b)).toEqual([0, 1000]);
   });
 
@@ -285,28 +289,29 @@ describe('flush batching', () => {
         const log = EventLog.open(${JSON.stringify(path)}, { flushIntervalMs: 60000 });
         for (let i = 0; i < 500; i++) log.record({ event_type: 'e', status: 'success', source: 'gw' });
         ${ending}`;
-      const started = Date.now();
       // Started as operators start Node, with per-process flags a worker thread refuses to take.
       const flags = ['--max-old-space-size=256', '--title=mcpkit-events-test'];
+      // A hang guard, half the 60 s flush interval: a process a timer or the worker held would
+      // be killed by it (status null), so exiting with 0 is the proof — however long it took.
       const child = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', script], {
-        timeout: 20_000,
+        timeout: 30_000,
         encoding: 'utf8',
       });
       expect(child.status, child.stderr).toBe(0);
-      // Far below the 60 s flush interval: no timer or worker held the process.
-      expect(Date.now() - started).toBeLessThan(15_000);
     }
     expect(rowsOnDisk(path)).toBe(1000);
   });
 
   it('writes a burst of 2000 at once, bounding memory', async () => {
+    // What the log hands its sink is counted: record() decides at once whether to ship.
+    const appends = vi.spyOn(SqliteSink.prototype, 'append');
     const { log, path } = open({ flushIntervalMs: 60_000 });
     for (let i = 0; i < 1999; i++) log.record({ event_type: 'e', status: 'success', source: 'gw' });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(rowsOnDisk(path)).toBe(0);
+    expect(appends).not.toHaveBeenCalled();
     log.record({ event_type: 'e', status: 'success', source: 'gw' });
+    expect(appends.mock.calls.map(([rows]) => rows.length)).toEqual([2000]);
     // Written by the worker without any read or flush from here, long before the timer.
-    await waitFor('the burst on disk', () => rowsOnDisk(path) === 2000 || undefined, 5000);
+    await waitFor('the burst on disk', () => rowsOnDisk(path) === 2000 || undefined, 30_000);
   });
 });
 
@@ -323,10 +328,8 @@ describe('a write that fails', () => {
     process.on('warning', onWarning);
     try {
       log.record({ event_type: 'pending', status: 'pending', source: 'gw' });
-      const deadline = Date.now() + 3000;
-      while (warnings.length === 0 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      // The timer's write fails (after the busy timeout) and says so.
+      await waitFor('the failed write warned', () => warnings.length > 0, 30_000);
       // Reads still answer from what is stored; an explicit flush reports the failure.
       expect((await log.query({})).map((e) => e.event_type)).toEqual(['stored']);
       await expect(log.flush()).rejects.toThrow(/locked/);
@@ -696,15 +699,18 @@ describe('instances', () => {
  * The real SQLite sink, held back: appends wait until the test lets them through, as a stalled
  * disk would make them.
  */
-function heldBack(): { sink: EventSink; release: () => void } {
+function heldBack(): { sink: EventSink; release: () => void; appends: number[] } {
   const real = SqliteSink.open(join(dir, 'slow.db'), 30 * DAY, 1_000_000);
   let release!: () => void;
   const gate = new Promise<void>((resolve) => {
     release = resolve;
   });
+  /** The size of each batch handed over, as it is. */
+  const appends: number[] = [];
   const sink: EventSink = {
     location: real.location,
     append: async (rows, now) => {
+      appends.push(rows.length);
       await gate;
       return real.append(rows, now);
     },
@@ -715,25 +721,26 @@ function heldBack(): { sink: EventSink; release: () => void } {
     close: (rows, now) => real.close(rows, now),
     closeSync: (rows, now, ms) => real.closeSync(rows, now, ms),
   };
-  return { sink, release };
+  return { sink, release, appends };
 }
 
 describe('watching and keeping up', () => {
   it('flush() waits for a batch its timer already handed over', async () => {
-    const { sink, release } = heldBack();
+    const { sink, release, appends } = heldBack();
     const log = EventLog.over(sink, { flushIntervalMs: 0 });
     logs.push(log);
     log.record({ event_type: 'e', status: 'success', source: 'gw' });
-    await waitFor('the timer to hand the batch over', () => log.stats().pending === 1 || undefined);
-    await new Promise((r) => setTimeout(r, 20));
-    let flushed = false;
-    const flush = log.flush().then(() => {
-      flushed = true;
-    });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(flushed).toBe(false);
+    await waitFor('the timer to hand the batch over', () => appends.length === 1);
+    const order: string[] = [];
+    const flush = log.flush().then(() => order.push('flushed'));
+    // A flush that did not wait for the batch would have settled by now: nothing but promises
+    // stands between it and its answer, and a macrotask runs after every one of them.
+    await new Promise((r) => setImmediate(r));
+    order.push('released');
     release();
     await flush;
+    expect(order).toEqual(['released', 'flushed']);
+    expect(appends).toEqual([1]);
     expect(log.stats()).toMatchObject({ written: 1, pending: 0 });
   });
 
@@ -886,14 +893,24 @@ describe('a SQLite log whose writer thread starts later (startAfter, the CLI at 
     const startAfter = new Promise<void>((resolve) => {
       go = resolve;
     });
+    // The writer thread itself is watched (Node tells of each thread started), not given time.
+    let writers = 0;
+    const onWorker = () => writers++;
+    process.on('worker', onWorker);
     const path = join(dir, 'later.db');
     const log = EventLog.open(path, { startAfter, flushIntervalMs: 0 });
     logs.push(log);
     record(log, 3);
-    await sleep(300);
+    // The batch handed to the sink now (as the 0 ms timer would), which keeps it: no thread to
+    // write it was started, at open or by the batch (the 'worker' event comes on the next tick).
+    const flushed = log.flush();
+    await new Promise((r) => setImmediate(r));
+    process.off('worker', onWorker);
+    expect(writers).toBe(0);
     expect(rowsOnDisk(path)).toBe(0);
     go();
-    await waitFor('the held rows on disk', () => rowsOnDisk(path) === 3 || undefined);
+    await flushed;
+    expect(rowsOnDisk(path)).toBe(3);
     const events = await log.query();
     expect(events.map((e) => e.event_type)).toStrictEqual(['later', 'later', 'later']);
   });

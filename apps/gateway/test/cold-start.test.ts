@@ -32,7 +32,7 @@ async function expectSpawnedOnceAndStopped(log: string): Promise<void> {
     return pids.length > 0 ? pids : undefined;
   });
   expect(starts).toHaveLength(1);
-  await waitFor('the early backend stopped', () => !starts.some(isAlive) || undefined, 5_000);
+  await waitFor('the early backend stopped', () => !starts.some(isAlive) || undefined, 30_000);
 }
 
 describe('the gateway CLI at cold start', () => {

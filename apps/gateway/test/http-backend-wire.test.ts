@@ -132,12 +132,18 @@ describe('the gateway in front of an HTTP backend', () => {
     );
     const backendHttp = await serveHttp(backendServer);
     cleanups.push(() => backendHttp.close());
+    // The backend's GET stream, as the backend's HTTP server took it (seen after its handler).
+    let stream: ServerResponse | undefined;
+    backendHttp.http.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (req.method === 'GET') stream = res;
+    });
     const { client, gateway } = await gatewayFor(backendHttp.mcpUrl);
     const changed: unknown[] = [];
     client.on('notifications/tools/list_changed', () => changed.push(true));
-    // The backend's GET stream opens after initialize; wait until the backend holds it.
+    // The backend's GET stream opens after initialize; wait until the backend holds it (it has
+    // answered it: the stream's headers are sent), not 100 ms more.
     await waitFor('the backend running', () => gateway.backends.get('wire')?.state === 'running');
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor('the backend holding the GET stream', () => stream?.headersSent === true);
     backendServer.addTool(
       defineTool({ name: 'second', description: 'Second', handler: () => 'two' }),
     );

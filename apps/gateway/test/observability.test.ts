@@ -297,12 +297,22 @@ describe('status page over HTTP', () => {
 
   it('streams the state at once and every new event', async () => {
     const client = await gw.connect({ headers: { Authorization: `Bearer ${TOKEN}` } });
+    let opened: () => void = () => {};
+    const streaming = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
     const seen = readStream(
       `${gw.url}/status/stream`,
       { Authorization: `Bearer ${TOKEN}` },
-      (events) => events.some((e) => e.event === 'gateway-event' && e.data.includes('rich__echo')),
+      (events) => {
+        if (events.length > 0) opened();
+        return events.some((e) => e.event === 'gateway-event' && e.data.includes('rich__echo'));
+      },
+      30_000,
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // The stream is open — its first event (the state) came — before the call: waited for,
+    // not given 300 ms.
+    await streaming;
     await client.callTool('rich__echo', { text: 'live' });
     const events = await seen;
     expect(events[0]?.event).toBe('state');

@@ -69,7 +69,7 @@ describe('hot reload of the config', () => {
           undefined
         );
       },
-      15_000,
+      30_000,
     );
     // … completes, untouched.
     expect(textOf(await inFlight)).toBe('slept 1500');

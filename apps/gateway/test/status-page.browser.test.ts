@@ -71,6 +71,20 @@ describe('status page in headless Chromium', () => {
     );
     page = browser.pages()[0] ?? (await browser.newPage());
     page.setDefaultTimeout(20_000);
+    // Every event the page's stream delivers, kept in the page: a test can then wait for an event
+    // to have reached the page (and its own handler, which runs in the same dispatch) instead of
+    // giving it time.
+    await page.addInitScript(() => {
+      const seen: { event_type: string; tool?: string }[] = [];
+      (window as unknown as { streamedEvents: typeof seen }).streamedEvents = seen;
+      const Native = window.EventSource;
+      window.EventSource = class extends Native {
+        constructor(url: string | URL, init?: EventSourceInit) {
+          super(url, init);
+          this.addEventListener('gateway-event', (m) => seen.push(JSON.parse(m.data)));
+        }
+      };
+    });
     // No CDN, nothing fetched from elsewhere: every request stays on the gateway.
     await page.route('**/*', (route) => {
       const url = route.request().url();
@@ -125,11 +139,11 @@ describe('status page in headless Chromium', () => {
     const pid = Number(await chora.locator('dt:text-is("pid") + dd').textContent());
     expect(isAlive(pid)).toBe(true);
     process.kill(pid, 'SIGKILL');
-    await expect.poll(() => chora.getAttribute('data-state'), { timeout: 15_000 }).toBe('failed');
+    await expect.poll(() => chora.getAttribute('data-state'), { timeout: 30_000 }).toBe('failed');
     expect(await chora.locator('.badge').textContent()).toBe('failed');
     expect(await chora.locator('.error-text').textContent()).toMatch(/SIGKILL|signal|exit/i);
     const row = page.locator('tr[data-type="backend.failed"]').first();
-    await row.waitFor({ timeout: 15_000 });
+    await row.waitFor({ timeout: 30_000 });
     expect(await row.textContent()).toContain('chora');
     expect(await row.getAttribute('class')).toBe('fresh');
     expect(
@@ -169,8 +183,20 @@ describe('status page in headless Chromium', () => {
     await page.getByLabel('Since').fill('');
     await page.getByRole('button', { name: 'Apply' }).click();
     await expect.poll(types).toEqual(['backend.failed']);
+    const streamed = () =>
+      page.evaluate(
+        () =>
+          (window as unknown as { streamedEvents: { event_type: string; tool?: string }[] })
+            .streamedEvents,
+      );
+    const before = (await streamed()).length;
     await client.callTool('rich__echo', { text: 'filtered out' });
-    await new Promise((r) => setTimeout(r, 1500));
+    // The page was given the call's event (not 1.5 s): it came, and it was left out.
+    await expect
+      .poll(async () => (await streamed()).slice(before).map((e) => `${e.event_type} ${e.tool}`), {
+        timeout: 30_000,
+      })
+      .toContain('gateway.tool_call rich__echo');
     expect(await types()).toEqual(['backend.failed']);
 
     await page.getByRole('button', { name: 'Clear' }).click();
@@ -235,18 +261,26 @@ describe('status page in headless Chromium', () => {
     await page.evaluate(
       () => document.activeElement instanceof HTMLElement && document.activeElement.blur(),
     );
-    // Steady traffic for a few seconds, so the charts have something to draw.
-    const until = Date.now() + 6_000;
-    let n = 0;
-    while (Date.now() < until) {
-      await Promise.all([
-        client.callTool('rich__echo', { text: `load ${n}` }),
-        client.callTool('rich__sleep', { ms: (n * 7) % 25 }),
-        client.callTool('everything__test_simple_text', {}),
-      ]);
-      n++;
+    // Traffic over several of the page's updates, so the charts have something to draw: each
+    // burst is followed by the update that shows it (counted calls, not seconds of load).
+    const richCalls = async () => {
+      const result = await client.callTool('gateway_status', {});
+      const text = (result.content[0] as { text: string }).text;
+      return (JSON.parse(text) as { backends: { rich: { calls: number } } }).backends.rich.calls;
+    };
+    const shownCalls = () =>
+      page.locator('li[data-backend="rich"] dt:text-is("calls") + dd').textContent();
+    for (let round = 0; round < 6; round++) {
+      for (let n = 0; n < 10 + 15 * (round % 3); n++) {
+        await Promise.all([
+          client.callTool('rich__echo', { text: `load ${round}.${n}` }),
+          client.callTool('rich__sleep', { ms: (n * 7) % 25 }),
+          client.callTool('everything__test_simple_text', {}),
+        ]);
+      }
+      const calls = await richCalls();
+      await expect.poll(shownCalls, { timeout: 30_000 }).toMatch(new RegExp(`^${calls}\\b`));
     }
-    await new Promise((r) => setTimeout(r, 1_200));
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.evaluate(() => window.scrollTo(0, 0));
     const png = await page.screenshot({ path: SHOT });

@@ -61,6 +61,38 @@ function bytes(n: number): string {
   return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
 }
 
+type TimerLog = {
+  pending: Map<unknown, { ms: number; fn: unknown }>;
+  set: { ms: number; fn: unknown }[];
+};
+
+/**
+ * A view's refresh timers, from the log the init script keeps (see beforeAll): how many are
+ * pending now, and how many refresh loops set one since the log was last emptied — each loop's
+ * timer runs that loop's own tick, so loops are told apart by the callback. `empty` empties the
+ * log after reading it.
+ */
+function refreshTimers(frame: Frame, empty = false): Promise<{ pending: number; loops: number }> {
+  return frame.evaluate((e) => {
+    const log = (window as unknown as { viewTimers: TimerLog }).viewTimers;
+    const config = JSON.parse(document.getElementById('config')?.textContent ?? '{}') as {
+      dynamicMs: number;
+      semiMs: number;
+    };
+    const refresh = (t: { ms: number }) => t.ms === config.dynamicMs || t.ms === config.semiMs;
+    const found = {
+      pending: [...log.pending.values()].filter(refresh).length,
+      loops: new Set(log.set.filter((t) => t.ms === config.dynamicMs).map((t) => t.fn)).size,
+    };
+    if (e) log.set.length = 0;
+    return found;
+  }, empty);
+}
+
+/** How many refreshes of its readings the view has finished. */
+const updatesOf = async (frame: Frame) =>
+  Number(await frame.evaluate(() => document.body.dataset.updates));
+
 async function structured(client: McpClient, name: string, args: Json = {}): Promise<Json> {
   const result = await client.callTool(name, args);
   expect(result.isError ?? false).toBe(false);
@@ -76,14 +108,28 @@ describe('dashboard view in headless Chromium', () => {
   let browser: BrowserContext;
   let page: Page;
   let view: Frame;
-  /** Every tool call the view made through the host, in order. */
-  const calls: { name: string; at: number }[] = [];
+  /** Every tool call the views made through the host, in order, with the title of the view. */
+  const calls: { name: string; view: string }[] = [];
   /** Requests the page tried to make anywhere (the view must make none). */
   let requests: string[] = [];
   /** Tools the host makes fail: with a JSON-RPC error, or with an `isError` result. */
   const failing = new Map<string, 'error' | 'isError'>();
-  /** How long the host holds each call before forwarding it (a slow server). */
-  let delayMs = 0;
+  /** While set, the host holds every call until it settles (a server that has not answered). */
+  let held: Promise<void> | undefined;
+  /** Hold the views' calls from now on; the function returned lets them (and later ones) go. */
+  const holdCalls = (): (() => void) => {
+    let release!: () => void;
+    held = new Promise((resolve) => {
+      release = resolve;
+    });
+    return () => {
+      held = undefined;
+      release();
+    };
+  };
+  /** Calls of `name` that arrived from index `from` of `calls` on. */
+  const arrived = (name: string, from: number) =>
+    calls.slice(from).filter((c) => c.name === name).length;
 
   beforeAll(async () => {
     if (!haveChromium()) {
@@ -98,12 +144,12 @@ describe('dashboard view in headless Chromium', () => {
     host = await openHostPage({
       profile: 'sysinfo-chromium-',
       after: '<div id="after" style="height:3000px"></div>',
-      callTool: async (params: Json) => {
+      callTool: async (params: Json, view: string) => {
         const name = String(params.name);
-        calls.push({ name, at: Date.now() });
+        calls.push({ name, view });
         // Like the gateway, the host knows the server's tools under a namespace (see the last test).
         const own = name.startsWith(GATEWAY_PREFIX) ? name.slice(GATEWAY_PREFIX.length) : name;
-        if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+        if (held) await held;
         const failure = failing.get(own);
         if (failure === 'error') throw new Error('Query execution error: collector crashed');
         if (failure === 'isError')
@@ -112,6 +158,34 @@ describe('dashboard view in headless Chromium', () => {
       },
     });
     ({ browser, page, requests } = host);
+    // The views' timers as they are set, fire and are cleared (in every frame, before its own
+    // scripts run): a test reads what a view has scheduled instead of watching the clock.
+    await browser.addInitScript(() => {
+      const pending = new Map<unknown, { ms: number; fn: unknown }>();
+      const set: { ms: number; fn: unknown }[] = [];
+      const nativeSet = window.setTimeout.bind(window);
+      const nativeClear = window.clearTimeout.bind(window);
+      const setTimer = (fn: unknown, ms?: number, ...args: unknown[]) => {
+        const entry = { ms: Number(ms ?? 0), fn };
+        set.push(entry);
+        const id = nativeSet(
+          (...a: unknown[]) => {
+            pending.delete(id);
+            if (typeof fn === 'function') fn(...a);
+          },
+          ms,
+          ...args,
+        );
+        pending.set(id, entry);
+        return id;
+      };
+      window.setTimeout = setTimer as typeof window.setTimeout;
+      window.clearTimeout = ((id?: number) => {
+        pending.delete(id);
+        nativeClear(id);
+      }) as typeof window.clearTimeout;
+      (window as unknown as { viewTimers: unknown }).viewTimers = { pending, set };
+    });
   });
 
   afterAll(async () => {
@@ -223,7 +297,7 @@ describe('dashboard view in headless Chromium', () => {
         Number(document.body.dataset.updates) > b.updates &&
         document.body.dataset.sampledAt !== b.sampledAt,
       before,
-      { timeout: 15_000 },
+      { timeout: 30_000 },
     );
     expect(calls.some((c) => c.name === 'get_cpu_info')).toBe(true);
     // The sensitive scope is not enabled: the view never asks for sessions and shows none.
@@ -273,19 +347,26 @@ describe('dashboard view in headless Chromium', () => {
         document.dispatchEvent(new Event('visibilitychange'));
       }, state);
     let paused: number;
+    // Hidden with a refresh under way (its calls held by the host): once it has finished, no
+    // refresh timer is left, so no call can follow — read off the view, not waited out.
+    const release = holdCalls();
     try {
+      const mark = calls.length;
+      await expect.poll(() => arrived('get_cpu_info', mark)).toBe(1);
       await setVisibility('hidden');
       await view.waitForFunction(() => document.body.dataset.state === 'paused');
       expect(await view.locator('#status').textContent()).toBe('Paused while hidden');
-      await new Promise((r) => setTimeout(r, 300)); // a tick already under way may finish
+      const updates = await updatesOf(view);
+      release();
+      await view.waitForFunction((u) => Number(document.body.dataset.updates) > u, updates);
+      expect((await refreshTimers(view)).pending).toBe(0);
       paused = calls.length;
-      await new Promise((r) => setTimeout(r, 5_000)); // more than two refresh intervals
-      expect(calls.length).toBe(paused);
     } finally {
+      release();
       await setVisibility('visible'); // the tests after this one need a visible view
     }
     await view.waitForFunction(() => document.body.dataset.state === 'live');
-    await expect.poll(() => calls.length, { timeout: 10_000 }).toBeGreaterThan(paused);
+    await expect.poll(() => calls.length).toBeGreaterThan(paused);
   });
 
   it('pauses and resumes from the keyboard', async () => {
@@ -297,46 +378,50 @@ describe('dashboard view in headless Chromium', () => {
     await toggle.press(' ');
     await view.waitForFunction(() => document.body.dataset.state === 'live');
     expect(await toggle.textContent()).toBe('Pause');
-    // Pausing and resuming while a refresh is under way (a slow server) must not leave two
-    // refresh loops.
-    delayMs = 1_000;
+    // Pausing and resuming while refreshes are under way (the host holds their calls, a slow
+    // server) must not leave two refresh loops. Counted, not timed: once every held refresh has
+    // finished, the refresh timers set since the toggles all belong to one loop.
+    const release = holdCalls();
     try {
+      const mark = calls.length;
+      // The loop's next refresh, held: the one under way when the toggling starts.
+      await expect.poll(() => arrived('get_cpu_info', mark)).toBe(1);
+      await refreshTimers(view, true);
       for (let i = 0; i < 3; i++) {
         await toggle.press('Enter');
         await toggle.press('Enter');
       }
       await view.waitForFunction(() => document.body.dataset.state === 'live');
+      // Each resume started a refresh at once: four under way, all held.
+      await expect.poll(() => arrived('get_cpu_info', mark)).toBe(4);
+      const updates = await updatesOf(view);
+      release();
+      await view.waitForFunction((u) => Number(document.body.dataset.updates) >= u + 4, updates);
     } finally {
-      delayMs = 0;
+      release();
     }
-    await new Promise((r) => setTimeout(r, 1_500)); // the held calls come back
-    const from = Date.now();
-    await new Promise((r) => setTimeout(r, 6_000));
-    const cpuCalls = calls.filter((c) => c.name === 'get_cpu_info' && c.at >= from).length;
-    expect(cpuCalls).toBeLessThanOrEqual(4); // one loop: every 2 s, so at most 0, 2, 4, 6 s
+    expect((await refreshTimers(view)).loops).toBe(1);
   });
   it('calls tools under the names a proxy gave them (the gateway namespace)', async () => {
     const tools = await client.listTools();
     const snapshotTool = tools.find((t) => t.name === 'get_system_snapshot');
     const read = await client.readResource('ui://system-info/dashboard');
     const content = read.contents[0] as unknown as Json;
-    // The first view pauses, so every call from here on is the new one's.
+    // The first view pauses (its calls are told apart by the view's title all the same).
     await page.frameLocator('#slot iframe').first().locator('#toggle').click();
     await view.waitForFunction(() => document.body.dataset.state === 'paused');
-    await new Promise((r) => setTimeout(r, 300)); // a tick already under way may finish
-    const before = calls.length;
+    const title = 'System dashboard behind a gateway';
     await host.mount({
       html: content.text as string,
       csp: ((content._meta as Json).ui as Json).csp as Json,
       toolArgs: {},
       toolResult: (await client.callTool('get_system_snapshot', {})) as unknown as Json,
-      title: 'System dashboard behind a gateway',
+      title,
       tool: { ...snapshotTool, name: `${GATEWAY_PREFIX}get_system_snapshot` },
     });
-    await expect
-      .poll(() => calls.slice(before).map((c) => c.name), { timeout: 15_000 })
-      .toContain(`${GATEWAY_PREFIX}get_cpu_info`);
-    expect(calls.slice(before).filter((c) => !c.name.startsWith(GATEWAY_PREFIX))).toEqual([]);
+    const its = () => calls.filter((c) => c.view === title).map((c) => c.name);
+    await expect.poll(its).toContain(`${GATEWAY_PREFIX}get_cpu_info`);
+    expect(its().filter((name) => !name.startsWith(GATEWAY_PREFIX))).toEqual([]);
   });
   it('shows user sessions only when the server enables sensitive', async () => {
     const sensitive = await spawnHttpServer(process.execPath, [
@@ -363,7 +448,7 @@ describe('dashboard view in headless Chromium', () => {
       const frame = page.frameLocator('#slot iframe').last();
       await page.locator('#slot iframe').last().scrollIntoViewIfNeeded();
       await expect
-        .poll(() => calls.slice(before).map((c) => c.name), { timeout: 15_000 })
+        .poll(() => calls.slice(before).map((c) => c.name), { timeout: 30_000 })
         .toContain('get_user_sessions');
       await expect.poll(() => frame.locator('#sessions-section').isVisible()).toBe(true);
       expect(await frame.locator('#sessions th').allTextContents()).toEqual([

@@ -26,12 +26,12 @@ const HOST = fileURLToPath(new URL('./host/host.ts', import.meta.url));
 
 /**
  * Launch Chromium and open the host page. `callTool` answers the view's `tools/call` (forward it
- * to an MCP client, or fail it); `after` is HTML placed below the view's slot (room to scroll it
- * out of sight, say).
+ * to an MCP client, or fail it), told which view (by its title) made the call; `after` is HTML
+ * placed below the view's slot (room to scroll it out of sight, say).
  */
 export async function openHostPage(options: {
   profile: string;
-  callTool: (params: Json) => Promise<unknown>;
+  callTool: (params: Json, view: string) => Promise<unknown>;
   after?: string;
 }): Promise<HostPage> {
   const host = await build({

@@ -20,7 +20,7 @@ import {
 } from '@mcpkit/protocol';
 import { MINIMAL_DISCOVER_RESULT } from '@mcpkit/protocol/testing';
 import { waitFor } from '@mcpkit/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEverythingServer } from '../src/fixtures/everything.js';
 import { recording, type WireMessage } from './support/wire.js';
 
@@ -349,10 +349,22 @@ describe("protocol 'auto' against servers that speak only 2025", () => {
     const { transport, wire } = recording(
       new StdioClientTransport({ command: process.execPath, args: ['-e', script] }),
     );
-    const started = Date.now();
-    const client = await McpClient.connect(transport, { protocol: 'auto', probeTimeoutMs: 300 });
+    // The probe's timeout is the subject: its clock is faked (the child process is real), so the
+    // fallback is shown to wait for probeTimeoutMs, not for however long the child took.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    let client: McpClient;
     try {
-      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+      const connecting = McpClient.connect(transport, { protocol: 'auto', probeTimeoutMs: 300 });
+      await vi.advanceTimersByTimeAsync(299);
+      expect(methods(wire)).toEqual(['server/discover']);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(methods(wire)).toEqual(['server/discover', 'initialize']);
+      vi.useRealTimers();
+      client = await connecting;
+    } finally {
+      vi.useRealTimers();
+    }
+    try {
       expect(client.era).toBe('legacy');
       await expect(client.listTools()).resolves.toEqual([]);
       expect(methods(wire)).toEqual([

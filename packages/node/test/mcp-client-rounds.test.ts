@@ -19,6 +19,7 @@ import {
   StdioClientTransport,
   UnsupportedInEraError,
 } from '@mcpkit/protocol';
+import { waitFor } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEverythingServer } from '../src/fixtures/everything.js';
 import { serveHttp } from '../src/http/serve.js';
@@ -447,10 +448,8 @@ describe('over Streamable HTTP (modern)', () => {
       server.resourceUpdated('test://watched-resource');
       await expect(updated).resolves.toMatchObject({ uri: 'test://watched-resource' });
       await subscription.close();
-      for (let i = 0; i < 50 && server.subscriptionCount > 0; i++) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      expect(server.subscriptionCount).toBe(0);
+      // The server sees the aborted POST when its socket closes: waited for, not given 500 ms.
+      await waitFor('the listen ended on the server', () => server.subscriptionCount === 0, 15_000);
       const again = await client.listen({ promptsListChanged: true });
       server.closeSubscriptions();
       await expect(again.closed).resolves.toBeUndefined();

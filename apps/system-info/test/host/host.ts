@@ -31,8 +31,8 @@ export interface MountOptions {
 
 declare global {
   interface Window {
-    /** Exposed by the test: calls a tool on the real server. */
-    hostCallTool(params: Json): Promise<Json>;
+    /** Exposed by the test: calls a tool on the real server for the view titled `view`. */
+    hostCallTool(params: Json, view: string): Promise<Json>;
     /** Set by this page: mounts a view; resolves once the view is initialized and has its data. */
     mountView(options: MountOptions): Promise<void>;
   }
@@ -90,7 +90,7 @@ window.mountView = async (options) => {
     },
   );
   bridge.oncalltool = async (params) =>
-    (await window.hostCallTool(params as Json)) as Awaited<
+    (await window.hostCallTool(params as Json, options.title)) as Awaited<
       ReturnType<NonNullable<AppBridge['oncalltool']>>
     >;
   bridge.onsizechange = ({ height }) => {

@@ -2,13 +2,14 @@
 
 import { MemoryStateStore } from '@mcpkit/fleet';
 import { defineTool, McpServer } from '@mcpkit/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Health } from './health.js';
 import type { McpHttpOptions } from './options.js';
 import { type ServedHttp, serveHttp } from './serve.js';
 
 let open: ServedHttp[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   const servers = open;
   open = [];
   await Promise.all(servers.map((s) => s.close().catch(() => undefined)));
@@ -125,12 +126,20 @@ describe('health probes', () => {
 
   it('fails a check that does not answer in time, and aborts its signal', async () => {
     let aborted = false;
+    let checking: () => void = () => {};
+    const checkRuns = new Promise<void>((resolve) => {
+      checking = resolve;
+    });
+    const warned: object[] = [];
+    const logger = { error: () => {}, warn: (obj: object) => warned.push(obj), debug: () => {} };
     const served = await start({
+      logger,
       health: {
         timeoutMs: 100,
         checks: {
           stuck: (signal) =>
             new Promise<void>(() => {
+              checking();
               signal.addEventListener('abort', () => {
                 aborted = true;
               });
@@ -138,11 +147,21 @@ describe('health probes', () => {
         },
       },
     });
-    const started = Date.now();
-    const res = await fetch(`${served.url}/readyz`);
-    expect(res.status).toBe(503);
-    expect(Date.now() - started).toBeLessThan(2000);
+    // The timeout is the subject: its clock is faked (setTimeout only — the sockets are real),
+    // so the probe is failed by the check's 100 ms, not by however long the request took.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const res = fetch(`${served.url}/readyz`);
+    await checkRuns;
+    await vi.advanceTimersByTimeAsync(99);
+    expect(aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
     expect(aborted).toBe(true);
+    vi.useRealTimers();
+    expect((await res).status).toBe(503);
+    // The reason is logged, naming the check's own timeout (not the 2 s default).
+    expect(warned).toEqual([
+      { check: 'stuck', err: expect.objectContaining({ message: 'no answer within 100 ms' }) },
+    ]);
   });
 
   it('answers HEAD without a body, other methods 405, and can be moved or switched off', async () => {
@@ -172,7 +191,8 @@ describe('graceful drain', () => {
   it('finishes the call in flight, reports draining, refuses new connections, then closes', async () => {
     const served = await start();
     const inFlight = (await slowCallRunning(served, 300)).reply;
-    const drained = served.http.drain(5000);
+    // The drain's timeout is a hang guard, not a race with the 300 ms call.
+    const drained = served.http.drain(60_000);
     expect((await served.http.health.readiness()).draining).toBe(true);
     const reply = await inFlight;
     expect(reply.status).toBe(200);
@@ -184,8 +204,14 @@ describe('graceful drain', () => {
 
   it('keeps serving through drainDelayMs — readyz 503, Connection: close — then stops', async () => {
     const served = await start({ drainDelayMs: 300 });
-    const started = Date.now();
-    const drained = served.http.drain(5000);
+    // The delay is the subject: its clock is faked (setTimeout only — the sockets are real), so
+    // the requests below are served inside it however slow the machine, and the test says when
+    // it has run out.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let done = false;
+    const drained = served.http.drain(5000).then(() => {
+      done = true;
+    });
     const ready = await fetch(`${served.url}/readyz`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({ status: 'draining' });
@@ -193,8 +219,13 @@ describe('graceful drain', () => {
     expect(call.status).toBe(200);
     expect(call.headers.get('connection')).toBe('close');
     await call.text();
+    // Still serving 1 ms before the delay is up; the drain goes on once it is.
+    await vi.advanceTimersByTimeAsync(299);
+    expect(done).toBe(false);
+    expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
+    await vi.advanceTimersByTimeAsync(1);
+    vi.useRealTimers();
     await drained;
-    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     await expect(fetch(`${served.url}/healthz`)).rejects.toThrow();
   });
 

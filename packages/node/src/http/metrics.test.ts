@@ -237,7 +237,12 @@ describe('McpMetrics and late tools', () => {
       `${served.url}/rpc`,
       call(1, 'late', {}),
     );
-    await new Promise((r) => setTimeout(r, 100));
+    // The call is in, waiting for the held lists: seen, not given 100 ms to get there.
+    await expect
+      .poll(async () =>
+        sampleValue(parsePrometheusText(await metrics.text()), 'mcp_requests_in_flight'),
+      )
+      .toBe(1);
     mcp.addTool(
       defineTool({
         name: 'late',

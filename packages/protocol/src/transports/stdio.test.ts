@@ -36,7 +36,8 @@ function harness(options: { maxFrameBytes?: number; output?: Writable } = {}) {
   }).start();
   const lines = () => writes.join('').split('\n').filter(Boolean);
   const replies = () => lines().map((l) => JSON.parse(l));
-  async function until(count: number, timeoutMs = 2000) {
+  /** Waits for `count` lines; `timeoutMs` is a hang guard (within the test's 20 s), not a bound. */
+  async function until(count: number, timeoutMs = 15_000) {
     const start = Date.now();
     while (lines().length < count) {
       if (Date.now() - start > timeoutMs)
