@@ -279,7 +279,9 @@ describe('flush batching', () => {
     expect([...seen].sort((a, b) => a - b)).toEqual([0, 1000]);
   });
 
-  it('neither keeps the process alive nor loses what it queued when the process ends, whatever its Node flags', async () => {
+  it('neither keeps the process alive nor loses what it queued when the process ends, whatever its Node flags', {
+    tags: ['process'],
+  }, async () => {
     // A real process: it records and then has nothing left to do (exit by the end of the event
     // loop), or calls process.exit() — either way the queued events are on disk afterwards.
     const path = join(dir, 'exit.db');

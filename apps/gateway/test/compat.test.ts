@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * "Complete Example: Full Session" of the mcp-n8n gateway's JSON-RPC API reference, sent verbatim
  * to the real gateway CLI over stdio with the chora fixture as the reference's chora-composer

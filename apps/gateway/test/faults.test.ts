@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * Misbehaving backends, as real child processes, behind a gateway started in-process (one per
  * group). Each group proves one fault is contained: the client gets a clear answer at once, the

@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * Process lifecycle of the real gateway CLI: repeated start/stop over stdio, SIGTERM in HTTP mode
  * and a backend killed under the supervisor. The /proc checker proves no process survives.

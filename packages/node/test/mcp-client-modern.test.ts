@@ -1,3 +1,4 @@
+// @module-tag process
 /**
  * McpClient speaking MCP 2026-07-28 (`protocol: '2026-07-28'` pinned, and `'auto'`) against our
  * fixture server in-memory and over stdio (a real child process): no initialize, the envelope on
