@@ -89,7 +89,7 @@ ok =
   (await step(
     unit ? 'tests (in-process tier)' : 'typecheck + tests',
     bin('turbo'),
-    ['run', ...tasks, '--continue', '--summarize', `--concurrency=${concurrency()}`],
+    ['run', ...tasks, '--continue', '--summarize', '--output-logs=new-only', `--concurrency=${concurrency()}`],
     env,
   )) && ok;
 

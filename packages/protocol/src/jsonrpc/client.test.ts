@@ -247,14 +247,14 @@ describe('timeouts', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it(
-    'lets the process exit once every request is answered, whatever the deadline',
-    { tags: ['process'] },
-    () => {
-      const client = new URL('../../dist/jsonrpc/client.js', import.meta.url).href;
-      // What holds the process is counted, not timed: Node lists a timer that keeps it alive (a
-      // ref'd one) among its active resources.
-      const script = `import { JsonRpcClient } from ${JSON.stringify(client)};
+  it('lets the process exit once every request is answered, whatever the deadline', {
+    tags: ['process'],
+    timeout: 90_000,
+  }, () => {
+    const client = new URL('../../dist/jsonrpc/client.js', import.meta.url).href;
+    // What holds the process is counted, not timed: Node lists a timer that keeps it alive (a
+    // ref'd one) among its active resources.
+    const script = `import { JsonRpcClient } from ${JSON.stringify(client)};
       const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
       const c = new JsonRpcClient({ send() {}, timeoutMs: 120000 });
       const p = c.request('a');
@@ -262,17 +262,15 @@ describe('timeouts', () => {
       c.handleResponse({ jsonrpc: '2.0', id: 1, result: 1 });
       await p;
       console.log(JSON.stringify({ waiting, answered: timers() }));`;
-      // A hang guard, half the deadline: a process held by the timer is killed by it (status null).
-      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-        timeout: 60_000,
-        encoding: 'utf8',
-      });
-      // The deadline held the process while the request waited, and no longer once answered.
-      expect(child.stdout, child.stderr).toBe('{"waiting":1,"answered":0}\n');
-      expect(child.status, child.stderr).toBe(0);
-    },
-    90_000,
-  );
+    // A hang guard, half the deadline: a process held by the timer is killed by it (status null).
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      timeout: 60_000,
+      encoding: 'utf8',
+    });
+    // The deadline held the process while the request waited, and no longer once answered.
+    expect(child.stdout, child.stderr).toBe('{"waiting":1,"answered":0}\n');
+    expect(child.status, child.stderr).toBe(0);
+  });
 
   it('shares one timer among the requests with the same deadline, and times out each in order', async () => {
     vi.useFakeTimers();
