@@ -89,7 +89,14 @@ ok =
   (await step(
     unit ? 'tests (in-process tier)' : 'typecheck + tests',
     bin('turbo'),
-    ['run', ...tasks, '--continue', '--summarize', '--output-logs=new-only', `--concurrency=${concurrency()}`],
+    [
+      'run',
+      ...tasks,
+      '--continue',
+      '--summarize',
+      '--output-logs=new-only',
+      `--concurrency=${concurrency()}`,
+    ],
     env,
   )) && ok;
 
@@ -120,7 +127,7 @@ process.exit(ok ? 0 : 1);
 
 /** Packages whose tests may run side by side (TEST_CONCURRENCY overrides; see CONTRIBUTING). */
 function concurrency() {
-  return process.env.TEST_CONCURRENCY ?? '1';
+  return process.env.TEST_CONCURRENCY ?? '2';
 }
 
 /** Workspace package directories that have a vitest config. */
