@@ -89,15 +89,26 @@ function suite(name: string, connect: (client: Client) => Promise<void>) {
     });
 
     it('receives progress notifications during a call', async () => {
-      const progress: number[] = [];
-      await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, {
-        onprogress: (p) => progress.push(p.progress),
-      });
       // The SDK handles a notification a microtask after reading it but a response at once, so
-      // the last update can lose to the result it was written just before
-      // (modelcontextprotocol/typescript-sdk#2580). Our wire order is checked in mcp-stdio.test.ts.
-      expect(progress.length).toBeGreaterThanOrEqual(2);
-      expect(progress).toEqual([0, 50, 100].slice(0, progress.length));
+      // updates that reach it in the same read as the result are dropped
+      // (modelcontextprotocol/typescript-sdk#2580): on a starved machine that can be all three.
+      // Each call's updates must be in order; some call must deliver them. Our wire order itself
+      // is checked, deterministically, in mcp-stdio.test.ts.
+      const delivered: number[][] = [];
+      while (delivered.length < 5 && !delivered.some((p) => p.length > 0)) {
+        const progress: number[] = [];
+        await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, {
+          onprogress: (p) => progress.push(p.progress),
+        });
+        delivered.push(progress);
+      }
+      for (const progress of delivered) {
+        expect(progress).toEqual([0, 50, 100].slice(0, progress.length));
+      }
+      expect(
+        delivered.some((p) => p.length > 0),
+        JSON.stringify(delivered),
+      ).toBe(true);
     });
 
     it('receives log messages at the level it set', async () => {
