@@ -196,6 +196,6 @@ function executable(path) {
     accessSync(path, constants.X_OK);
     return undefined;
   } catch {
-    return `${path} is not there`;
+    return `${path} is missing or not executable`;
   }
 }
