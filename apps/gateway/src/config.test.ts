@@ -110,6 +110,7 @@ describe('parseConfig defaults', () => {
       env: {},
       inheritEnv: false,
       enabled: true,
+      required: false,
       protocol: 'auto',
     });
     expect(backend?.restart).toBeUndefined();
@@ -192,6 +193,7 @@ describe('parseConfig: the mcpServers shape of Claude Desktop configs', () => {
         env: {},
         inheritEnv: false,
         enabled: true,
+        required: false,
         protocol: 'auto',
         ...original,
       });
@@ -211,6 +213,14 @@ describe('parseConfig: the mcpServers shape of Claude Desktop configs', () => {
 });
 
 describe('parseConfig: stdio and http backends', () => {
+  it('names the conflict of a backend with both command and url', () => {
+    const err = configError({
+      mcpServers: { both: { command: 'mcp-x', url: 'http://127.0.0.1:1/mcp' } },
+    });
+    expect(err.message).toContain('mcpServers.both');
+    expect(err.message).toContain('has both `command` (a stdio server) and `url` (an HTTP server)');
+  });
+
   it('tells stdio (command) from http (url) backends', () => {
     const config = parseConfig(
       {
@@ -242,6 +252,7 @@ describe('parseConfig: stdio and http backends', () => {
       url: 'https://mcp.example.com/mcp',
       headers: { Authorization: 'Bearer t' },
       enabled: true,
+      required: false,
       protocol: 'auto',
     });
     expect(plain).toEqual({
@@ -249,6 +260,7 @@ describe('parseConfig: stdio and http backends', () => {
       url: 'http://127.0.0.1:3000/mcp',
       headers: {},
       enabled: true,
+      required: false,
       protocol: 'auto',
     });
     expect(streamable).toMatchObject({ type: 'streamable-http', url: 'http://localhost:8080/' });
@@ -514,6 +526,7 @@ describe('loadConfig', () => {
       inheritEnv: false,
       env: {},
       enabled: true,
+      required: false,
       protocol: 'auto',
     });
     expect(config.gateway.name).toBe('mcpkit-gateway');
@@ -606,6 +619,7 @@ describe('gateway.example.json (the checked-in example the deploy examples use)'
       command: 'mcp-projects',
       env: env,
       enabled: true,
+      required: false,
     });
     expect(config.mcpServers['system-info']).toMatchObject({ command: 'mcp-system-info' });
     expect(config.mcpServers.files?.enabled).toBe(false);

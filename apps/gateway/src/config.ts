@@ -36,6 +36,12 @@ const common = {
     ])
     .optional(),
   enabled: z.boolean().default(true),
+  /**
+   * The gateway is not ready (`/readyz` 503) while this backend is not running. Without it, a
+   * backend that cannot start is given up and listed in `/readyz`, and the others serve: one
+   * broken optional backend must not take every instance of a fleet out of its balancer.
+   */
+  required: z.boolean().default(false),
   timeoutMs: z.number().int().positive().max(3_600_000).optional(),
   restart: restartSchema.optional(),
   tools: filterSchema.optional(),
@@ -84,6 +90,14 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * every error pointed at its field (a union reports only "invalid input" for the whole entry).
  */
 const backendSchema = z.unknown().transform((value, ctx): StdioOut | HttpOut => {
+  if (isObject(value) && 'url' in value && 'command' in value) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'has both `command` (a stdio server) and `url` (an HTTP server): keep one',
+      path: [],
+    });
+    return z.NEVER;
+  }
   const schema =
     isObject(value) && 'url' in value && !('command' in value) ? httpBackend : stdioBackend;
   const result = schema.safeParse(value);

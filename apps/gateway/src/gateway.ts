@@ -14,7 +14,7 @@ import {
   type Tool,
   withoutReservedMeta,
 } from '@mcpkit/protocol';
-import { Backend, type BackendHooks } from './backends/backend.js';
+import { Backend, type BackendHooks, type BackendState } from './backends/backend.js';
 import { callThrough, clientSink, InputBridge, type InputSink, type Park } from './bridge.js';
 import type { BackendConfig, GatewayConfig } from './config.js';
 import type { EventLog } from './events.js';
@@ -22,6 +22,7 @@ import { advertisedName, disambiguate } from './names.js';
 import { clientError, proxyPrompt, proxyResource, proxyTemplate, type Route } from './proxies.js';
 import { gatewayStatus } from './tools/gateway-status.js';
 import { getEvents } from './tools/get-events.js';
+import { restartBackend } from './tools/restart-backend.js';
 import { search } from './tools/search.js';
 import { nextTraceId } from './trace-id.js';
 import { VERSION } from './version.js';
@@ -172,8 +173,11 @@ export class Gateway {
       toolAlias: (name) => this.#aliases.get(name),
       // Served before its backends are in (see cli.ts): what they may bring is declared up front.
       declare: { resources: true, prompts: true, completions: true },
-      // A client sees only the tools its token's scopes let it call (backends with `scopes`).
-      listPermittedToolsOnly: Object.values(config.mcpServers).some((b) => b.scopes?.length),
+      // A client sees only the tools its token's scopes let it call (backends with `scopes`),
+      // and restart_backend only to tokens that may call it (gateway:admin).
+      listPermittedToolsOnly:
+        (config.gateway.tokens?.length ?? 0) > 0 ||
+        Object.values(config.mcpServers).some((b) => b.scopes?.length),
       // mcp-n8n's answer for an unknown tool: -32601 "Tool not found: <name>".
       errors: {
         unknownTool: (name) => new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`),
@@ -181,7 +185,7 @@ export class Gateway {
       onSubscribe: (uri) => this.#subscribeUpstream(uri),
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    this.server.addTool(gatewayStatus(this), getEvents(this), search(this));
+    this.server.addTool(gatewayStatus(this), getEvents(this), search(this), restartBackend(this));
     this.#hooks = {
       changed: () => this.#queueSync(),
       notification: (backend, method, params) => this.#onNotification(backend, method, params),
@@ -251,6 +255,26 @@ export class Gateway {
     await Promise.all(starting.map((b) => b.start()));
     this.#sync();
     return summary;
+  }
+
+  /**
+   * Start one backend again now (an operator's restart: the status page, `restart_backend`).
+   * Resolves with its state afterwards; undefined when no enabled backend has that name.
+   */
+  async restartBackend(name: string): Promise<BackendState | undefined> {
+    const backend = this.backends.get(name);
+    if (!backend) return undefined;
+    await backend.restart();
+    this.#sync();
+    return backend.state;
+  }
+
+  /** Start again every backend that was given up (SIGHUP: `systemctl reload`); their names. */
+  async retryFailed(): Promise<string[]> {
+    const failed = [...this.backends.values()].filter((b) => b.state === 'failed');
+    await Promise.all(failed.map((b) => b.restart()));
+    if (failed.length > 0) this.#sync();
+    return failed.map((b) => b.name);
   }
 
   /** Start every backend in parallel; one that fails leaves the others serving. */
@@ -562,14 +586,19 @@ export class Gateway {
 
   /**
    * A backend's trouble in the log, where an operator looks first (the event log keeps the
-   * details): a failure or restart at warn with the reason (exit code or signal) and its last
-   * stderr line, a crash loop — the gateway gave up on it — at error.
+   * details): a failure or restart at warn with the reason (exit code or signal) and the last
+   * stderr lines, a crash loop — the gateway gave up on it — at error.
    */
   #logBackend(backend: Backend, type: string, data: Record<string, unknown> | undefined): void {
     const logger = this.#logger;
     if (!logger) return;
-    const stderr = backend.stderr.tail(1)[0];
-    const fields = { backend: backend.name, state: backend.state, ...(stderr ? { stderr } : {}) };
+    // The stderr lines the failure event carries: the cause is rarely the last line.
+    const stderr = Array.isArray(data?.stderr) ? (data.stderr as string[]) : [];
+    const fields = {
+      backend: backend.name,
+      state: backend.state,
+      ...(stderr.length > 0 ? { stderr } : {}),
+    };
     if (type === 'backend.failed') {
       logger.warn(
         { ...fields, error: data?.error },

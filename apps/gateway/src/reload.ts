@@ -10,7 +10,9 @@ const SETTLE_MS = 150;
 /**
  * Reload the gateway when its config file changes or the process gets `SIGHUP`: a valid new
  * config is applied ({@link Gateway.reload}); an invalid one is refused — logged with its reason
- * and recorded as `gateway.reload_failed` — and the running config stays. The directory is
+ * and recorded as `gateway.reload_failed` — and the running config stays. A `SIGHUP`
+ * (`systemctl reload`) also starts again the backends that were given up: what an operator
+ * fixed outside the config (a package installed, a server back up) is tried again. The directory is
  * watched, not the file: editors and `mv` replace the file, which ends a watch on it. Returns
  * the stop function.
  */
@@ -48,6 +50,7 @@ export function watchConfig(
       last = '';
       const summary = await gateway.reload(config);
       logger.info({ config: path, reason, ...summary }, 'config reloaded');
+      if (reason === 'SIGHUP') await retryFailed(gateway, logger);
       if (summary.ignored.length > 0) {
         logger.warn(
           { sections: summary.ignored },
@@ -81,9 +84,25 @@ export function watchConfig(
   };
 }
 
-/** SIGHUP without a config file: logged, nothing else (the default action would end the process). */
-export function ignoreHangup(logger: Logger): () => void {
-  const onHup = () => logger.info('SIGHUP: no --config file to reload');
+/**
+ * SIGHUP without a config file: the given-up backends are started again, nothing is re-read (the
+ * default action would end the process).
+ */
+export function retryOnHangup(gateway: Gateway, logger: Logger): () => void {
+  let running: Promise<void> = Promise.resolve();
+  const onHup = () => {
+    logger.info('SIGHUP: no --config file to reload; retrying failed backends');
+    running = running.then(() => retryFailed(gateway, logger));
+  };
   process.on('SIGHUP', onHup);
   return () => process.off('SIGHUP', onHup);
+}
+
+async function retryFailed(gateway: Gateway, logger: Logger): Promise<void> {
+  const retried = await gateway.retryFailed();
+  if (retried.length === 0) return;
+  const states = Object.fromEntries(
+    retried.map((name) => [name, gateway.backends.get(name)?.state]),
+  );
+  logger.info({ backends: states }, `retried failed backends: ${retried.join(', ')}`);
 }

@@ -16,9 +16,10 @@ import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
 import { GATEWAY_OPTIONS } from './options.js';
 import { exitingEarly, releasePrestarted, releaseSignals } from './prestart.js';
-import { ignoreHangup, watchConfig } from './reload.js';
+import { retryOnHangup, watchConfig } from './reload.js';
 import { observeGateway } from './status/metrics.js';
 import { statusPage } from './status/page.js';
+import { backendsReadiness } from './status/readiness.js';
 
 /** How long the first lists wait for backends to start; later ones join via list_changed. */
 const STARTUP_WAIT_MS = 15_000;
@@ -144,7 +145,8 @@ process.exitCode = await runCli({
       }
     });
     // Hot reload: the config file is watched and SIGHUP reloads it. Without a config file there
-    // is nothing to reload, but SIGHUP must not end the service (its default action).
+    // is nothing to reload, but SIGHUP must not end the service (its default action); either way
+    // it starts the given-up backends again.
     let unwatch: (() => void) | undefined;
     const token = values.token as string | undefined;
     // `--token` grants everything (no scopes: unrestricted); gateway.tokens grant their scopes.
@@ -163,7 +165,7 @@ process.exitCode = await runCli({
     try {
       unwatch = values.config
         ? watchConfig(gateway, values.config as string, logger)
-        : ignoreHangup(logger);
+        : retryOnHangup(gateway, logger);
       if (state) {
         notifier = await shareNotifications(gateway.server, state, { logger });
         // Listed by every instance's gateway_status while it beats (every 5 s; gone after 15 s).
@@ -192,18 +194,7 @@ process.exitCode = await runCli({
         ...(tokens.length > 0 ? { auth: { tokens } } : {}),
         ...(metrics ? { metrics } : {}),
         pages: [page],
-        // Ready once every enabled backend runs: an instance still starting them, or with one
-        // down, is left out by the load balancer until it is whole.
-        health: {
-          checks: {
-            backends: () => {
-              for (const backend of gateway.backends.values()) {
-                if (backend.state !== 'running')
-                  throw new Error(`backend '${backend.name}' is ${backend.state}`);
-              }
-            },
-          },
-        },
+        health: { checks: { backends: () => backendsReadiness(gateway.backends.values()) } },
       },
       close: async () => {
         page.close();

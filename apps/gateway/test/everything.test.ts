@@ -41,7 +41,7 @@ const EVERYTHING = join(
   'index.js',
 );
 const NS = 'everything';
-const OWN_TOOLS = ['gateway_status', 'get_events', 'search'];
+const OWN_TOOLS = ['gateway_status', 'get_events', 'search', 'restart_backend'];
 const STATIC_DOC = 'demo://resource/static/document/architecture.md';
 
 interface BackendStatus {

@@ -18,7 +18,10 @@ export { type Authenticator, bearerToken, type StaticToken, staticTokens } from 
 export {
   Health,
   type HealthOptions,
+  NotReadyError,
   type ReadinessCheck,
+  ReadinessDetail,
+  type ReadinessOutcome,
   type ReadinessReport,
 } from './http/health.js';
 export type {

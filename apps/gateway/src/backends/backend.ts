@@ -7,6 +7,7 @@ import {
   McpErrorCode,
   type RequestOptions,
   RpcError,
+  resolveCommand,
 } from '@mcpkit/protocol';
 import { type BackendConfig, DEFAULT_RESTART, isStdio, type RestartPolicy } from '../config.js';
 import { takePrestarted } from '../prestart.js';
@@ -51,6 +52,8 @@ export interface BackendHooks {
 }
 
 const LATENCY_SAMPLES = 512;
+/** The stderr lines a failure carries (event and log line). */
+export const FAILURE_STDERR_LINES = 20;
 const LISTS = [
   'tools/list',
   'prompts/list',
@@ -84,8 +87,13 @@ export class Backend {
   #restartAt: number | undefined;
   /** Why it last failed or stopped, if it did. */
   lastError: string | undefined;
-  /** Restarts so far. */
+  /** Restarts so far (after crashes, and asked for: {@link restart}). */
   restarts = 0;
+  /**
+   * Its first start is over: it ran, or failed (and is restarting or given up). Until then a
+   * gateway is not ready; after, one backend down does not hold the others back.
+   */
+  settled = false;
   /** When it last reached `running` (ms since the epoch). */
   startedAt: number | undefined;
   /** Calls forwarded to it. */
@@ -146,6 +154,13 @@ export class Backend {
     this.#stopping = false;
     const generation = ++this.#generation;
     this.state = 'starting';
+    // A program that is not there fails the same way every time: said once, in one line, and
+    // not retried (a reload or a restart asks again).
+    const missing = this.#missingCommand();
+    if (missing) {
+      this.#failed(generation, missing, { permanent: true });
+      return;
+    }
     const events: LinkEvents = {
       notification: (method, params) => this.#onNotification(generation, method, params),
       request: (method, params) => this.#hooks.request(this, method, params),
@@ -183,7 +198,9 @@ export class Backend {
     void link.exited.then((exit) => {
       if (generation !== this.#generation || this.#stopping) return;
       const why = exit.error ?? `exited with ${exit.signal ?? `code ${exit.code}`}`;
-      this.#failed(generation, why, exit.code === 0 && exit.signal === null && !exit.error);
+      this.#failed(generation, why, {
+        clean: exit.code === 0 && exit.signal === null && !exit.error,
+      });
     });
     try {
       const init = await opened.connect(this.timeoutMs);
@@ -205,6 +222,7 @@ export class Backend {
     }
     if (generation !== this.#generation || this.#stopping) return;
     this.state = 'running';
+    this.settled = true;
     this.startedAt = Date.now();
     this.lastError = undefined;
     this.#hooks.event(
@@ -264,9 +282,25 @@ export class Backend {
     this.#hooks.notification(this, method, params);
   }
 
-  #failed(generation: number, why: string, clean = false): void {
+  /** Why a stdio backend's command cannot be run (not on its PATH), or undefined. */
+  #missingCommand(): string | undefined {
+    if (!isStdio(this.config)) return undefined;
+    const spec = stdioSpec(this.config);
+    // StdioClientTransport's default environment takes the gateway's PATH.
+    const path = spec.env.PATH ?? process.env.PATH ?? '';
+    if (resolveCommand(spec.command, path, spec.cwd ?? process.cwd()) !== undefined)
+      return undefined;
+    return `command not found: ${spec.command} (PATH=${path})`;
+  }
+
+  #failed(
+    generation: number,
+    why: string,
+    { clean = false, permanent = false }: { clean?: boolean; permanent?: boolean } = {},
+  ): void {
     if (generation !== this.#generation) return;
     this.#generation++;
+    this.settled = true;
     const link = this.#link;
     this.#link = undefined;
     void link?.close();
@@ -276,13 +310,19 @@ export class Backend {
     if (this.discovered) this.#lastGood = this.discovered;
     this.discovered = undefined;
     this.startedAt = undefined;
+    // The lines that explain it: npm, for one, prints the cause ten lines above its last.
     this.#hooks.event(this, 'backend.failed', 'failure', {
       error: why,
-      stderr: this.stderr.tail(5),
+      stderr: this.stderr.tail(FAILURE_STDERR_LINES),
     });
     const policy = this.#policy;
     // on-failure restarts what crashed; a backend that exited 0 meant to stop.
-    if (this.#stopping || policy.policy === 'never' || (policy.policy === 'on-failure' && clean)) {
+    if (
+      permanent ||
+      this.#stopping ||
+      policy.policy === 'never' ||
+      (policy.policy === 'on-failure' && clean)
+    ) {
       this.#gaveUp(wasRunning);
       return;
     }
@@ -387,6 +427,34 @@ export class Backend {
     } catch {
       // not running: nothing to tell
     }
+  }
+
+  /**
+   * Start it again now, whatever its state — a given-up backend (SIGHUP, an operator), or a
+   * running one: the process is stopped first (it may hold a port or a lock), its tools stay
+   * listed meanwhile, and the crash-loop count starts over. Resolves when it runs or has failed;
+   * never throws. Nothing happens to a backend that was stopped for good (removed from the config).
+   */
+  async restart(): Promise<void> {
+    if (this.#stopping) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#restartAt = undefined;
+    this.#restartTimes = [];
+    this.#attempt = 0;
+    // Events of the old link are ignored from here (its exit is not a crash).
+    this.#generation++;
+    const link = this.#link;
+    this.#link = undefined;
+    if (this.discovered) this.#lastGood = this.discovered;
+    this.discovered = undefined;
+    this.startedAt = undefined;
+    this.state = 'starting';
+    this.restarts++;
+    this.#hooks.event(this, 'backend.restart_requested', 'pending', {});
+    await link?.close();
+    if (this.#stopping) return;
+    await this.start();
   }
 
   /** Stop it for good (no restart): close the link, end the process. */

@@ -220,6 +220,7 @@ export function statusPage(
   }
 
   return {
+    shown: { label: 'status page', path: '/' },
     matches(path, req) {
       if (path.startsWith('/status/')) return true;
       // `/` is the page only for a browser: anything else there stays MCP's (or a 404).

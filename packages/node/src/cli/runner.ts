@@ -9,6 +9,7 @@ import {
 import { type AuthInfo, guardStdout, type McpServer, serveMcpStdio } from '@mcpkit/protocol';
 import type { Logger } from 'pino';
 import type { McpHttpOptions } from '../http/options.js';
+import type { HttpPage } from '../http/pages.js';
 import { createMcpHttpServer } from '../http/server.js';
 import {
   createLogger,
@@ -381,9 +382,14 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
       ...(http?.streamablePath === false ? [] : [http?.streamablePath ?? '/mcp']),
     ];
     logger.info({ url, paths, version: app.version }, 'serving MCP over HTTP');
-    // One plain line for a person at a terminal: where to connect.
+    // Plain lines for a person at a terminal: where to connect, each URL saying what it is.
     process.stderr.write(
-      `${app.command} ${app.version} listening on ${url} — ${paths.map((p) => `${url}${p}`).join('  ')}\n`,
+      startupLines(app.command, app.version, url, {
+        streamablePath: http?.streamablePath === false ? false : (http?.streamablePath ?? '/mcp'),
+        plainPaths: http?.plainPaths ?? [],
+        pages: http?.pages ?? [],
+        metricsPath: metrics ? (http?.metricsPath ?? '/metrics') : undefined,
+      }),
     );
   } catch (err) {
     logger.fatal({ err: err instanceof Error ? err.message : err }, 'failed to listen');
@@ -424,4 +430,37 @@ function parseCorsOrigins(value: string | undefined): string[] | string {
     }
   }
   return origins;
+}
+
+/**
+ * What an HTTP app prints on stderr once it listens: the first line says where (tools read the
+ * URL off it), then one labelled URL per endpoint — an operator should not have to guess which
+ * path is the Streamable HTTP one and which the plain JSON-RPC one.
+ */
+export function startupLines(
+  command: string,
+  version: string,
+  url: string,
+  served: {
+    streamablePath: string | false;
+    plainPaths: readonly string[];
+    pages: readonly HttpPage[];
+    metricsPath: string | undefined;
+  },
+): string {
+  const labelled: [string, string][] = [];
+  if (served.streamablePath !== false) labelled.push(['Streamable HTTP', served.streamablePath]);
+  // `/messages/` and `/messages` are one endpoint to a person: the first is shown.
+  const plain = served.plainPaths[0];
+  if (plain !== undefined) labelled.push(['plain JSON-RPC', plain]);
+  for (const page of served.pages) {
+    if (page.shown) labelled.push([page.shown.label, page.shown.path]);
+  }
+  if (served.metricsPath !== undefined) labelled.push(['metrics', served.metricsPath]);
+  const width = Math.max(0, ...labelled.map(([label]) => label.length)) + 1;
+  const lines = [
+    `${command} ${version} listening on ${url}`,
+    ...labelled.map(([label, path]) => `  ${`${label}:`.padEnd(width)} ${url}${path}`),
+  ];
+  return `${lines.join('\n')}\n`;
 }

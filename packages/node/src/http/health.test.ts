@@ -1,9 +1,10 @@
 /** `/healthz`, `/readyz` and the graceful drain of createMcpHttpServer. */
 
+import { connect, type Socket } from 'node:net';
 import { MemoryStateStore } from '@mcpkit/fleet';
 import { defineTool, McpServer } from '@mcpkit/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Health } from './health.js';
+import { Health, NotReadyError, ReadinessDetail } from './health.js';
 import type { McpHttpOptions } from './options.js';
 import { type ServedHttp, serveHttp } from './serve.js';
 
@@ -164,6 +165,44 @@ describe('health probes', () => {
     ]);
   });
 
+  it('shows the detail a check chose, and logs an expected failure once, without a stack', async () => {
+    const lines: { level: string; obj: object; msg?: string }[] = [];
+    const log = (level: string) => (obj: object, msg?: string) => lines.push({ level, obj, msg });
+    const logger = { error: log('error'), warn: log('warn'), info: log('info'), debug: () => {} };
+    let starting = true;
+    const served = await start({
+      logger,
+      health: {
+        checks: {
+          backends: () => {
+            if (starting) throw new NotReadyError("backend 'a' is starting", { starting: ['a'] });
+            return new ReadinessDetail({ failed: ['b'] });
+          },
+          plain: () => ({ secret: 'not shown' }),
+        },
+      },
+    });
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${served.url}/readyz`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({
+        checks: { backends: { ok: false, detail: { starting: ['a'] } }, plain: { ok: true } },
+      });
+    }
+    starting = false;
+    const ready = await fetch(`${served.url}/readyz`);
+    expect(ready.status).toBe(200);
+    const body = (await ready.json()) as { checks: Record<string, object> };
+    expect(body.checks.backends).toMatchObject({ ok: true, detail: { failed: ['b'] } });
+    // Only what a check wraps is shown: a value it happens to resolve to is not.
+    expect(body.checks.plain).not.toHaveProperty('detail');
+    // Three failing probes, one line (no error object, so no stack); then its recovery.
+    expect(lines).toEqual([
+      { level: 'info', obj: { check: 'backends' }, msg: "not ready: backend 'a' is starting" },
+      { level: 'info', obj: { check: 'backends' }, msg: 'readiness check passes' },
+    ]);
+  });
+
   it('answers HEAD without a body, other methods 405, and can be moved or switched off', async () => {
     const served = await start({ health: { livePath: '/live', readyPath: false } });
     const head = await fetch(`${served.url}/live`, { method: 'HEAD' });
@@ -229,6 +268,32 @@ describe('graceful drain', () => {
     await expect(fetch(`${served.url}/healthz`)).rejects.toThrow();
   });
 
+  it('answers a request sent but not yet read when the drain starts, and the call in flight', async () => {
+    const served = await start();
+    const { port } = new URL(served.url);
+    // A keep-alive connection that has had one answer and is idle as far as the server knows.
+    const socket = connect(Number(port), '127.0.0.1');
+    const responses = collectResponses(socket);
+    const request = (id: number) => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
+      return `POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    };
+    socket.write(request(1));
+    expect(await responses.next()).toMatch(/^HTTP\/1\.1 200[\s\S]*keep-alive[\s\S]*"id":1/);
+    const inFlight = (await slowCallRunning(served, 300)).reply;
+    // The latch: the second request is in the server's receive buffer (a loopback write is done
+    // when write returns), unread, when the drain starts — in the same tick.
+    socket.write(request(2));
+    const drained = served.http.drain(60_000);
+    const second = await responses.next();
+    expect(second).toMatch(/^HTTP\/1\.1 200/);
+    expect(second).toMatch(/connection: close/i);
+    expect(second).toContain('"id":2');
+    expect((await inFlight).status).toBe(200);
+    await drained;
+    socket.destroy();
+  });
+
   it('gives up on a call that outlasts the drain timeout and closes anyway', async () => {
     const served = await start();
     const inFlight = (await slowCallRunning(served, 60_000)).reply.catch((err: unknown) => err);
@@ -238,3 +303,40 @@ describe('graceful drain', () => {
     expect(await inFlight).toBeInstanceOf(Error);
   });
 });
+
+/** Each HTTP response read off a raw socket, in order (one per `next()`); an error or reset rejects. */
+function collectResponses(socket: Socket): { next(): Promise<string> } {
+  let buffer = '';
+  const waiting: { resolve: (text: string) => void; reject: (err: Error) => void }[] = [];
+  let failure: Error | undefined;
+  const flush = () => {
+    for (;;) {
+      const head = buffer.indexOf('\r\n\r\n');
+      if (head === -1 || waiting.length === 0) return;
+      const length = Number(/content-length: (\d+)/i.exec(buffer.slice(0, head))?.[1] ?? 0);
+      if (buffer.length < head + 4 + length) return;
+      const text = buffer.slice(0, head + 4 + length);
+      buffer = buffer.slice(head + 4 + length);
+      waiting.shift()?.resolve(text);
+    }
+  };
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    buffer += chunk;
+    flush();
+  });
+  const fail = (err: Error) => {
+    failure = err;
+    for (const w of waiting.splice(0)) w.reject(err);
+  };
+  socket.on('error', fail);
+  socket.on('close', () => fail(new Error('connection closed')));
+  return {
+    next: () =>
+      new Promise<string>((resolve, reject) => {
+        if (failure) return reject(failure);
+        waiting.push({ resolve, reject });
+        flush();
+      }),
+  };
+}

@@ -4,8 +4,47 @@ import type { EngineLogger } from '@mcpkit/protocol';
 /**
  * One readiness check: resolves when what it checks (a database, a store, a backend) can serve;
  * throws or rejects when not. It is given `signal`, aborted when the check runs out of time.
+ * To show more than pass/fail in the probe's body, resolve to a {@link ReadinessDetail} or
+ * throw a {@link NotReadyError}; anything else it resolves to is not shown.
  */
 export type ReadinessCheck = (signal: AbortSignal) => unknown;
+
+/**
+ * What a passing check shows in `/readyz`'s body besides `ok` (served without auth: names and
+ * states an operator may see — a failed optional backend — never secrets or error text).
+ */
+export class ReadinessDetail {
+  /** Shown as the check's `detail`. */
+  readonly detail: Record<string, unknown>;
+  constructor(detail: Record<string, unknown>) {
+    this.detail = detail;
+  }
+}
+
+/**
+ * A check that failed for an expected reason (still starting, a required part down): logged as
+ * one line without a stack, and only when the reason changes; `detail` is shown in the body as
+ * {@link ReadinessDetail}'s is.
+ */
+export class NotReadyError extends Error {
+  /** Shown as the check's `detail`. */
+  readonly detail: Record<string, unknown> | undefined;
+  constructor(message: string, detail?: Record<string, unknown>) {
+    super(message);
+    this.name = 'NotReadyError';
+    this.detail = detail;
+  }
+}
+
+/** One check's outcome in a {@link ReadinessReport}. */
+export interface ReadinessOutcome {
+  /** The check passed. */
+  ok: boolean;
+  /** How long it took, in ms. */
+  ms: number;
+  /** What the check chose to show ({@link ReadinessDetail}, {@link NotReadyError}). */
+  detail?: Record<string, unknown>;
+}
 
 /** What `/readyz` found: each check's outcome and the verdict. */
 export interface ReadinessReport {
@@ -13,8 +52,8 @@ export interface ReadinessReport {
   ready: boolean;
   /** The server is draining (SIGTERM): it finishes what it has, and takes nothing new. */
   draining: boolean;
-  /** Each check by name: whether it passed, and how long it took. */
-  checks: Record<string, { ok: boolean; ms: number }>;
+  /** Each check by name: whether it passed, how long it took, and what it chose to show. */
+  checks: Record<string, ReadinessOutcome>;
 }
 
 /** Options of {@link Health}. */
@@ -32,8 +71,9 @@ export interface HealthOptions {
 /**
  * `/healthz` and `/readyz`: liveness (200 while the process serves HTTP) and readiness (200 when
  * every check passes, 503 otherwise or while draining), for load balancers and orchestrators.
- * The bodies name each check and whether it passed, never why (the reason is logged): they are
- * served without auth. Anything can add a check — an app its database, a store its backend.
+ * The bodies name each check and whether it passed, never why (the reason is logged, once per
+ * change: probes come every few hundred ms): they are served without auth. A check may add a
+ * `detail` it chose to show. Anything can add a check — an app its database, a store its backend.
  */
 export class Health {
   /** Where liveness is served; undefined when switched off. */
@@ -42,10 +82,15 @@ export class Health {
   readonly readyPath: string | undefined;
   readonly #checks = new Map<string, ReadinessCheck>();
   readonly #timeoutMs: number;
-  readonly #logger: EngineLogger | undefined;
+  readonly #logger: (EngineLogger & { info?: EngineLogger['debug'] }) | undefined;
+  /** Each failing check's last reason: a failure is logged when it starts or changes. */
+  readonly #failing = new Map<string, string>();
   #draining = false;
 
-  constructor(options: HealthOptions = {}, logger?: EngineLogger) {
+  constructor(
+    options: HealthOptions = {},
+    logger?: EngineLogger & { info?: EngineLogger['debug'] },
+  ) {
     this.livePath = options.livePath === false ? undefined : (options.livePath ?? '/healthz');
     this.readyPath = options.readyPath === false ? undefined : (options.readyPath ?? '/readyz');
     this.#timeoutMs = options.timeoutMs ?? 2000;
@@ -62,6 +107,7 @@ export class Health {
 
   /** Remove a readiness check; says whether there was one. */
   removeCheck(name: string): boolean {
+    this.#failing.delete(name);
     return this.#checks.delete(name);
   }
 
@@ -80,8 +126,10 @@ export class Health {
     const entries = await Promise.all(
       [...this.#checks].map(async ([name, check]) => {
         const started = performance.now();
-        const ok = await this.#run(name, check);
-        return [name, { ok, ms: Math.round(performance.now() - started) }] as const;
+        const { ok, detail } = await this.#run(name, check);
+        const outcome: ReadinessOutcome = { ok, ms: Math.round(performance.now() - started) };
+        if (detail) outcome.detail = detail;
+        return [name, outcome] as const;
       }),
     );
     const checks = Object.fromEntries(entries);
@@ -115,7 +163,17 @@ export class Health {
     return true;
   }
 
-  async #run(name: string, check: ReadinessCheck): Promise<boolean> {
+  /** At info where the logger has it (pino), else debug. */
+  #info(obj: object, msg: string): void {
+    const logger = this.#logger;
+    if (logger?.info) logger.info(obj, msg);
+    else logger?.debug(obj, msg);
+  }
+
+  async #run(
+    name: string,
+    check: ReadinessCheck,
+  ): Promise<{ ok: boolean; detail?: Record<string, unknown> | undefined }> {
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -125,11 +183,24 @@ export class Health {
       }, this.#timeoutMs);
     });
     try {
-      await Promise.race([Promise.resolve().then(() => check(controller.signal)), timeout]);
-      return true;
+      const value = await Promise.race([
+        Promise.resolve().then(() => check(controller.signal)),
+        timeout,
+      ]);
+      if (this.#failing.delete(name)) this.#info({ check: name }, 'readiness check passes');
+      return { ok: true, detail: value instanceof ReadinessDetail ? value.detail : undefined };
     } catch (err) {
-      this.#logger?.warn({ check: name, err }, 'readiness check failed');
-      return false;
+      const reason = err instanceof Error ? err.message : String(err);
+      if (this.#failing.get(name) !== reason) {
+        this.#failing.set(name, reason);
+        // An expected state (starting) is one short line; anything else keeps its error.
+        if (err instanceof NotReadyError) {
+          this.#info({ check: name }, `not ready: ${reason}`);
+        } else {
+          this.#logger?.warn({ check: name, err }, 'readiness check failed');
+        }
+      }
+      return { ok: false, detail: err instanceof NotReadyError ? err.detail : undefined };
     } finally {
       clearTimeout(timer);
     }

@@ -27,6 +27,8 @@ export interface PageAuth {
  * login form), since a browser sends no bearer token.
  */
 export interface HttpPage {
+  /** Where a person opens it and what to call it, for the app's start-up lines. */
+  readonly shown?: { readonly label: string; readonly path: string };
   /** Whether this page serves `path` (the URL's path, without the query) for this request. */
   matches(path: string, req: IncomingMessage): boolean;
   /** Answer the request. A throw is answered 500 and logged. */

@@ -185,7 +185,12 @@ class HttpHost implements McpHttpServer {
     // could carry a request it has just sent (a 502 it would not retry).
     const delay = this.#options.drainDelayMs ?? 0;
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay).unref());
-    // No new connections; idle keep-alive ones go now, busy ones after their response.
+    // No new connections; idle keep-alive ones go now (Node's close() closes them), busy ones
+    // after their response. "Idle" is what the parser has seen: a request whose bytes are in
+    // the socket's receive buffer, not yet read, would be reset (ECONNRESET for a client that
+    // sent it in good faith). A full turn of the event loop first reads them, and such a
+    // connection is busy, not idle.
+    await pollTurn();
     this.server.close();
     this.server.closeIdleConnections();
     if (this.#inFlight.size > 0) {
@@ -431,4 +436,12 @@ function batchSize(body: string): number {
   } catch {
     return 1;
   }
+}
+
+/**
+ * Resolves after the event loop has polled for I/O at least once: an immediate queued from a
+ * poll callback (a signal handler) runs before the next poll, so it takes two.
+ */
+function pollTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }

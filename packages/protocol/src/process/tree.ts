@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
@@ -9,6 +10,23 @@ import { delimiter, isAbsolute, join } from 'node:path';
 
 /** util-linux's `setpriv`, which sets the parent-death signal and execs the command. */
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => executable(path));
+/** Whether SETPRIV works here; probed once, at the first spawn that wants it. */
+let setprivWorks: boolean | undefined;
+
+/**
+ * Whether `helper` can start a program with the parent-death signal set, tried for real: it
+ * execs itself (`--version`) that way. setpriv applies capabilities even when asked for none,
+ * and `capset()` is denied under a seccomp filter such as systemd's
+ * `SystemCallFilter=~@privileged` (exit 127, "activate capabilities: Operation not permitted"):
+ * there, every child it started would die at once.
+ */
+export function parentDeathHelperWorks(helper: string): boolean {
+  const probe = spawnSync(helper, ['--pdeathsig', 'SIGKILL', '--', helper, '--version'], {
+    stdio: 'ignore',
+    timeout: 10_000,
+  });
+  return probe.status === 0;
+}
 
 function executable(path: string): boolean {
   try {
@@ -41,13 +59,17 @@ export function resolveCommand(
 /**
  * The command line that starts `command` so the kernel sends it SIGKILL when this process dies,
  * even by SIGKILL (`PR_SET_PDEATHSIG`, through `setpriv --pdeathsig`; the setting survives the
- * exec). Unchanged where that is not available (not Linux, no setpriv).
+ * exec). Unchanged where that is not available (not Linux, no setpriv, or a setpriv the
+ * sandbox does not let run — see {@link parentDeathHelperWorks}): the caller's own stop still
+ * signals the whole tree, and a service manager's cgroup holds the rest.
  */
 export function dyingWithParent(
   command: string,
   args: readonly string[],
 ): { command: string; args: string[] } {
   if (process.platform !== 'linux' || SETPRIV === undefined) return { command, args: [...args] };
+  setprivWorks ??= parentDeathHelperWorks(SETPRIV);
+  if (!setprivWorks) return { command, args: [...args] };
   return { command: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', command, ...args] };
 }
 
