@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 import { type FleetNotifier, shareNotifications } from '@mcpkit/fleet';
-import { CliUsageError, runCli } from '@mcpkit/node';
+import { CliUsageError, type RunContext, runCli } from '@mcpkit/node';
 import type { AuthInfo } from '@mcpkit/protocol';
 import { authInfo } from './auth.js';
-import { normalizeEmail, runCommand } from './commands.js';
+import { checkCommand, normalizeEmail, runCommand } from './commands.js';
 import { openStore, StoreOpenError } from './db/store.js';
 import type { Store } from './db/types.js';
 import { DEMO_EMAIL, seedDemo } from './demo.js';
 import { hashKey } from './keys.js';
 import { createProjectsServer, PACKAGE_VERSION, projectsHttpOptions } from './server.js';
 
-/** The store, or a usage error (one line, exit 2) when it cannot be opened. */
-async function open(url: string | undefined): Promise<Store> {
+/**
+ * The store, or a usage error (one line, exit 2) when it cannot be opened. Its warnings (a
+ * database file made owner-only) go to the process's logger, on stderr.
+ */
+async function open(url: string | undefined, logger: RunContext['logger']): Promise<Store> {
   try {
-    return await openStore(url);
+    return await openStore(url, { warn: (message) => logger.warn(message) });
   } catch (err) {
     if (err instanceof StoreOpenError) throw new CliUsageError(err.message);
     throw err;
@@ -123,7 +126,8 @@ process.exitCode = await runCli({
   run: async (ctx) => {
     let store: Store;
     try {
-      store = await open(ctx.values['database-url'] as string | undefined);
+      checkCommand(ctx.positionals);
+      store = await open(ctx.values['database-url'] as string | undefined, ctx.logger);
     } catch (err) {
       if (!(err instanceof CliUsageError)) throw err;
       process.stderr.write(`mcp-projects: ${err.message}\n`);
@@ -144,7 +148,7 @@ process.exitCode = await runCli({
   build: async ({ values, logger, state, requestState }) => {
     const points = positiveInt(values['rate-limit'], '--rate-limit');
     const window = positiveInt(values['rate-window'], '--rate-window');
-    const store = await open(values['database-url'] as string | undefined);
+    const store = await open(values['database-url'] as string | undefined, logger);
     logger.info({ database: store.kind }, 'database ready');
     if (values['seed-demo']) {
       const { user, created } = await seedDemo(store);

@@ -29,6 +29,34 @@ async function userByEmail(store: Store, email: unknown) {
   return user;
 }
 
+/** The subcommands of each command group, in the order `--help` lists them. */
+export const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  users: Object.freeze(['create', 'list']),
+  keys: Object.freeze(['create', 'list', 'revoke']),
+});
+
+/**
+ * Refuses, with a usage error that names the choices, a command line whose group or subcommand
+ * is missing or unknown (`users`, `keys frob`). The CLI asks this before it opens the database,
+ * so a mistyped command neither creates a database file nor leaves the user guessing.
+ */
+export function checkCommand(positionals: readonly string[]): void {
+  const [group, action] = positionals;
+  const actions = group !== undefined && Object.hasOwn(SUBCOMMANDS, group) && SUBCOMMANDS[group];
+  if (!actions) {
+    throw new CliUsageError(
+      `unknown command '${positionals.join(' ')}'; commands: ${Object.keys(SUBCOMMANDS).join(', ')} (see --help)`,
+    );
+  }
+  if (action === undefined)
+    throw new CliUsageError(`${group} needs a subcommand: ${actions.join(', ')} (see --help)`);
+  if (!actions.includes(action)) {
+    throw new CliUsageError(
+      `unknown command '${group} ${action}'; ${group} subcommands: ${actions.join(', ')} (see --help)`,
+    );
+  }
+}
+
 /** One line of `keys list`: the prefix, never the key (which is not stored) nor its hash. */
 function keyLine(k: ApiKey, owner?: string): string {
   return [

@@ -6,7 +6,7 @@
  * `--user`), the key commands and `--seed-demo`. The CLI half needs `pnpm build` first.
  */
 
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -1192,6 +1192,62 @@ describe('the CLI (needs pnpm build)', () => {
     expect(badScope.stderr).toContain("unknown scope 'admin'");
     const shortPrefix = await runCli(['keys', 'revoke', 'cf_'], env);
     expect(shortPrefix.code).toBe(2);
+  });
+
+  it('a command group without its subcommand, or with an unknown one, names them (exit 2)', async () => {
+    // A database that does not exist yet: a mistaken command must not create it.
+    const env = { DATABASE_URL: join(dir, 'untouched', 'projects.db') };
+    const cases: [string[], string][] = [
+      [['users'], 'users needs a subcommand: create, list (see --help)'],
+      [['keys'], 'keys needs a subcommand: create, list, revoke (see --help)'],
+      [
+        ['users', 'bogus'],
+        "unknown command 'users bogus'; users subcommands: create, list (see --help)",
+      ],
+      [['frob'], "unknown command 'frob'; commands: users, keys (see --help)"],
+    ];
+    for (const [args, message] of cases) {
+      const run = await runCli(args, env);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(`mcp-projects: ${message}\n`);
+    }
+    expect(existsSync(join(dir, 'untouched'))).toBe(false);
+  });
+
+  it('creates a new database, its directory and its WAL files readable by the owner only', async () => {
+    const nested = join(dir, 'private', 'data');
+    const db = join(nested, 'projects.db');
+    // Under the usual umask 022, so that SQLite's own default (0644) would show.
+    const run = await runProcess(
+      '/bin/sh',
+      [
+        '-c',
+        'umask 022 && exec "$0" "$@"',
+        process.execPath,
+        CLI,
+        'users',
+        'create',
+        'a@example.com',
+      ],
+      { env: cleanEnv({ LOG_LEVEL: 'error', DATABASE_URL: db }), inheritEnv: false },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    expect(mode(db).toString(8)).toBe('600');
+    expect(mode(join(dir, 'private')).toString(8)).toBe('700');
+    expect(mode(nested).toString(8)).toBe('700');
+    // While a store has it open in WAL mode, SQLite's side files take the main file's mode.
+    const open = await openStore(db);
+    try {
+      await open.createUser('b@example.com');
+      for (const side of ['-wal', '-shm']) {
+        expect(existsSync(db + side), side).toBe(true);
+        expect(mode(db + side).toString(8), side).toBe('600');
+      }
+    } finally {
+      await open.close();
+    }
   });
 
   it('--seed-demo creates the demo user and 3 projects, once', async () => {

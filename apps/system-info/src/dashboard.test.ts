@@ -69,6 +69,38 @@ describe('MCP Apps declarations', () => {
     for (const t of linked) expect(t._meta).toEqual({ ui: { resourceUri: DASHBOARD_URI } });
   });
 
+  it('lists the view only to a client that declared the extension; the tools link it for all', async () => {
+    const plain = connect(server(['core']));
+    await plain.peer.initialize();
+    const listed = await plain.peer.result<{ resources: { uri: string }[] }>('resources/list');
+    expect(listed.resources.map((r) => r.uri)).not.toContain(DASHBOARD_URI);
+    // As projects' view: the link stays in tools/list (clients without the extension ignore it)
+    // and the view stays readable by URI.
+    const { tools } = await plain.peer.result<{ tools: { name: string; _meta?: unknown }[] }>(
+      'tools/list',
+    );
+    expect(tools.find((t) => t.name === 'get_cpu_info')?._meta).toEqual({
+      ui: { resourceUri: DASHBOARD_URI },
+    });
+    const read = await plain.peer.result<{ contents: { uri: string }[] }>('resources/read', {
+      uri: DASHBOARD_URI,
+    });
+    expect(read.contents[0]?.uri).toBe(DASHBOARD_URI);
+  });
+
+  it('lists it for a 2026-07-28 request that declares the extension, and only then', async () => {
+    const c = connect(server(['core']));
+    const list = (capabilities: Record<string, unknown>) =>
+      c.peer.result<{ resources: { uri: string }[] }>('resources/list', {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+      });
+    expect((await list(UI_CAPS)).resources.map((r) => r.uri)).toEqual([DASHBOARD_URI]);
+    expect((await list({})).resources.map((r) => r.uri)).toEqual([]);
+  });
+
   it('answers a client without the extension exactly what it answers a host with it', async () => {
     const plain = connect(server(['core']));
     await plain.peer.initialize();

@@ -1,5 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { defineResource, type McpContext, type Resource, RpcError } from '@mcpkit/protocol';
+import {
+  defineResourceTemplate,
+  type McpContext,
+  type ResourceTemplate,
+  RpcError,
+} from '@mcpkit/protocol';
 import { DEFAULT_TTL_MS, type Tier } from './sampler/sampler.js';
 import type { Scope } from './scopes.js';
 
@@ -56,6 +61,12 @@ export function refreshIntervals(ttlMs: Partial<Record<Tier, number>> = {}): {
   return { dynamicMs: at(ttl.dynamic), semiMs: at(ttl.semi) };
 }
 
+/** Whether the caller's client declared the MCP Apps extension (2025 session or 2026 request). */
+export function declaresUi(ctx: McpContext): boolean {
+  const extensions = (ctx.session.clientCapabilities as { extensions?: unknown }).extensions;
+  return typeof extensions === 'object' && extensions !== null && UI_EXTENSION in extensions;
+}
+
 /** Whether this caller holds `sensitive`: enabled on the server and, with a token, granted to it. */
 export function callerHasSensitive(enabled: ReadonlySet<Scope>, ctx: McpContext): boolean {
   if (!enabled.has('sensitive')) return false;
@@ -93,12 +104,17 @@ export interface DashboardResourceOptions {
  * The live dashboard as an MCP Apps resource. Each read gets the view with its refresh intervals
  * and whether this caller may see sensitive readings, so a token without `sensitive` never gets
  * a view that asks for them.
+ *
+ * It is a template without variables rather than a plain resource so that `resources/list` shows
+ * it only to clients that declared the extension (as projects' design-system view): a client
+ * that cannot render it has no use for an HTML page in its list. Any client may read it (hosts
+ * find it through the tools' `_meta.ui.resourceUri`); it holds code, no readings.
  */
-export function dashboardResource(options: DashboardResourceOptions): Resource {
+export function dashboardResource(options: DashboardResourceOptions): ResourceTemplate {
   const load = options.loadView ?? (() => readFile(VIEW_FILE, 'utf8'));
   let template: Promise<string> | undefined;
   const intervals = refreshIntervals(options.ttlMs);
-  return defineResource({
+  const entry = {
     uri: DASHBOARD_URI,
     name: 'system-dashboard',
     title: 'System dashboard',
@@ -106,7 +122,16 @@ export function dashboardResource(options: DashboardResourceOptions): Resource {
       'Live dashboard (MCP Apps view): per-core CPU, memory and swap, load, disks, network rates and top processes.',
     mimeType: UI_MIME_TYPE,
     _meta: { ui: RESOURCE_UI_META },
-    read: async (ctx) => {
+  };
+  return defineResourceTemplate({
+    uriTemplate: DASHBOARD_URI,
+    name: entry.name,
+    title: entry.title,
+    description: entry.description,
+    mimeType: UI_MIME_TYPE,
+    _meta: entry._meta,
+    list: (ctx) => (declaresUi(ctx) ? [entry] : []),
+    read: async (_uri, _vars, ctx) => {
       template ??= load().catch((err: unknown) => {
         template = undefined; // a view built later is found on the next read
         throw new RpcError(

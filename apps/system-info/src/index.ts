@@ -6,6 +6,7 @@ export {
   type DashboardConfig,
   type DashboardResourceOptions,
   dashboardResource,
+  declaresUi,
   MIN_REFRESH_MS,
   refreshIntervals,
   renderDashboard,

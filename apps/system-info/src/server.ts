@@ -63,7 +63,7 @@ export function createSystemInfoServer(options: SystemInfoOptions = {}): {
     ...(options.logger ? { logger: options.logger } : {}),
   });
   server.addTool(...allTools({ sampler }));
-  server.addResource(
+  server.addResourceTemplate(
     dashboardResource({
       scopes,
       ...(options.sampler?.ttlMs ? { ttlMs: options.sampler.ttlMs } : {}),

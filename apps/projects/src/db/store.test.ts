@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -1143,6 +1143,37 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
             await memory.close();
           }
         });
+
+        // Unix only: where files have no owner and mode bits, there is nothing to tighten.
+        it.skipIf(process.getuid === undefined)(
+          'makes an existing database of this user owner-only, WAL files too, saying so once',
+          async () => {
+            const base = mkdtempSync(join(tmpdir(), 'projects-mode-'));
+            const file = join(base, 'projects.db');
+            const files = [file, `${file}-wal`, `${file}-shm`];
+            const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+            // A database from before files were created 0600, open in a process that writes
+            // (so its -wal and -shm files exist as well).
+            const writer = await openStore(file);
+            try {
+              await writer.createUser('old@example.test');
+              for (const f of files) chmodSync(f, 0o644);
+              const warnings: string[] = [];
+              const warn = (message: string) => warnings.push(message);
+              await (await openStore(file, { warn })).close();
+              expect(files.map(mode)).toEqual(['600', '600', '600']);
+              expect(warnings).toEqual([
+                `database permissions tightened to owner-only (it holds emails and API-key hashes): ${files.map((f) => `${f} (was 0644)`).join(', ')}`,
+              ]);
+              // Owner-only already: nothing to say.
+              await (await openStore(file, { warn })).close();
+              expect(warnings).toHaveLength(1);
+            } finally {
+              await writer.close();
+              rmSync(base, { recursive: true, force: true });
+            }
+          },
+        );
 
         it('defaults to $XDG_DATA_HOME/mcpkit/projects.db, or dataDir', async () => {
           const base = mkdtempSync(join(tmpdir(), 'projects-xdg-'));

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +69,11 @@ export interface StoreOptions {
   now?: (() => number) | undefined;
   /** Blocks one project may hold. Default {@link MAX_BLOCKS_PER_PROJECT}. */
   maxBlocksPerProject?: number | undefined;
+  /**
+   * Where a one-line warning goes (SQLite: an existing file's permissions were tightened; see
+   * {@link openSqliteDatabase}). Default: stderr, prefixed `projects store:`.
+   */
+  warn?: ((message: string) => void) | undefined;
 }
 
 const LAST_USED_THROTTLE_MS = 60_000;
@@ -112,19 +117,75 @@ function whereIs(url: string): string {
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+const defaultWarn = (message: string) => console.error(`projects store: ${message}`);
+
 /**
- * Opens a SQLite file (creating its directory) with the settings the store relies on: WAL,
- * synchronous=FULL (with WAL, NORMAL may lose the last acknowledged commits on power loss or a
- * kill at the wrong moment; FULL syncs the WAL at every commit), busy_timeout 5 s, foreign keys on.
+ * Creates the database file, empty, readable and writable by its owner only (and its directory,
+ * if missing, 0700): it holds users' emails and API-key hashes. SQLite would create it 0644 (less
+ * the umask); it takes an empty file for an empty database, and gives the `-wal` and `-shm` files
+ * it creates the main file's mode. A pre-created file keeps the process umask untouched. Returns
+ * false when the file already exists.
  */
-export function openSqliteDatabase(path: string): SqliteDatabase.Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+function createPrivateFile(path: string): boolean {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/**
+ * Takes group and other permissions off an existing database and its `-wal`/`-shm` files that
+ * this user owns (one from before files were created 0600), saying so in one line: such a file
+ * was readable by other local users. A file of another user is left alone (chmod would fail, and
+ * its owner chose its mode); so is every file where there are no Unix owners (Windows).
+ */
+function tightenExisting(path: string, warn: (message: string) => void): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  const tightened: string[] = [];
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    let stat: ReturnType<typeof statSync>;
+    try {
+      stat = statSync(file);
+    } catch {
+      continue; // no side file: nothing to tighten
+    }
+    if (!stat.isFile() || stat.uid !== uid || (stat.mode & 0o077) === 0) continue;
+    chmodSync(file, stat.mode & 0o700);
+    tightened.push(`${file} (was ${(stat.mode & 0o777).toString(8).padStart(4, '0')})`);
+  }
+  if (tightened.length > 0) {
+    warn(
+      `database permissions tightened to owner-only (it holds emails and API-key hashes): ${tightened.join(', ')}`,
+    );
+  }
+}
+
+/**
+ * Opens a SQLite file (creating it 0600 and its directory 0700) with the settings the store relies
+ * on: WAL, synchronous=FULL (with WAL, NORMAL may lose the last acknowledged commits on power loss
+ * or a kill at the wrong moment; FULL syncs the WAL at every commit), busy_timeout 5 s, foreign
+ * keys on. An existing file of this user that group or others may read is made owner-only, with
+ * one line to `warn`.
+ */
+export function openSqliteDatabase(
+  path: string,
+  warn: (message: string) => void = defaultWarn,
+): SqliteDatabase.Database {
+  const created = path !== ':memory:' && createPrivateFile(path);
   const db = new SqliteDatabase(path);
   try {
     db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
+    // After the pragmas, which read the header: a file that is not a database is refused as such,
+    // not chmod-ed.
+    if (path !== ':memory:' && !created) tightenExisting(path, warn);
     return db;
   } catch (error) {
     db.close();
@@ -186,7 +247,7 @@ export async function openStore(url?: string, options: StoreOptions = {}): Promi
     else path = resolve(url);
     let sqlite: SqliteDatabase.Database;
     try {
-      sqlite = openSqliteDatabase(path);
+      sqlite = openSqliteDatabase(path, options.warn);
     } catch (error) {
       throw new StoreOpenError(`cannot open the SQLite database at ${path}: ${reason(error)}`, {
         cause: error,
