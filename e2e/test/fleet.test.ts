@@ -26,7 +26,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createRedisStateStore } from '@mcpkit/fleet';
 import { waitFor } from '@mcpkit/testing';
@@ -40,6 +39,7 @@ import {
   cliOf,
   createApiKey,
   DEMO_USER,
+  freePort,
   type HttpApp,
   killAll,
   REPO,
@@ -108,14 +108,6 @@ async function dropKeys(prefix: string): Promise<void> {
   } finally {
     await store.close();
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Everything the fleet needs is there, or the test fails naming what is missing. */

@@ -3,7 +3,14 @@ import type { ViteUserConfigFnPromise } from 'vitest/config';
 import type { InlineConfig } from 'vitest/node';
 
 /** An outside service some tests need (services.mjs). */
-export type ServiceName = 'postgres' | 'redis' | 'haproxy' | 'chromium' | 'conformance' | 'systemd';
+export type ServiceName =
+  | 'postgres'
+  | 'redis'
+  | 'haproxy'
+  | 'chromium'
+  | 'conformance'
+  | 'systemd'
+  | 'nspawn';
 
 /**
  * A package's Vitest configuration: the service tags, the `process` tag of the slow tier, the

@@ -34,7 +34,7 @@ export const CONFORMANCE_NPX_OFFLINE = [
 ];
 
 /**
- * @typedef {'postgres' | 'redis' | 'haproxy' | 'chromium' | 'conformance' | 'systemd'} ServiceName
+ * @typedef {'postgres' | 'redis' | 'haproxy' | 'chromium' | 'conformance' | 'systemd' | 'nspawn'} ServiceName
  *
  * @typedef {object} Service
  * @property {string} what  What the tests need, and where they look for it.
@@ -114,7 +114,28 @@ export const SERVICES = {
     probe: async () =>
       spawnSync('systemd-analyze', ['--version']).status === 0 ? undefined : 'not on PATH',
   },
+  nspawn: {
+    what: `systemd-nspawn, root, and a Debian rootfs at ${nspawnRootfs()} (boots the shipped unit under real systemd)`,
+    get: 'apt-get install systemd-container mmdebstrap && scripts/nspawn/rootfs.sh',
+    env: 'MCPKIT_NSPAWN_ROOTFS',
+    probe: async () => {
+      if (process.getuid?.() !== 0) return 'not root (systemd-nspawn boots containers as root)';
+      if (spawnSync('systemd-nspawn', ['--version']).status !== 0)
+        return 'systemd-nspawn not on PATH';
+      try {
+        accessSync(`${nspawnRootfs()}/.mcpkit-rootfs`, constants.R_OK);
+      } catch {
+        return `no rootfs at ${nspawnRootfs()}`;
+      }
+      return undefined;
+    },
+  },
 };
+
+/** Where scripts/nspawn/rootfs.sh builds the deploy test's Debian tree. */
+export function nspawnRootfs() {
+  return process.env.MCPKIT_NSPAWN_ROOTFS || '/var/cache/mcpkit-nspawn/bookworm';
+}
 
 /** Every service name, in the order summaries list them. */
 export const SERVICE_NAMES = /** @type {ServiceName[]} */ (Object.keys(SERVICES));
