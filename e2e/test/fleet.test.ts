@@ -207,6 +207,15 @@ async function startFleet(app: FleetApp): Promise<Fleet> {
               MCP_REDIS_PREFIX: `e2e-fleet-${id}-backends:`,
             },
           },
+          // One backend that cannot start, in the config every instance shares (an npx package
+          // that is gone, a server that crashes at once): each instance gives it up and stays
+          // ready for the others — the balancer must not lose the whole fleet to it.
+          broken: {
+            command: process.execPath,
+            args: ['-e', 'console.error("broken: cannot start"); process.exit(1)'],
+            namespace: 'broken',
+            restart: { maxRestarts: 1 },
+          },
         },
       }),
     );
@@ -447,6 +456,40 @@ describe('three gateway instances behind HAProxy, Redis and PostgreSQL', () => {
     };
     const pids = reply.result.structuredContent.fleet.instances.map((i) => i.pid);
     expect(pids.sort()).toEqual(fleet.instances.map((i) => i.pid).sort());
+  });
+
+  it('keeps every instance serving with one backend that cannot start, and says so in /readyz', async () => {
+    if (!fleet) throw new Error('the fleet did not start');
+    for (const instance of fleet.instances) {
+      const ready = await waitFor(`${instance.url} to give the broken backend up`, async () => {
+        const res = await fetch(`${instance.url}/readyz`);
+        const body = (await res.json()) as {
+          checks: { backends: { detail?: { failed?: string[] } } };
+        };
+        return body.checks.backends.detail?.failed?.includes('broken')
+          ? { status: res.status, body }
+          : undefined;
+      });
+      expect(ready.status).toBe(200);
+    }
+    // Round-robin: six calls reach each instance twice, and every one is served.
+    const servers = new Set<string>();
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${fleet.lb}/messages/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: { name: 'projects__list_projects', arguments: {} },
+        }),
+      });
+      servers.add(res.headers.get('x-served-by') ?? '?');
+      const reply = (await res.json()) as { result?: { isError?: boolean } };
+      expect(reply.result?.isError ?? false).toBe(false);
+    }
+    expect(servers.size).toBe(3);
   });
 
   it("sees every instance's events in get_events, whichever answers (one log in PostgreSQL)", async () => {
