@@ -4,13 +4,14 @@ import type { Gateway } from '../gateway.js';
 
 /**
  * The `search` tool (`query`: "Search query") of the `POST /messages/` endpoint's reference:
- * here it finds tools, prompts and resources across every backend.
+ * here it finds tools, prompts, resources and resource templates across every backend. Each
+ * result carries what the backend listed of it: its description, and its title when it has one.
  */
 export const search = (gateway: Gateway) =>
   defineTool({
     name: 'search',
     description:
-      'Search for information: find tools, prompts and resources of every backend by name or description',
+      'Search for information: find tools, prompts, resources and resource templates of every backend by name or description',
     inputSchema: z.object({
       query: z.string().min(1).max(200).describe('Search query'),
       limit: z.number().int().min(1).max(100).default(20),
@@ -21,6 +22,7 @@ export const search = (gateway: Gateway) =>
       const scored: {
         kind: string;
         name: string;
+        title?: string;
         description: string;
         backend: string;
         score: number;
@@ -28,28 +30,46 @@ export const search = (gateway: Gateway) =>
       const consider = (
         kind: string,
         name: string,
-        entry: Record<string, unknown>,
+        entry: Readonly<Record<string, unknown>>,
         backend: string,
       ) => {
         const description = typeof entry.description === 'string' ? entry.description : '';
         const title = typeof entry.title === 'string' ? entry.title : '';
-        const hay = `${name} ${title} ${description}`.toLowerCase();
+        // A resource's or template's key is its URI: its `name` ("item") is searched as well.
+        const label = typeof entry.name === 'string' && entry.name !== name ? entry.name : '';
+        const hay = `${name} ${label} ${title} ${description}`.toLowerCase();
         let score = 0;
         for (const w of words) {
           if (name.toLowerCase().includes(w)) score += 3;
           else if (hay.includes(w)) score += 1;
           else return;
         }
-        scored.push({ kind, name, description, backend, score });
+        scored.push({ kind, name, ...(title ? { title } : {}), description, backend, score });
       };
+      const routes = gateway.routes();
+      // The server's entries are what clients are shown (the backend's own list entries).
       for (const tool of gateway.server.listTools()) {
-        const backend = gateway.routes().tools.get(tool.name)?.backend.name ?? 'gateway';
-        consider('tool', tool.name, tool.listEntry, backend);
+        consider(
+          'tool',
+          tool.name,
+          tool.listEntry,
+          routes.tools.get(tool.name)?.backend.name ?? 'gateway',
+        );
       }
-      for (const [name, route] of gateway.routes().prompts)
-        consider('prompt', name, {}, route.backend.name);
-      for (const [uri, route] of gateway.routes().resources)
-        consider('resource', uri, {}, route.backend.name);
+      for (const prompt of gateway.server.listPrompts()) {
+        const backend = routes.prompts.get(prompt.name)?.backend.name ?? 'gateway';
+        consider('prompt', prompt.name, prompt.listEntry, backend);
+      }
+      for (const resource of gateway.server.listResources()) {
+        const backend = routes.resources.get(resource.uri)?.backend.name ?? 'gateway';
+        consider('resource', resource.uri, resource.listEntry, backend);
+      }
+      const templateOwners = templateBackends(gateway);
+      for (const template of gateway.server.listResourceTemplates()) {
+        const uriTemplate = template.template.template;
+        const backend = templateOwners.get(uriTemplate) ?? 'gateway';
+        consider('resource_template', uriTemplate, template.listEntry, backend);
+      }
       const results = scored
         .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
         .slice(0, limit)
@@ -62,3 +82,20 @@ export const search = (gateway: Gateway) =>
       };
     },
   });
+
+/**
+ * Which backend serves each URI template: the first, in config order, to list it — the one the
+ * gateway's registry gives it to (a template two backends list is not renamed, unlike a tool).
+ */
+function templateBackends(gateway: Gateway): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const backend of gateway.backends.values()) {
+    for (const entry of backend.listed?.templates ?? []) {
+      const uriTemplate = entry.uriTemplate;
+      if (typeof uriTemplate === 'string' && !owners.has(uriTemplate)) {
+        owners.set(uriTemplate, backend.name);
+      }
+    }
+  }
+  return owners;
+}
