@@ -4,8 +4,17 @@
 const HISTORY = 30;
 const MAX_ROWS = 200;
 const history = new Map(); // backend name -> [{ t, calls, p50, p99 }]
-let filter = { event_type: '', status: '', since: '' };
+const NO_FILTER = { event_type: '', status: '', since: '', instance: '' };
+// instance: '' for all, 'self' for this gateway, or another gateway's id.
+let filter = { ...NO_FILTER };
 let filterToken = 0;
+// This gateway's instance id (from its state). Several gateways can share one event log (the
+// default file, a fleet's PostgreSQL): the events of each carry its id.
+let self = '';
+let stateReady;
+const stateArrived = new Promise((resolve) => {
+  stateReady = resolve;
+});
 
 const $ = (id) => document.getElementById(id);
 
@@ -140,6 +149,8 @@ function renderBackend(b, points) {
 }
 
 function renderState(s) {
+  if (s.gateway.instance && s.gateway.instance !== self) learnSelf(s.gateway.instance);
+  stateReady();
   $('gw-name').textContent = s.gateway.name;
   $('gw-version').textContent = `v${s.gateway.version}`;
   $('gw-uptime').textContent =
@@ -152,18 +163,66 @@ function renderState(s) {
   list.replaceChildren(...items);
 }
 
-const filtered = () => Boolean(filter.event_type || filter.status || filter.since);
+const filtered = () =>
+  Boolean(filter.event_type || filter.status || filter.since || filter.instance);
+
+/** The instance id the filter asks for, or '' for every instance. */
+const wantedInstance = () => (filter.instance === 'self' ? self : filter.instance);
 
 function matches(e) {
   if (filter.event_type && e.event_type !== filter.event_type) return false;
   if (filter.status && e.status !== filter.status) return false;
+  if (filter.instance && e.instance !== wantedInstance()) return false;
   return true;
+}
+
+/** `host:pid` of an instance id (`host:pid:random`); the whole id is in the cell's title. */
+function shortInstance(id) {
+  const m = /^(.*):(\d+):[0-9a-f]+$/.exec(id);
+  return m ? `${m[1]}:${m[2]}` : id;
+}
+
+function instanceCell(id) {
+  if (!id) return el('td', { 'data-label': 'Instance', text: '—' });
+  const own = id === self;
+  return el('td', {
+    'data-label': 'Instance',
+    class: own ? 'instance-own' : null,
+    title: id,
+    text: own ? 'this instance' : shortInstance(id),
+  });
+}
+
+/** Another gateway seen in the log: it becomes a choice of the Instance filter. */
+function learnInstance(id) {
+  if (!id || id === self) return;
+  const select = $('instance-filter');
+  if ([...select.options].some((o) => o.value === id)) return;
+  select.append(el('option', { value: id, title: id, text: shortInstance(id) }));
+}
+
+/** This gateway's id, once its state says it: its rows and the filter's choices follow. */
+function learnSelf(id) {
+  self = id;
+  const select = $('instance-filter');
+  for (const o of [...select.options]) {
+    if (o.value === 'self') o.title = id;
+    else if (o.value === id) o.remove();
+  }
+  for (const tr of $('event-rows').children) {
+    tr.querySelector('td[data-label="Instance"]')?.replaceWith(instanceCell(tr.dataset.instance));
+  }
 }
 
 function eventRow(e, fresh) {
   const time = new Date(e.timestamp);
   const details = e.data ? JSON.stringify(e.data) : '';
-  const tr = el('tr', { class: fresh ? 'fresh' : null, 'data-type': e.event_type });
+  learnInstance(e.instance);
+  const tr = el('tr', {
+    class: fresh ? 'fresh' : null,
+    'data-type': e.event_type,
+    'data-instance': e.instance,
+  });
   const td = (label, text, cls) => tr.append(el('td', { 'data-label': label, text, class: cls }));
   tr.append(
     el(
@@ -174,6 +233,7 @@ function eventRow(e, fresh) {
   );
   td('Type', e.event_type);
   td('Status', e.status, `status-${e.status}`);
+  tr.append(instanceCell(e.instance));
   td('Backend', e.backend || '—');
   td('Tool', e.tool || '—');
   td(
@@ -186,8 +246,11 @@ function eventRow(e, fresh) {
 
 async function loadEvents() {
   const token = ++filterToken;
+  // "this instance" needs the gateway's id, which its first state brings.
+  if (filter.instance === 'self' && !self) await stateArrived;
   const params = new URLSearchParams({ limit: '100' });
   for (const [k, v] of Object.entries(filter)) if (v) params.set(k, v);
+  if (filter.instance) params.set('instance', wantedInstance());
   const note = $('events-note');
   let body;
   try {
@@ -207,11 +270,16 @@ async function loadEvents() {
   if (token !== filterToken) return; // a newer filter won
   delete note.dataset.error;
   $('event-rows').replaceChildren(...body.events.map((e) => eventRow(e, false)));
-  note.textContent =
-    body.events.length +
-    ' events' +
-    (filter.event_type || filter.status || filter.since ? ' matching the filter' : '') +
-    '; new ones appear live.';
+  note.textContent = eventsNote(body.events.length);
+}
+
+function eventsNote(count) {
+  // The stream brings this gateway's new events only: another's show on the next Apply.
+  const live =
+    filter.instance && wantedInstance() !== self
+      ? 'Apply again for new ones of that instance.'
+      : 'new ones appear live.';
+  return `${count} events${filtered() ? ' matching the filter' : ''}; ${live}`;
 }
 
 function addEvent(e) {
@@ -219,8 +287,7 @@ function addEvent(e) {
   const rows = $('event-rows');
   rows.prepend(eventRow(e, true));
   while (rows.children.length > MAX_ROWS) rows.lastElementChild.remove();
-  $('events-note').textContent =
-    `${rows.children.length} events${filtered() ? ' matching the filter' : ''}; new ones appear live.`;
+  $('events-note').textContent = eventsNote(rows.children.length);
 }
 
 function connect() {
@@ -257,11 +324,12 @@ document.addEventListener('DOMContentLoaded', () => {
       event_type: String(data.get('event_type') || '').trim(),
       status: String(data.get('status') || ''),
       since: String(data.get('since') || '').trim(),
+      instance: String(data.get('instance') || ''),
     };
     loadEvents();
   });
   form.addEventListener('reset', () => {
-    filter = { event_type: '', status: '', since: '' };
+    filter = { ...NO_FILTER };
     setTimeout(loadEvents, 0);
   });
   fetch('/status/api/state').then(async (res) => {

@@ -5,8 +5,9 @@
 /**
  * The status page in headless Chromium against a real gateway process with three backends: the
  * login form, every backend on the page, a backend killed and its state and `backend.failed`
- * event shown without a reload, the event filters, keyboard and contrast checks, phone width, and
- * the screenshot the README shows (docs/status-page.png, rewritten with UPDATE_SCREENSHOTS=1).
+ * event shown without a reload, the event filters, the events of another gateway sharing its log
+ * (shown as its, and filtered by instance), keyboard and contrast checks, phone width, and the
+ * screenshot the README shows (docs/status-page.png, rewritten with UPDATE_SCREENSHOTS=1).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +26,7 @@ import {
 } from '@mcpkit/testing';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventLog } from '../src/events.js';
 import { backend, CLI, everythingBackend, spawnHttpGateway } from './helpers.js';
 
 const TOKEN = 'status-page-token-0123';
@@ -39,6 +41,8 @@ describe('status page in headless Chromium', () => {
   let browser: BrowserContext;
   let page: Page;
   const offsite: string[] = [];
+  // The gateway's directory: its event log is `events.db` there.
+  const dir = tempDir('gateway-status-page-');
 
   beforeAll(async () => {
     if (!haveChromium()) {
@@ -56,7 +60,7 @@ describe('status page in headless Chromium', () => {
           everything: everythingBackend(),
         },
       },
-      { args: ['--token', TOKEN] },
+      { args: ['--token', TOKEN], dir },
     );
     client = await gateway.connect({ headers: { Authorization: `Bearer ${TOKEN}` } });
     // Some traffic for the charts and the events table.
@@ -201,6 +205,94 @@ describe('status page in headless Chromium', () => {
 
     await page.getByRole('button', { name: 'Clear' }).click();
     await expect.poll(async () => new Set(await types()).size).toBeGreaterThan(2);
+  });
+
+  it('shows which gateway each event came from, and filters by instance, live too', async () => {
+    const status = await client.callTool('gateway_status', {});
+    const self = (
+      JSON.parse((status.content[0] as { text: string }).text) as { gateway: { instance: string } }
+    ).gateway.instance;
+    // Another gateway writing to the same log (as gateways without --config share the default
+    // one), with an id no page may take for markup.
+    const other = '<img src=x onerror="window.pwned=1">:4242:abcdef';
+    const log = EventLog.open(join(dir, 'events.db'), { instance: other });
+    log.record({ event_type: 'backend.started', status: 'success', source: 'other', backend: 'x' });
+    await log.close();
+    const rows = () =>
+      page.locator('#event-rows tr').evaluateAll((trs) =>
+        trs.map((tr) => {
+          const cell = tr.querySelector('td[data-label="Instance"]');
+          return {
+            instance: tr.getAttribute('data-instance'),
+            text: cell?.textContent,
+            title: cell?.getAttribute('title'),
+          };
+        }),
+      );
+    // Every instance: this gateway's rows marked as its own, the other's by host and pid.
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(async () => (await rows()).some((r) => r.instance === other)).toBe(true);
+    const all = await rows();
+    expect(all.find((r) => r.instance === other)).toEqual({
+      instance: other,
+      text: '<img src=x onerror="window.pwned=1">:4242',
+      title: other,
+    });
+    expect(all.filter((r) => r.instance === self).length).toBeGreaterThan(1);
+    for (const r of all.filter((r) => r.instance === self)) {
+      expect(r).toEqual({ instance: self, text: 'this instance', title: self });
+    }
+    expect(await page.locator('#event-rows img').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBe(
+      undefined,
+    );
+    // The filter offers all, this instance and the other gateway it has seen.
+    const instanceFilter = page.getByLabel('Instance');
+    expect(
+      await instanceFilter
+        .locator('option')
+        .evaluateAll((os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent])),
+    ).toEqual([
+      ['', 'all'],
+      ['self', 'this instance'],
+      [other, '<img src=x onerror="window.pwned=1">:4242'],
+    ]);
+
+    const streamed = () =>
+      page.evaluate(
+        () =>
+          (window as unknown as { streamedEvents: { event_type: string; tool?: string }[] })
+            .streamedEvents,
+      );
+    const instances = async () => new Set((await rows()).map((r) => r.instance));
+    // This instance: its own events only, and its new ones come in live.
+    await instanceFilter.selectOption('self');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(instances).toEqual(new Set([self]));
+    // (A row the stream brought is `fresh`; the ones loaded by Apply are not.)
+    expect(await page.locator('#event-rows tr.fresh').count()).toBe(0);
+    await client.callTool('rich__echo', { text: 'mine, live' });
+    await expect
+      .poll(() => page.locator('#event-rows tr.fresh').allTextContents(), { timeout: 30_000 })
+      .toContainEqual(expect.stringContaining('rich__echo'));
+    expect(await instances()).toEqual(new Set([self]));
+
+    // The other instance: its event only; this gateway's live events stay out.
+    await instanceFilter.selectOption(other);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(async () => (await rows()).map((r) => r.instance)).toEqual([other]);
+    expect(await page.locator('#events-note').textContent()).toMatch(/Apply again/);
+    const before = (await streamed()).length;
+    await client.callTool('rich__echo', { text: 'not theirs' });
+    await expect
+      .poll(async () => (await streamed()).slice(before).map((e) => `${e.event_type} ${e.tool}`), {
+        timeout: 30_000,
+      })
+      .toContain('gateway.tool_call rich__echo');
+    expect((await rows()).map((r) => r.instance)).toEqual([other]);
+
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(instances).toEqual(new Set([self, other]));
   });
 
   it('can be used from the keyboard, with readable contrast', async () => {

@@ -2,11 +2,13 @@
  * gateway_status latency figures: percentiles over the last 512 calls of each backend, the
  * oldest forgotten as new ones come.
  */
+import { createMcpHttpServer } from '@mcpkit/node';
 import { connectRaw, waitFor } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../src/config.js';
-import { EventLog } from '../src/events.js';
+import { EventLog, type GatewayEvent } from '../src/events.js';
 import { Gateway } from '../src/gateway.js';
+import { statusPage } from '../src/status/page.js';
 import { backend } from './helpers.js';
 
 let gateway: Gateway;
@@ -99,5 +101,47 @@ describe('the event log in gateway_status and get_events', () => {
       arguments: { instance: 'elsewhere:1:000000' },
     });
     expect(other.result?.structuredContent.events).toEqual([]);
+  });
+});
+
+describe('the status page and the instances of a shared event log', () => {
+  it('names this instance in its state and filters the events by instance', async () => {
+    // Another gateway's event in the same log (a fleet's PostgreSQL, the default file).
+    const other = 'other-host:4242:abcdef';
+    gateway.events.record({
+      event_type: 'backend.started',
+      status: 'success',
+      source: 'elsewhere',
+      backend: 'rich',
+      instance: other,
+    });
+    await call('rich__echo', { text: 'mine' });
+    const page = statusPage(gateway);
+    const http = createMcpHttpServer(gateway.server, { pages: [page] });
+    const { url } = await http.listen();
+    try {
+      const get = async <T>(path: string) => {
+        const res = await fetch(`${url}${path}`);
+        expect(res.status, path).toBe(200);
+        return (await res.json()) as T;
+      };
+      const state = await get<{ gateway: { instance: string } }>('/status/api/state');
+      expect(state.gateway.instance).toBe(gateway.events.instance);
+      type Events = { events: GatewayEvent[] };
+      const instances = async (query: string) =>
+        new Set((await get<Events>(`/status/api/events?${query}`)).events.map((e) => e.instance));
+      const self = encodeURIComponent(gateway.events.instance);
+      // Unfiltered, both gateways' events; each filter keeps one gateway's.
+      expect(await instances('limit=1000')).toEqual(new Set([gateway.events.instance, other]));
+      expect(await instances(`instance=${self}`)).toEqual(new Set([gateway.events.instance]));
+      const theirs = await get<Events>(`/status/api/events?instance=${encodeURIComponent(other)}`);
+      expect(theirs.events.map((e) => [e.instance, e.source])).toEqual([[other, 'elsewhere']]);
+      // The page itself has the control.
+      const html = await (await fetch(`${url}/`, { headers: { accept: 'text/html' } })).text();
+      expect(html).toMatch(/<select name="instance"/);
+    } finally {
+      page.close();
+      await http.close();
+    }
   });
 });

@@ -52,6 +52,8 @@ const SECURITY_HEADERS = {
  * The status page as an {@link HttpPage} for `createMcpHttpServer({ pages })`: `GET /` for a
  * browser (a request that accepts HTML; other clients of `/` are left to MCP) and `/status/…`:
  * `app.js`, `app.css`, `api/state`, `api/events`, `stream` (SSE), `login`, `logout`.
+ * `api/events` takes the filters of `get_events` as query parameters: `event_type`, `status`,
+ * `instance`, `since` and `limit`.
  */
 export function statusPage(
   gateway: Gateway,
@@ -166,10 +168,13 @@ export function statusPage(
     }
     const type = params.get('event_type') || undefined;
     const since = params.get('since') || undefined;
+    // One gateway's events (its id, as the state's `gateway.instance` and each event show it).
+    const instance = params.get('instance') || undefined;
     try {
       const list = await feed.query({
         ...(type ? { event_type: type } : {}),
         ...(status ? { status: status as EventStatus } : {}),
+        ...(instance ? { instance } : {}),
         ...(since ? { since } : {}),
         limit,
       });

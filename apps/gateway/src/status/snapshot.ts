@@ -36,8 +36,19 @@ export interface BackendView {
 
 /** What the status page shows at a moment. */
 export interface StatusSnapshot {
-  /** The gateway itself. */
-  gateway: { name: string; version: string; uptime_s: number; parked_calls: number; time: string };
+  /**
+   * The gateway itself. `instance` is this process's id on the events it records: a log shared
+   * by several gateways (the default file, a fleet's PostgreSQL) mixes theirs, and the page
+   * marks its own by it.
+   */
+  gateway: {
+    name: string;
+    version: string;
+    instance: string;
+    uptime_s: number;
+    parked_calls: number;
+    time: string;
+  };
   /** Every configured backend, in config order. */
   backends: BackendView[];
 }
@@ -97,6 +108,7 @@ export function snapshot(gateway: Gateway, now = Date.now()): StatusSnapshot {
     gateway: {
       name: gateway.config.gateway.name,
       version: gateway.server.info.version,
+      instance: gateway.events.instance,
       uptime_s: Math.round((now - gateway.startedAt) / 1000),
       parked_calls: gateway.parkedCalls,
       time: new Date(now).toISOString(),
