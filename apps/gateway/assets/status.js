@@ -4,6 +4,9 @@
 const HISTORY = 30;
 const MAX_ROWS = 200;
 const history = new Map(); // backend name -> [{ t, calls, p50, p99 }]
+// Backends whose restart an operator asked for and that has not answered yet: the list is drawn
+// anew every second, so their buttons' state lives here.
+const restarting = new Set();
 const NO_FILTER = { event_type: '', status: '', since: '', instance: '' };
 // instance: '' for all, 'self' for this gateway, or another gateway's id.
 let filter = { ...NO_FILTER };
@@ -82,11 +85,20 @@ function record(b, now) {
 function renderBackend(b, points) {
   const rate = points[points.length - 1].rate;
   const li = el('li', { class: 'backend', 'data-state': b.state, 'data-backend': b.name });
+  const busy = restarting.has(b.name);
   const h3 = el(
     'h3',
     {},
     el('span', { text: b.name }),
     el('span', { class: 'badge', 'data-state': b.state, text: b.state }),
+    el('button', {
+      type: 'button',
+      class: 'restart',
+      'data-restart': b.name,
+      'aria-label': `Restart ${b.name}`,
+      disabled: busy ? '' : undefined,
+      text: busy ? 'Restarting…' : 'Restart',
+    }),
   );
   const facts = el('dl', { class: 'facts' });
   const fact = (k, v, cls) =>
@@ -315,7 +327,38 @@ function connect() {
   });
 }
 
+/** Ask the gateway to start a backend again; the answer goes to the note under the list. */
+async function restartBackend(name) {
+  const note = $('backends-note');
+  restarting.add(name);
+  note.textContent = `Restarting ${name}…`;
+  try {
+    const res = await fetch(`/status/api/backends/${encodeURIComponent(name)}/restart`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const body = await res.json().catch(() => ({}));
+    if (res.status === 401) return location.assign('/status/login');
+    note.textContent = res.ok
+      ? `${name}: ${body.state}` + (body.last_error ? ` (${body.last_error})` : '')
+      : `${name} not restarted: ${body.error || res.status}`;
+  } catch (err) {
+    note.textContent = `${name} not restarted: ${err}`;
+  } finally {
+    restarting.delete(name);
+  }
+}
+
 document.addEventListener('DOMContentLoaded', () => {
+  // One listener for every button: the list is redrawn each second.
+  $('backends').addEventListener('click', (ev) => {
+    const button = ev.target.closest('button[data-restart]');
+    if (!button || button.disabled) return;
+    button.disabled = true;
+    button.textContent = 'Restarting…';
+    restartBackend(button.dataset.restart);
+  });
   const form = $('filters');
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();

@@ -151,7 +151,7 @@ process.exitCode = await runCli({
     const token = values.token as string | undefined;
     // `--token` grants everything (no scopes: unrestricted); gateway.tokens grant their scopes.
     const tokens = [
-      ...(token ? [{ token, subject: 'client' }] : []),
+      ...(token ? [{ token, subject: 'client', allScopes: true }] : []),
       ...(config.gateway.tokens ?? []),
     ];
     for (const warning of exposureWarnings(config, tokens.length > 0)) logger.warn(warning);

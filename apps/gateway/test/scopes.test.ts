@@ -13,6 +13,8 @@ import { backend } from './helpers.js';
 
 const OPS = 'ops-token-0123456789';
 const GUEST = 'guest-token-0123456789';
+/** What `--token` / MCP_GATEWAY_TOKEN gives: the operator's token, every scope. */
+const ROOT = 'root-token-0123456789';
 let gateway: Gateway;
 let url: string;
 let close: () => Promise<void>;
@@ -33,6 +35,7 @@ beforeAll(async () => {
       tokens: [
         { token: OPS, subject: 'ops', scopes: ['ops'] },
         { token: GUEST, subject: 'guest', scopes: [] },
+        { token: ROOT, subject: 'client', allScopes: true },
       ],
     },
   });
@@ -71,6 +74,21 @@ describe('backend scopes', () => {
     } finally {
       await ops.close();
       await guest.close();
+    }
+  });
+
+  it("lets the operator's token (--token) see and call everything, restart_backend too", async () => {
+    const root = await as(ROOT);
+    try {
+      const tools = (await root.listTools()).map((t) => t.name);
+      expect(tools).toEqual(expect.arrayContaining(['guarded__echo', 'restart_backend']));
+      await expect(root.callTool('guarded__echo', { text: 'hi' })).resolves.toMatchObject({
+        content: [{ type: 'text', text: 'hi' }],
+      });
+      const restarted = await root.callTool('restart_backend', { backend: 'open' });
+      expect(restarted.structuredContent).toMatchObject({ backend: 'open', state: 'running' });
+    } finally {
+      await root.close();
     }
   });
 });

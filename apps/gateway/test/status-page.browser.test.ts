@@ -5,7 +5,7 @@
 /**
  * The status page in headless Chromium against a real gateway process with three backends: the
  * login form, every backend on the page, a backend killed and its state and `backend.failed`
- * event shown without a reload, the event filters, the events of another gateway sharing its log
+ * event shown without a reload, its Restart button, the event filters, the events of another gateway sharing its log
  * (shown as its, and filtered by instance), keyboard and contrast checks, phone width, and the
  * screenshot the README shows (docs/status-page.png, rewritten with UPDATE_SCREENSHOTS=1).
  */
@@ -389,5 +389,17 @@ describe('status page in headless Chromium', () => {
     expect(await page.locator('#event-rows td[data-label="Type"]').first().isVisible()).toBe(true);
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(offsite).toEqual([]);
+  });
+
+  // Last: the tests above count the events and show chora failed (the screenshot too).
+  it('starts the failed backend again from its Restart button, and says how it went', async () => {
+    const chora = page.locator('li[data-backend="chora"]');
+    await expect.poll(() => chora.getAttribute('data-state')).toBe('failed');
+    await chora.getByRole('button', { name: 'Restart chora' }).click();
+    await expect
+      .poll(() => page.locator('#backends-note').textContent(), { timeout: 30_000 })
+      .toBe('chora: running');
+    await expect.poll(() => chora.getAttribute('data-state')).toBe('running');
+    expect(await chora.locator('dt:text-is("restarts") + dd').textContent()).toBe('1');
   });
 });

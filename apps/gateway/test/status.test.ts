@@ -145,3 +145,69 @@ describe('the status page and the instances of a shared event log', () => {
     }
   });
 });
+
+describe("the status page's restart of a backend", () => {
+  it('restarts for an operator with gateway:admin, and refuses everyone and everything else', async () => {
+    const page = statusPage(gateway);
+    const http = createMcpHttpServer(gateway.server, {
+      pages: [page],
+      auth: {
+        tokens: [
+          { token: 'admin-token-0123456789', subject: 'ops', scopes: ['gateway:admin'] },
+          { token: 'guest-token-0123456789', subject: 'guest', scopes: [] },
+        ],
+      },
+    });
+    const { url } = await http.listen();
+    const rich = gateway.backends.get('rich');
+    try {
+      const post = (path: string, token?: string, type = 'application/json') =>
+        fetch(`${url}${path}`, {
+          method: 'POST',
+          headers: {
+            'content-type': type,
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+          },
+          body: type === 'application/json' ? '{}' : 'x=1',
+        });
+      const path = '/status/api/backends/rich/restart';
+      const restartsBefore = rich?.restarts ?? 0;
+      const pidBefore = rich?.pid;
+      expect((await post(path)).status).toBe(401);
+      const guest = await post(path, 'guest-token-0123456789');
+      expect(guest.status).toBe(403);
+      expect(await guest.json()).toEqual({
+        error: 'restarting a backend needs the gateway:admin scope',
+      });
+      // A form (what another site could make a browser send) is not a restart.
+      expect((await post(path, 'admin-token-0123456789', 'text/plain')).status).toBe(415);
+      expect(
+        (await post('/status/api/backends/nope/restart', 'admin-token-0123456789')).status,
+      ).toBe(404);
+      expect(
+        (await post('/status/api/backends/%E0%A4%A/restart', 'admin-token-0123456789')).status,
+      ).toBe(400);
+      const get = await fetch(`${url}${path}`, {
+        headers: { authorization: 'Bearer admin-token-0123456789' },
+      });
+      expect(get.status).toBe(405);
+      expect(rich?.restarts).toBe(restartsBefore);
+
+      const ok = await post(path, 'admin-token-0123456789');
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual({
+        backend: 'rich',
+        state: 'running',
+        restarts: restartsBefore + 1,
+        last_error: null,
+      });
+      expect(rich?.pid).not.toBe(pidBefore);
+      // The page has the button (one per backend, drawn by the script).
+      const js = await (await fetch(`${url}/status/app.js`)).text();
+      expect(js).toContain("'data-restart': b.name");
+    } finally {
+      page.close();
+      await http.close();
+    }
+  });
+});

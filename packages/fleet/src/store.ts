@@ -55,7 +55,12 @@ export interface SessionRecord {
   /** Resource URIs the client subscribed to. */
   subscriptions: string[];
   /** The caller of the latest `resources/subscribe` (for audience checks); scopes as a list. */
-  subscriber?: { subject: string; scopes: string[]; data?: Record<string, unknown> };
+  subscriber?: {
+    subject: string;
+    scopes: string[];
+    allScopes?: boolean;
+    data?: Record<string, unknown>;
+  };
 }
 
 /** The stored events of one resumable stream after a given event. */

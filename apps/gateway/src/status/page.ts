@@ -11,6 +11,7 @@ import type { HttpPage, PageAuth } from '@mcpkit/node';
 import type { AuthInfo } from '@mcpkit/protocol';
 import { EventQueryError, type EventStatus, type GatewayEvent } from '../events.js';
 import type { Gateway } from '../gateway.js';
+import { ADMIN_SCOPE } from '../tools/restart-backend.js';
 import { type EventFeed, eventFeed } from './feed.js';
 import { snapshot } from './snapshot.js';
 
@@ -51,7 +52,9 @@ const SECURITY_HEADERS = {
 /**
  * The status page as an {@link HttpPage} for `createMcpHttpServer({ pages })`: `GET /` for a
  * browser (a request that accepts HTML; other clients of `/` are left to MCP) and `/status/…`:
- * `app.js`, `app.css`, `api/state`, `api/events`, `stream` (SSE), `login`, `logout`.
+ * `app.js`, `app.css`, `api/state`, `api/events`, `stream` (SSE), `login`, `logout`, and
+ * `POST api/backends/<name>/restart` (an operator's restart: `gateway:admin` where tokens have
+ * scopes, as `restart_backend`).
  * `api/events` takes the filters of `get_events` as query parameters: `event_type`, `status`,
  * `instance`, `since` and `limit`.
  */
@@ -75,20 +78,85 @@ export function statusPage(
     css: asset('status.css'),
   };
 
-  /** Who the browser is: its session cookie, or a bearer token (scripts, curl). */
-  async function caller(req: IncomingMessage, auth: PageAuth): Promise<'ok' | 'no' | 'locked'> {
-    if (!auth.required) return 'ok';
+  /**
+   * Who the browser is: its session cookie, or a bearer token (scripts, curl); `open` where the
+   * gateway has no tokens (loopback only).
+   */
+  async function caller(
+    req: IncomingMessage,
+    auth: PageAuth,
+  ): Promise<AuthInfo | 'open' | 'no' | 'locked'> {
+    if (!auth.required) return 'open';
     const sid = cookie(req.headers.cookie, SESSION_COOKIE);
     if (sid) {
       const session = sessions.get(sid);
-      if (session && session.expires > Date.now()) return 'ok';
+      if (session && session.expires > Date.now()) return session.auth;
       if (session) sessions.delete(sid);
     }
     const header = req.headers.authorization;
     const match = header ? /^Bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i.exec(header) : null;
     if (!match) return 'no';
     const info = await auth.check(match[1] as string, req);
-    return info === 'locked' ? 'locked' : info ? 'ok' : 'no';
+    return info === 'locked' ? 'locked' : (info ?? 'no');
+  }
+
+  /** 401/429 for a caller who is not logged in; true when it was answered. */
+  function refused(res: ServerResponse, who: Awaited<ReturnType<typeof caller>>): boolean {
+    if (who !== 'no' && who !== 'locked') return false;
+    sendJson(res, who === 'locked' ? 429 : 401, {
+      error: who === 'locked' ? 'too many wrong tokens' : 'log in at /status/login',
+    });
+    return true;
+  }
+
+  /**
+   * An operator's restart of one backend. A POST with a JSON body only: a cross-site form cannot
+   * send one (the session cookie is SameSite=Strict as well). A token with scopes needs
+   * `gateway:admin`, as the `restart_backend` tool does; one without (`--token`) may.
+   */
+  async function restart(
+    req: IncomingMessage,
+    res: ServerResponse,
+    auth: PageAuth,
+    encoded: string,
+  ): Promise<void> {
+    if (req.method !== 'POST') {
+      send(res, 405, 'text/plain; charset=utf-8', 'POST only\n', { Allow: 'POST' });
+      return;
+    }
+    const who = await caller(req, auth);
+    if (refused(res, who)) return;
+    if (typeof who === 'object' && !who.allScopes && !who.scopes.has(ADMIN_SCOPE)) {
+      sendJson(res, 403, { error: `restarting a backend needs the ${ADMIN_SCOPE} scope` });
+      return;
+    }
+    if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
+      sendJson(res, 415, { error: 'send the restart as application/json' });
+      return;
+    }
+    if ((await readSmall(req, MAX_FORM_BYTES)) === undefined) {
+      sendJson(res, 413, { error: `the body is at most ${MAX_FORM_BYTES} bytes` });
+      return;
+    }
+    let name: string;
+    try {
+      name = decodeURIComponent(encoded);
+    } catch {
+      sendJson(res, 400, { error: 'the backend name is not valid percent-encoding' });
+      return;
+    }
+    const state = await gateway.restartBackend(name);
+    if (state === undefined) {
+      sendJson(res, 404, { error: 'no enabled backend of that name' });
+      return;
+    }
+    const b = gateway.backends.get(name);
+    sendJson(res, 200, {
+      backend: name,
+      state,
+      restarts: b?.restarts ?? 0,
+      last_error: b?.lastError ?? null,
+    });
   }
 
   async function login(req: IncomingMessage, res: ServerResponse, auth: PageAuth): Promise<void> {
@@ -250,18 +318,17 @@ export function statusPage(
         return send(res, 200, 'text/css; charset=utf-8', files.css, CACHE);
       if (path === '/status/app.js')
         return send(res, 200, 'text/javascript; charset=utf-8', files.js, CACHE);
+      const restartOf = RESTART_PATH.exec(path);
+      if (restartOf) return restart(req, res, auth, restartOf[1] as string);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         send(res, 405, 'text/plain; charset=utf-8', 'GET only\n', { Allow: 'GET, HEAD' });
         return;
       }
       const who = await caller(req, auth);
-      if (who !== 'ok') {
-        if (path === '/') return sendLogin(res, who === 'locked' ? 429 : 401, '');
-        sendJson(res, who === 'locked' ? 429 : 401, {
-          error: who === 'locked' ? 'too many wrong tokens' : 'log in at /status/login',
-        });
-        return;
+      if (path === '/' && (who === 'no' || who === 'locked')) {
+        return sendLogin(res, who === 'locked' ? 429 : 401, '');
       }
+      if (refused(res, who)) return;
       if (path === '/')
         return send(res, 200, 'text/html; charset=utf-8', files.html, SECURITY_HEADERS);
       if (path === '/status/api/state') return sendJson(res, 200, snapshot(gateway));
@@ -277,6 +344,8 @@ export function statusPage(
 }
 
 const CACHE = { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
+/** `/status/api/backends/<name, percent-encoded>/restart`. */
+const RESTART_PATH = /^\/status\/api\/backends\/([^/]{1,600})\/restart$/;
 
 function send(
   res: ServerResponse,

@@ -16,6 +16,8 @@ export interface StaticToken {
   subject?: string;
   /** The scopes its holder gets. Default: none. */
   scopes?: Iterable<string>;
+  /** Its holder has every scope (an operator's token); `scopes` is then not consulted. */
+  allScopes?: boolean;
 }
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
@@ -34,6 +36,7 @@ export function staticTokens(tokens: readonly StaticToken[]): Authenticator {
       info: {
         subject: t.subject ?? `token-${i + 1}`,
         scopes: new Set(t.scopes ?? []),
+        ...(t.allScopes ? { allScopes: true } : {}),
       } satisfies AuthInfo,
     };
   });

@@ -858,6 +858,7 @@ function recordOf(session: HttpSession): SessionRecord {
   if (mcp.logLevel) record.logLevel = mcp.logLevel;
   if (mcp.subscriber) {
     record.subscriber = { subject: mcp.subscriber.subject, scopes: [...mcp.subscriber.scopes] };
+    if (mcp.subscriber.allScopes) record.subscriber.allScopes = true;
     if (mcp.subscriber.data) record.subscriber.data = { ...mcp.subscriber.data };
   }
   return record;
@@ -878,6 +879,7 @@ function applyRecord(session: HttpSession, record: SessionRecord): void {
     ? {
         subject: record.subscriber.subject,
         scopes: new Set(record.subscriber.scopes),
+        ...(record.subscriber.allScopes ? { allScopes: true } : {}),
         ...(record.subscriber.data ? { data: record.subscriber.data } : {}),
       }
     : undefined;

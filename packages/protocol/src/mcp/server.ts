@@ -651,7 +651,7 @@ export class McpServer {
   #grantedScopes(extra: McpCallExtra): ReadonlySet<string> | undefined {
     const server = this.#scopes;
     const caller = extra.auth?.scopes;
-    if (!caller) return server;
+    if (!caller || extra.auth?.allScopes) return server;
     if (!server) return caller;
     return new Set([...caller].filter((s) => server.has(s)));
   }

@@ -33,6 +33,11 @@ export interface AuthInfo {
   readonly subject: string;
   /** What the caller may do: a tool with `requiredScopes` needs every one of them here. */
   readonly scopes: ReadonlySet<string>;
+  /**
+   * Holds every scope, whatever `scopes` says: an operator's own token (the gateway's `--token`),
+   * which no scope a config adds later may lock out.
+   */
+  readonly allScopes?: boolean;
   /** Anything else the app's authenticator knows (user id, key id …). */
   readonly data?: Readonly<Record<string, unknown>>;
 }
