@@ -1,8 +1,14 @@
 /**
- * Who may call, and how often: bearer auth with a lockout of addresses that keep guessing, and a
- * per-caller request budget. One gate serves the MCP paths and the app's pages alike, so a token
- * guessed wrong on either counts towards the same lockout.
+ * Who may call, and how often: bearer auth with a throttle of wrong tokens, and a per-caller
+ * request budget. One gate serves the MCP paths and the app's pages alike, so a token guessed
+ * wrong on either counts towards the same throttle.
+ *
+ * The throttle never refuses a valid token. Behind a load balancer or a TLS proxy every client
+ * shares one remote address, so a lockout of the address would let anyone lock out everyone. A
+ * credential that keeps failing is refused without being looked up again; an address that keeps
+ * failing gets 429 instead of 401 for its failing requests only — its valid ones are served.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { memoryRateLimiter } from '@mcpkit/fleet';
 import type { McpMetrics } from '@mcpkit/observability';
@@ -23,12 +29,15 @@ export interface Admitted {
   rateKey: string;
 }
 
+/** Why a token was not accepted: not valid, or throttled (for `retryAfter` seconds). */
+export type Refusal = { refused: 'invalid' } | { refused: 'throttled'; retryAfter: number };
+
 export class Gate {
   /** The app's authenticator (its tokens, or its own lookup); undefined without auth. */
   readonly authenticate: Authenticator | undefined;
-  /** Wrong tokens per address per window before the address is locked out (429). */
+  /** Wrong tokens per address, and per credential, per window before they are throttled (429). */
   readonly failurePoints: number;
-  /** Wrong tokens counted per remote address; undefined without auth. */
+  /** Failed checks counted per remote address and per credential; undefined without auth. */
   readonly #failures: RateLimiterAbstract | undefined;
   /** The per-caller budget; undefined without `rateLimit`. */
   readonly #limiter: RateLimiterAbstract | undefined;
@@ -90,26 +99,26 @@ export class Gate {
   async admit(req: IncomingMessage, res: ServerResponse): Promise<Admitted | undefined> {
     let auth: AuthInfo | undefined;
     if (this.authenticate) {
-      const address = req.socket.remoteAddress ?? 'unknown';
-      const retryAfter = await this.lockedOut(address);
-      if (retryAfter !== undefined) {
-        sendError(res, 429, this.#rateError(retryAfter), { 'Retry-After': String(retryAfter) });
-        this.#metrics?.rejected('rate_limit');
-        return undefined;
-      }
       const parsed = bearerToken(req.headers.authorization);
       if ('reason' in parsed) {
         sendError(res, 401, this.#authError(parsed.reason), { 'WWW-Authenticate': 'Bearer' });
         this.#metrics?.rejected('auth');
         return undefined;
       }
-      auth = await this.verify(parsed.token, req, address);
-      if (!auth) {
-        sendError(res, 401, this.#authError('invalid or revoked token'), {
-          'WWW-Authenticate': 'Bearer error="invalid_token"',
-        });
+      const checked = await this.check(parsed.token, req);
+      if ('refused' in checked) {
+        if (checked.refused === 'throttled') {
+          sendError(res, 429, this.#rateError(checked.retryAfter), {
+            'Retry-After': String(checked.retryAfter),
+          });
+        } else {
+          sendError(res, 401, this.#authError('invalid or revoked token'), {
+            'WWW-Authenticate': 'Bearer error="invalid_token"',
+          });
+        }
         return undefined;
       }
+      auth = checked;
     }
     // Without a limiter nothing is charged, and the hot path pays nothing for it.
     if (!this.#limiter) return { auth, rateKey: '' };
@@ -117,28 +126,43 @@ export class Gate {
     return (await this.charge(rateKey, 1, res)) ? { auth, rateKey } : undefined;
   }
 
-  /** Seconds until `address` may try a token again, or undefined when it is not locked out. */
-  async lockedOut(address: string): Promise<number | undefined> {
-    const record = await this.#failures?.get(address);
-    if (!record || record.consumedPoints < this.failurePoints) return undefined;
-    return Math.max(1, Math.ceil(record.msBeforeNext / 1000));
+  /**
+   * The caller a token names, or why not. A credential that failed `failurePoints` times in the
+   * window is refused without a lookup (a client retrying a revoked key costs nothing); any other
+   * token is checked, and a valid one is accepted whatever its address did. A failure counts
+   * towards its credential and its address, and is answered `throttled` once either is over.
+   * Refusals are counted in the metrics (`auth`, or `rate_limit` when throttled).
+   */
+  async check(token: string, req: IncomingMessage): Promise<AuthInfo | Refusal> {
+    const failures = this.#failures;
+    const credential = `token:${createHash('sha256').update(token, 'utf8').digest('base64url').slice(0, 22)}`;
+    const spent = await this.#throttled(credential);
+    if (spent !== undefined) {
+      this.#metrics?.rejected('rate_limit');
+      return { refused: 'throttled', retryAfter: spent };
+    }
+    const info = this.authenticate ? await this.authenticate(token, req) : undefined;
+    if (info) return info;
+    const address = `address:${req.socket.remoteAddress ?? 'unknown'}`;
+    // Over before this failure: the first `failurePoints` failures are answered 401, the rest 429.
+    const retryAfter = await this.#throttled(address);
+    await Promise.all([
+      failures?.consume(credential).catch(() => undefined),
+      failures?.consume(address).catch(() => undefined),
+    ]);
+    if (retryAfter !== undefined) {
+      this.#metrics?.rejected('rate_limit');
+      return { refused: 'throttled', retryAfter };
+    }
+    this.#metrics?.rejected('auth');
+    return { refused: 'invalid' };
   }
 
-  /**
-   * The caller a token names, or undefined — then the wrong guess counts towards the lockout of
-   * `address` (a caller guessing keys is slowed to a stop) and is counted as an auth refusal.
-   */
-  async verify(
-    token: string,
-    req: IncomingMessage,
-    address = req.socket.remoteAddress ?? 'unknown',
-  ): Promise<AuthInfo | undefined> {
-    const info = this.authenticate ? await this.authenticate(token, req) : undefined;
-    if (!info) {
-      this.#metrics?.rejected('auth');
-      await this.#failures?.consume(address).catch(() => undefined);
-    }
-    return info;
+  /** Seconds until failures of `key` stop being refused, or undefined when it is not over. */
+  async #throttled(key: string): Promise<number | undefined> {
+    const record = await this.#failures?.get(key);
+    if (!record || record.consumedPoints < this.failurePoints) return undefined;
+    return Math.max(1, Math.ceil(record.msBeforeNext / 1000));
   }
 
   /**

@@ -56,7 +56,7 @@ describe('HttpPage', () => {
     expect((await fetch(`${url}/elsewhere`)).status).toBe(404);
   });
 
-  it("checks tokens with the server's authenticator and its lockout", async () => {
+  it("checks tokens with the server's authenticator and its throttle of wrong ones", async () => {
     const metrics = new McpMetrics({ processMetrics: false });
     const { url } = await start({
       auth: {
@@ -68,12 +68,23 @@ describe('HttpPage', () => {
     expect(await (await fetch(`${url}/hello?token=${TOKEN}`)).text()).toBe('hello alice');
     for (let i = 0; i < 3; i++)
       expect((await fetch(`${url}/hello?token=wrong-${i}-0000`)).status).toBe(401);
-    // Locked out: even the right token waits (the same lockout as the MCP paths).
-    expect((await fetch(`${url}/hello?token=${TOKEN}`)).status).toBe(429);
+    // Throttled, for wrong tokens only (the same throttle as the MCP paths): the right token is
+    // served on the page and on MCP alike.
+    expect((await fetch(`${url}/hello?token=wrong-3-0000`)).status).toBe(429);
+    expect(
+      (
+        await postJson(
+          `${url}/rpc`,
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          { token: 'wrong-4-0000' },
+        )
+      ).status,
+    ).toBe(429);
+    expect(await (await fetch(`${url}/hello?token=${TOKEN}`)).text()).toBe('hello alice');
     expect(
       (await postJson(`${url}/rpc`, { jsonrpc: '2.0', id: 1, method: 'ping' }, { token: TOKEN }))
         .status,
-    ).toBe(429);
+    ).toBe(200);
     const m = parsePrometheusText(await metrics.text());
     expect(sampleValue(m, 'mcp_http_rejections_total', { reason: 'auth' })).toBe(3);
     expect(sampleValue(m, 'mcp_http_rejections_total', { reason: 'rate_limit' })).toBe(2);

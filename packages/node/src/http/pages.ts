@@ -15,8 +15,8 @@ export interface PageAuth {
   readonly required: boolean;
   /**
    * Check a token as the MCP endpoints would: the caller's AuthInfo, `undefined` for a wrong
-   * token (it counts towards the caller's lockout), or `'locked'` while its address is locked
-   * out after too many wrong tokens.
+   * token (it counts towards the throttle of wrong tokens), or `'locked'` for a wrong token while
+   * its credential or address is throttled after too many. A valid token is never `'locked'`.
    */
   check(token: string, req: IncomingMessage): Promise<AuthInfo | undefined | 'locked'>;
 }
@@ -71,12 +71,9 @@ export function createExtras(
   const auth: PageAuth = {
     required: gate.authenticate !== undefined,
     check: async (token, req) => {
-      const address = req.socket.remoteAddress ?? 'unknown';
-      if ((await gate.lockedOut(address)) !== undefined) {
-        metrics?.rejected('rate_limit');
-        return 'locked';
-      }
-      return gate.verify(token, req, address);
+      const checked = await gate.check(token, req);
+      if (!('refused' in checked)) return checked;
+      return checked.refused === 'throttled' ? 'locked' : undefined;
     },
   };
   return (req, res, path) => {

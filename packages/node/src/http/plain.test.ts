@@ -386,19 +386,49 @@ describe('bearer auth', () => {
     expect(await res.json()).toMatchObject({ id: null, error: { code: -32001 } });
   });
 
-  it('stops an address guessing tokens: after failures.points wrong ones, 429 for the window — right token or not', async () => {
+  it('throttles an address guessing tokens: after failures.points wrong ones, 429 for its wrong ones — its right token is still served', async () => {
     const { url } = await start({ auth: { ...auth, failures: { points: 3, durationSec: 60 } } });
     for (let i = 0; i < 3; i++) {
       const res = await post(url, ping, bearer(`wrong-${i}`));
       expect(res.status).toBe(401);
       await res.arrayBuffer();
     }
-    for (const token of ['wrong-3', 'secret-token-1']) {
-      const res = await post(url, ping, bearer(token));
-      expect(res.status).toBe(429);
-      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(await res.json()).toMatchObject({ error: { code: -32000 } });
+    // Behind a balancer every client has this address: one guessing must not lock out the rest.
+    const wrong = await post(url, ping, bearer('wrong-3'));
+    expect(wrong.status).toBe(429);
+    expect(Number(wrong.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await wrong.json()).toMatchObject({ error: { code: -32000 } });
+    const right = await post(url, ping, bearer('secret-token-1'));
+    expect(right.status).toBe(200);
+    await right.arrayBuffer();
+  });
+
+  it('throttles one credential that keeps failing, without looking it up again', async () => {
+    let lookups = 0;
+    const { url } = await start({
+      auth: {
+        authenticate: (token) => {
+          lookups++;
+          return token === 'secret-token-1' ? { subject: 'alice', scopes: new Set() } : undefined;
+        },
+        // The address allows more failures than the credential: the credential is what stops.
+        failures: { points: 3, durationSec: 60 },
+      },
+    });
+    for (let i = 0; i < 3; i++) {
+      const res = await post(url, ping, bearer('revoked-key-0001'));
+      expect(res.status).toBe(401);
+      await res.arrayBuffer();
     }
+    const before = lookups;
+    const again = await post(url, ping, bearer('revoked-key-0001'));
+    expect(again.status).toBe(429);
+    await again.arrayBuffer();
+    // Refused on its record: the authenticator (a database, for API keys) was not asked.
+    expect(lookups).toBe(before);
+    const right = await post(url, ping, bearer('secret-token-1'));
+    expect(right.status).toBe(200);
+    await right.arrayBuffer();
   });
 
   it('does not count a missing token as a guess, nor a right one', async () => {
