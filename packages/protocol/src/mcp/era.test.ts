@@ -570,6 +570,75 @@ describe('subscriptions/listen', () => {
     expect(app.subscriptionCount).toBe(0);
   });
 
+  it('refuses a listen that names too much, before it holds anything', async () => {
+    const app = server();
+    peer = connectRaw(app);
+    const refused = async (notifications: Record<string, unknown>, extra = {}) =>
+      peer.error('subscriptions/listen', modern({ notifications, ...extra }));
+    const many = Array.from({ length: 257 }, (_, i) => `mem://r/${i}`);
+    expect((await refused({ resourceSubscriptions: many })).code).toBe(-32602);
+    const long = `mem://${'x'.repeat(2048)}`;
+    expect((await refused({ resourceSubscriptions: [long] })).code).toBe(-32602);
+    // Within the URI bounds, but carrying a large field the filter does not know.
+    const big = await refused({ toolsListChanged: true }, { padding: 'x'.repeat(70_000) });
+    expect(big).toMatchObject({ code: -32602, message: 'Listen request too large' });
+    expect(app.subscriptionCount).toBe(0);
+    // Each bound itself is allowed (the size bound is the tighter one for long URIs).
+    void listen('many', {
+      resourceSubscriptions: Array.from({ length: 256 }, (_, i) => `mem://r/${i}`),
+    });
+    void listen('long', { resourceSubscriptions: [`mem://${'x'.repeat(2042)}`] });
+    await peer.settle();
+    expect(app.subscriptionCount).toBe(2);
+  });
+
+  it("gives each caller its share of the listens: one caller's full share leaves the others served", async () => {
+    const app = new McpServer({
+      name: 'shares',
+      version: '1',
+      maxSubscriptions: 5,
+      maxSubscriptionsPerCaller: 3,
+    });
+    const as = (subject: string) => connectRaw(app, { auth: { subject, scopes: new Set() } });
+    const a = as('a');
+    const b = as('b');
+    const c = as('c');
+    const send = (p: RawPeer, id: string) =>
+      p.send({
+        jsonrpc: '2.0',
+        id,
+        method: 'subscriptions/listen',
+        params: modern({ notifications: { toolsListChanged: true } }),
+      });
+    try {
+      for (const id of ['a1', 'a2', 'a3']) void send(a, id);
+      await a.settle();
+      expect(app.subscriptionCount).toBe(3);
+      // A's share is spent — for A only.
+      const fourth = JSON.parse((await send(a, 'a4')) as string);
+      expect(fourth.error).toMatchObject({
+        code: -32603,
+        message: 'Subscription limit reached',
+        data: { limit: 3, scope: 'caller' },
+      });
+      for (const id of ['b1', 'b2']) void send(b, id);
+      await b.settle();
+      expect(app.subscriptionCount).toBe(5);
+      // The server's ceiling is the backstop.
+      const over = JSON.parse((await send(c, 'c1')) as string);
+      expect(over.error).toMatchObject({ data: { limit: 5, scope: 'server' } });
+      // A cancelled listen gives its slot back to its caller.
+      await a.notify('notifications/cancelled', { requestId: 'a1' });
+      await a.settle();
+      void send(c, 'c2');
+      await c.settle();
+      expect(app.subscriptionCount).toBe(5);
+    } finally {
+      await Promise.all([a.close(), b.close(), c.close()]);
+    }
+    expect(app.subscriptionCount).toBe(0);
+  });
+
   it('refuses a listen without its notifications filter with -32602', async () => {
     const app = server();
     peer = connectRaw(app);

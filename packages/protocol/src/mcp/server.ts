@@ -121,6 +121,11 @@ export interface McpServerOptions {
   /** Open `subscriptions/listen` requests (MCP 2026-07-28) allowed at once. Default 1024. */
   maxSubscriptions?: number;
   /**
+   * Open `subscriptions/listen` requests of one caller (its token's subject; without auth, its
+   * connection) at once. Default 64: one caller cannot take every slot.
+   */
+  maxSubscriptionsPerCaller?: number;
+  /**
    * How the `requestState` of 2026-07-28 multi round-trip input is signed: `key` (default random
    * per process — give every instance behind a load balancer the same one) and `ttlMs` (how long
    * a client has to answer; default 10 minutes).
@@ -268,7 +273,12 @@ export class McpServer {
       // -32601 reads as "this server has no tools/call".
       unknownToolError: defaultUnknownTool,
     };
-    this.#hub = new SubscriptionHub(options.maxSubscriptions);
+    this.#hub = new SubscriptionHub({
+      ...(options.maxSubscriptions === undefined ? {} : { max: options.maxSubscriptions }),
+      ...(options.maxSubscriptionsPerCaller === undefined
+        ? {}
+        : { maxPerCaller: options.maxSubscriptionsPerCaller }),
+    });
     this.#modern = new Dispatcher<McpCallExtra>(options.logger ? { logger: options.logger } : {});
     this.#modern.register(
       ...discoverMethods(modern, () => this.capabilities()),

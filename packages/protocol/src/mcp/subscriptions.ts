@@ -23,11 +23,25 @@ export interface ListenFilter {
   resourceSubscriptions?: string[];
 }
 
+/** How many resources one listen may name. */
+export const MAX_LISTEN_URIS = 256;
+/** How long one of them may be (a common URL limit). */
+export const MAX_LISTEN_URI_LENGTH = 2048;
+/**
+ * How large a listen's params may be, as JSON. A listen is held for as long as the client
+ * wants; what it holds must not grow with what it sends (a few hundred large listens would
+ * otherwise take gigabytes).
+ */
+export const MAX_LISTEN_BYTES = 64 * 1024;
+
 const Filter = z.object({
   toolsListChanged: z.boolean().optional(),
   promptsListChanged: z.boolean().optional(),
   resourcesListChanged: z.boolean().optional(),
-  resourceSubscriptions: z.array(z.string().min(1)).max(1000).optional(),
+  resourceSubscriptions: z
+    .array(z.string().min(1).max(MAX_LISTEN_URI_LENGTH))
+    .max(MAX_LISTEN_URIS)
+    .optional(),
 });
 // `notifications` is required (schema 2026-07-28 `SubscriptionsListenRequestParams`): a listen that asks
 // for nothing is a mistake the client hears of, not a stream that never carries anything.
@@ -52,15 +66,32 @@ interface Listener {
   readonly drop: () => void;
   /** The cancellations of the connection it came on: identifies that connection. */
   readonly connection: object;
+  /** Whose share it counts against: the caller's subject, or its connection without auth. */
+  readonly owner: unknown;
+}
+
+/** Limits of {@link SubscriptionHub}. */
+export interface SubscriptionLimits {
+  /** Open listens in all. Default 1024. */
+  max?: number;
+  /**
+   * Open listens of one caller (its token's subject; without auth, its connection). Default 64:
+   * one caller cannot take every slot and leave the others none.
+   */
+  maxPerCaller?: number;
 }
 
 /** Every open `subscriptions/listen` of one server, and the fan-out of its changes. */
 export class SubscriptionHub {
   readonly #listeners = new Set<Listener>();
+  /** Open listens per owner (only owners with some). */
+  readonly #perOwner = new Map<unknown, number>();
   readonly #max: number;
+  readonly #maxPerCaller: number;
 
-  constructor(max = 1024) {
-    this.#max = max;
+  constructor(limits: SubscriptionLimits = {}) {
+    this.#max = limits.max ?? 1024;
+    this.#maxPerCaller = limits.maxPerCaller ?? 64;
   }
 
   /** Open subscriptions. */
@@ -107,9 +138,25 @@ export class SubscriptionHub {
       ListenParams,
       async (params, ctx: RequestContext<McpCallExtra>) => {
         const id = ctx.id as JsonRpcId;
+        // Measured on what was parsed: the listen's own size, whatever the transport.
+        const bytes = JSON.stringify(params).length;
+        if (bytes > MAX_LISTEN_BYTES) {
+          throw new RpcError(ErrorCode.InvalidParams, 'Listen request too large', {
+            bytes,
+            limit: MAX_LISTEN_BYTES,
+          });
+        }
         if (this.#listeners.size >= this.#max) {
           throw new RpcError(ErrorCode.InternalError, 'Subscription limit reached', {
             limit: this.#max,
+            scope: 'server',
+          });
+        }
+        const owner = ctx.extra.auth?.subject ?? ctx.extra.session[CANCELLATION];
+        if ((this.#perOwner.get(owner) ?? 0) >= this.#maxPerCaller) {
+          throw new RpcError(ErrorCode.InternalError, 'Subscription limit reached', {
+            limit: this.#maxPerCaller,
+            scope: 'caller',
           });
         }
         const mcp = new McpContext(ctx, params._meta as Record<string, unknown> | undefined);
@@ -143,24 +190,33 @@ export class SubscriptionHub {
             session: ctx.extra.session,
             ctx: mcp,
             close: () => {
-              this.#listeners.delete(listener);
-              resolve({ _meta: { [META.subscriptionId]: id } });
+              if (this.#remove(listener)) resolve({ _meta: { [META.subscriptionId]: id } });
             },
             drop: () => {
-              this.#listeners.delete(listener);
-              resolve(NO_REPLY);
+              if (this.#remove(listener)) resolve(NO_REPLY);
             },
             connection: ctx.extra.session[CANCELLATION],
+            owner,
           };
           // The acknowledgment first, then whatever changes (spec: nothing before it).
           send(listener, 'notifications/subscriptions/acknowledged', { notifications: honoured });
           this.#listeners.add(listener);
+          this.#perOwner.set(owner, (this.#perOwner.get(owner) ?? 0) + 1);
           // Cancelled by the client or gone with the connection: no response (MCP cancellation).
           if (ctx.signal.aborted) listener.drop();
           else ctx.signal.addEventListener('abort', listener.drop, { once: true });
         });
       },
     );
+  }
+
+  /** Forget `listener` and free its owner's slot; false when it was gone already. */
+  #remove(listener: Listener): boolean {
+    if (!this.#listeners.delete(listener)) return false;
+    const left = (this.#perOwner.get(listener.owner) ?? 1) - 1;
+    if (left > 0) this.#perOwner.set(listener.owner, left);
+    else this.#perOwner.delete(listener.owner);
+    return true;
   }
 }
 
