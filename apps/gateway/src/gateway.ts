@@ -14,6 +14,7 @@ import {
   type Tool,
   withoutReservedMeta,
 } from '@mcpkit/protocol';
+import { mayUse } from './access.js';
 import { Backend, type BackendHooks, type BackendState } from './backends/backend.js';
 import { callThrough, clientSink, InputBridge, type InputSink, type Park } from './bridge.js';
 import type { BackendConfig, GatewayConfig } from './config.js';
@@ -666,7 +667,14 @@ export class Gateway {
     if (method === 'notifications/message') {
       const level = (params?.level as LoggingLevel) ?? 'info';
       const logger = typeof params?.logger === 'string' ? params.logger : backend.name;
-      this.server.sendLogMessage(level, params?.data, logger);
+      // Only to the clients that may use the backend: its log lines are its activity.
+      const scopes = backend.config.scopes;
+      this.server.sendLogMessage(
+        level,
+        params?.data,
+        logger,
+        scopes?.length ? (session) => mayUse(scopes, session.subscriber) : undefined,
+      );
       return;
     }
     if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') {

@@ -126,6 +126,8 @@ export function proxyPrompt(name: string, route: RouteEntry): Prompt {
     name,
     arguments: undefined,
     complete,
+    // A backend's scopes guard all it offers, not only its tools.
+    requiredScopes: route.backend.config.scopes ?? [],
     listEntry: { ...route.entry, name },
     get: async (args, ctx) => {
       try {
@@ -147,6 +149,7 @@ export function proxyResource(uri: string, route: RouteEntry): Resource {
   return {
     uri,
     mimeType: undefined,
+    requiredScopes: route.backend.config.scopes ?? [],
     listEntry: { ...route.entry, uri },
     read: async (ctx) => {
       try {
@@ -179,6 +182,7 @@ export function proxyTemplate(uriTemplate: string, route: RouteEntry): ResourceT
   );
   return {
     template,
+    requiredScopes: route.backend.config.scopes ?? [],
     name: typeof route.entry.name === 'string' ? route.entry.name : uriTemplate,
     listEntry: route.entry,
     list: undefined,

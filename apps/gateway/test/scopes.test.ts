@@ -5,10 +5,12 @@
 
 import { serveHttp } from '@mcpkit/node';
 import { McpClient, StreamableHttpClientTransport } from '@mcpkit/protocol';
+import { connectRaw } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
 import { Gateway } from '../src/gateway.js';
+import { snapshot } from '../src/status/snapshot.js';
 import { backend } from './helpers.js';
 
 const OPS = 'ops-token-0123456789';
@@ -89,6 +91,97 @@ describe('backend scopes', () => {
       expect(restarted.structuredContent).toMatchObject({ backend: 'open', state: 'running' });
     } finally {
       await root.close();
+    }
+  });
+});
+
+describe('backend scopes guard everything the backend offers, and its activity', () => {
+  const session = async (subject: string, scopes: string[]) => {
+    const peer = connectRaw(gateway.server, { auth: { subject, scopes: new Set(scopes) } });
+    await peer.initialize();
+    return peer;
+  };
+
+  it('lists, reads and gets its resources, templates and prompts only with its scopes', async () => {
+    const ops = await session('ops', ['ops']);
+    const guest = await session('guest', []);
+    try {
+      const resources = async (p: typeof ops) =>
+        (await p.result<{ resources: { uri: string }[] }>('resources/list')).resources.length;
+      expect(await resources(ops)).toBeGreaterThan(0);
+      expect(await resources(guest)).toBe(0);
+      const templates = async (p: typeof ops) =>
+        (await p.result<{ resourceTemplates: unknown[] }>('resources/templates/list'))
+          .resourceTemplates.length;
+      expect(await templates(ops)).toBeGreaterThan(0);
+      expect(await templates(guest)).toBe(0);
+      const prompts = async (p: typeof ops) =>
+        (await p.result<{ prompts: { name: string }[] }>('prompts/list')).prompts.map(
+          (x) => x.name,
+        );
+      expect(await prompts(ops)).toContain('guarded__greet');
+      expect(await prompts(guest)).not.toContain('guarded__greet');
+      const readme = (await ops.result<{ resources: { uri: string }[] }>('resources/list'))
+        .resources[0]?.uri as string;
+      expect(await ops.result('resources/read', { uri: readme })).toHaveProperty('contents');
+      expect((await guest.error('resources/read', { uri: readme })).code).toBe(-32002);
+      expect(
+        (await guest.error('prompts/get', { name: 'guarded__greet', arguments: { name: 'x' } }))
+          .code,
+      ).toBe(-32602);
+      // search finds for each caller only what it may use.
+      const found = async (p: typeof ops) =>
+        JSON.stringify(
+          (await p.result('tools/call', { name: 'search', arguments: { query: 'echo' } }))
+            .structuredContent,
+        );
+      expect(await found(ops)).toContain('guarded__echo');
+      expect(await found(guest)).not.toContain('guarded');
+    } finally {
+      await ops.close();
+      await guest.close();
+    }
+  });
+
+  it('keeps its status, events and log lines from callers without its scopes', async () => {
+    const ops = await session('ops', ['ops']);
+    const guest = await session('guest', []);
+    try {
+      await ops.result('tools/call', { name: 'guarded__log_twice', arguments: {} });
+      await ops.settle();
+      await guest.settle();
+      const logs = (p: typeof ops) =>
+        p.notifications.filter((n) => n.method === 'notifications/message').length;
+      expect(logs(ops)).toBe(2);
+      expect(logs(guest)).toBe(0);
+      const status = async (p: typeof ops) =>
+        Object.keys(
+          (
+            (await p.result('tools/call', { name: 'gateway_status', arguments: {} }))
+              .structuredContent as { backends: Record<string, unknown> }
+          ).backends,
+        );
+      expect(await status(ops)).toEqual(['open', 'guarded']);
+      expect(await status(guest)).toEqual(['open']);
+      const events = async (p: typeof ops) =>
+        new Set(
+          (
+            (await p.result('tools/call', { name: 'get_events', arguments: { limit: 1000 } }))
+              .structuredContent as { events: { backend: string | null }[] }
+          ).events.map((e) => e.backend),
+        );
+      expect(await events(ops)).toContain('guarded');
+      expect(await events(guest)).not.toContain('guarded');
+      // The status page's state, as each would see it.
+      const pageOf = (scopes: string[]) =>
+        snapshot(gateway, Date.now(), { subject: 'x', scopes: new Set(scopes) }).backends.map(
+          (b) => b.name,
+        );
+      expect(pageOf(['ops'])).toEqual(['open', 'guarded']);
+      expect(pageOf([])).toEqual(['open']);
+    } finally {
+      await ops.close();
+      await guest.close();
     }
   });
 });

@@ -192,7 +192,7 @@ export class McpMetrics {
     };
   }
 
-  /** A refusal before the server: 429 (over the rate limit, or locked out after bad tokens), 401. */
+  /** A refusal before the server: 429 (over the rate limit, or a wrong token once too many were), 401. */
   rejected(reason: 'rate_limit' | 'auth'): void {
     this.rejections.inc({ reason });
   }

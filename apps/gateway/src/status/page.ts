@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpPage, PageAuth } from '@mcpkit/node';
 import type { AuthInfo } from '@mcpkit/protocol';
+import { mayUse } from '../access.js';
 import { EventQueryError, type EventStatus, type GatewayEvent } from '../events.js';
 import type { Gateway } from '../gateway.js';
 import { ADMIN_SCOPE } from '../tools/restart-backend.js';
@@ -221,7 +222,16 @@ export function statusPage(
     send(res, status, 'text/html; charset=utf-8', html, SECURITY_HEADERS);
   }
 
-  async function events(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** Whether `who` may see `event`: not the activity of a backend whose scopes it lacks. */
+  function visible(event: GatewayEvent, who: AuthInfo | undefined): boolean {
+    return !event.backend || mayUse(gateway.config.mcpServers[event.backend]?.scopes, who);
+  }
+
+  async function events(
+    req: IncomingMessage,
+    res: ServerResponse,
+    who: AuthInfo | undefined,
+  ): Promise<void> {
     const params = new URL(req.url ?? '/', 'http://x').searchParams;
     const status = params.get('status') || undefined;
     if (status !== undefined && !STATUSES.includes(status as EventStatus)) {
@@ -246,7 +256,7 @@ export function statusPage(
         ...(since ? { since } : {}),
         limit,
       });
-      sendJson(res, 200, { events: list });
+      sendJson(res, 200, { events: list.filter((e) => visible(e, who)) });
     } catch (err) {
       if (err instanceof EventQueryError) {
         sendJson(res, 400, { error: err.message });
@@ -256,7 +266,7 @@ export function statusPage(
     }
   }
 
-  function stream(req: IncomingMessage, res: ServerResponse): void {
+  function stream(req: IncomingMessage, res: ServerResponse, who: AuthInfo | undefined): void {
     if (streams.size >= maxStreams) {
       send(res, 503, 'text/plain; charset=utf-8', 'too many status pages open\n', {
         'Retry-After': '5',
@@ -277,10 +287,12 @@ export function statusPage(
       }
       res.write(text);
     };
-    const sendState = () => write(`event: state\ndata: ${JSON.stringify(snapshot(gateway))}\n\n`);
+    const sendState = () =>
+      write(`event: state\ndata: ${JSON.stringify(snapshot(gateway, Date.now(), who))}\n\n`);
     sendState();
     const timer = setInterval(sendState, intervalMs);
     const unsubscribe = feed.subscribe((event: GatewayEvent) => {
+      if (!visible(event, who)) return;
       write(`event: gateway-event\ndata: ${JSON.stringify(event)}\n\n`);
     });
     const end = () => {
@@ -331,9 +343,12 @@ export function statusPage(
       if (refused(res, who)) return;
       if (path === '/')
         return send(res, 200, 'text/html; charset=utf-8', files.html, SECURITY_HEADERS);
-      if (path === '/status/api/state') return sendJson(res, 200, snapshot(gateway));
-      if (path === '/status/api/events') return events(req, res);
-      if (path === '/status/stream') return stream(req, res);
+      // What it shows is what this caller may see (a backend's scopes guard its activity too).
+      const viewer = typeof who === 'object' ? who : undefined;
+      if (path === '/status/api/state')
+        return sendJson(res, 200, snapshot(gateway, Date.now(), viewer));
+      if (path === '/status/api/events') return events(req, res, viewer);
+      if (path === '/status/stream') return stream(req, res, viewer);
       sendJson(res, 404, { error: `no status page at ${path}` });
     },
     close() {

@@ -1,3 +1,5 @@
+import type { AuthInfo } from '@mcpkit/protocol';
+import { mayUse } from '../access.js';
 import type { Gateway } from '../gateway.js';
 
 /** One backend as the status page shows it. */
@@ -56,14 +58,18 @@ export interface StatusSnapshot {
 /** How many stderr lines a snapshot carries per backend. */
 export const STDERR_LINES = 10;
 
-/** The gateway's state now, for the status page (its API and its live stream). */
-export function snapshot(gateway: Gateway, now = Date.now()): StatusSnapshot {
+/**
+ * The gateway's state now, for the status page (its API and its live stream), as `auth` may see
+ * it: a backend whose scopes it lacks is left out.
+ */
+export function snapshot(gateway: Gateway, now = Date.now(), auth?: AuthInfo): StatusSnapshot {
   const tools = new Map<unknown, number>();
   for (const route of gateway.routes().tools.values()) {
     tools.set(route.backend, (tools.get(route.backend) ?? 0) + 1);
   }
   const backends: BackendView[] = [];
   for (const [name, b] of gateway.backends) {
+    if (!mayUse(b.config.scopes, auth)) continue;
     const latency = b.latencyPercentiles();
     backends.push({
       name,
@@ -86,6 +92,7 @@ export function snapshot(gateway: Gateway, now = Date.now()): StatusSnapshot {
   }
   for (const [name, config] of Object.entries(gateway.config.mcpServers)) {
     if (config.enabled !== false || gateway.backends.has(name)) continue;
+    if (!mayUse(config.scopes, auth)) continue;
     backends.push({
       name,
       namespace: config.namespace === false ? '' : (config.namespace ?? name),

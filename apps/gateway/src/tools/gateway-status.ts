@@ -1,4 +1,5 @@
 import { defineTool } from '@mcpkit/protocol';
+import { mayUse } from '../access.js';
 import type { Gateway } from '../gateway.js';
 
 /**
@@ -10,13 +11,15 @@ export const gatewayStatus = (gateway: Gateway) =>
     name: 'gateway_status',
     description: 'Get status of the gateway and all backends',
     annotations: { readOnlyHint: true, openWorldHint: false },
-    handler: async () => {
+    // A backend whose scopes the caller lacks is not in its status: not its to see.
+    handler: async (_args, ctx) => {
       const { gateway: g } = gateway.config;
       const { tools, prompts, resources } = gateway.routes();
       const count = (map: Map<string, { backend: unknown }>, backend: unknown) =>
         [...map.values()].filter((r) => r.backend === backend).length;
       const backends: Record<string, unknown> = {};
       for (const [name, b] of gateway.backends) {
+        if (!mayUse(b.config.scopes, ctx.auth)) continue;
         backends[name] = {
           status: b.state,
           namespace: b.namespace,
@@ -39,7 +42,7 @@ export const gatewayStatus = (gateway: Gateway) =>
       }
       // Configured but `enabled: false`: shown, so a reader of the status sees the whole config.
       for (const [name, b] of Object.entries(gateway.config.mcpServers)) {
-        if (b.enabled === false && !(name in backends)) {
+        if (b.enabled === false && !(name in backends) && mayUse(b.scopes, ctx.auth)) {
           backends[name] = {
             status: 'disabled',
             namespace: b.namespace === false ? '' : (b.namespace ?? name),

@@ -1,5 +1,6 @@
 import { defineTool, ErrorCode, RpcError } from '@mcpkit/protocol';
 import { z } from 'zod';
+import { mayUse } from '../access.js';
 import { EventQueryError } from '../events.js';
 import type { Gateway } from '../gateway.js';
 
@@ -19,7 +20,7 @@ export const getEvents = (gateway: Gateway) =>
       limit: z.number().int().min(1).max(1000).default(100),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    handler: async (args) => {
+    handler: async (args, ctx) => {
       let events: Awaited<ReturnType<typeof gateway.events.query>>;
       try {
         events = await gateway.events.query({
@@ -38,6 +39,11 @@ export const getEvents = (gateway: Gateway) =>
           });
         throw err;
       }
+      // The events of a backend whose scopes the caller lacks (its calls, by other clients too)
+      // are not its to see.
+      events = events.filter(
+        (e) => !e.backend || mayUse(gateway.config.mcpServers[e.backend]?.scopes, ctx.auth),
+      );
       // As in mcp-n8n's `get_events`, the text is the list of events itself.
       return {
         content: [{ type: 'text' as const, text: JSON.stringify(events) }],

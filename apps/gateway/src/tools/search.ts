@@ -1,5 +1,6 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
+import { mayUse } from '../access.js';
 import type { Gateway } from '../gateway.js';
 
 /**
@@ -17,7 +18,7 @@ export const search = (gateway: Gateway) =>
       limit: z.number().int().min(1).max(100).default(20),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    handler: ({ query, limit }) => {
+    handler: ({ query, limit }, ctx) => {
       const words = query.toLowerCase().split(/\s+/).filter(Boolean);
       const scored: {
         kind: string;
@@ -32,7 +33,10 @@ export const search = (gateway: Gateway) =>
         name: string,
         entry: Readonly<Record<string, unknown>>,
         backend: string,
+        requiredScopes?: readonly string[],
       ) => {
+        // What the caller may not use is not found for it either.
+        if (!mayUse(requiredScopes, ctx.auth)) return;
         const description = typeof entry.description === 'string' ? entry.description : '';
         const title = typeof entry.title === 'string' ? entry.title : '';
         // A resource's or template's key is its URI: its `name` ("item") is searched as well.
@@ -54,21 +58,28 @@ export const search = (gateway: Gateway) =>
           tool.name,
           tool.listEntry,
           routes.tools.get(tool.name)?.backend.name ?? 'gateway',
+          tool.requiredScopes,
         );
       }
       for (const prompt of gateway.server.listPrompts()) {
         const backend = routes.prompts.get(prompt.name)?.backend.name ?? 'gateway';
-        consider('prompt', prompt.name, prompt.listEntry, backend);
+        consider('prompt', prompt.name, prompt.listEntry, backend, prompt.requiredScopes);
       }
       for (const resource of gateway.server.listResources()) {
         const backend = routes.resources.get(resource.uri)?.backend.name ?? 'gateway';
-        consider('resource', resource.uri, resource.listEntry, backend);
+        consider('resource', resource.uri, resource.listEntry, backend, resource.requiredScopes);
       }
       const templateOwners = templateBackends(gateway);
       for (const template of gateway.server.listResourceTemplates()) {
         const uriTemplate = template.template.template;
         const backend = templateOwners.get(uriTemplate) ?? 'gateway';
-        consider('resource_template', uriTemplate, template.listEntry, backend);
+        consider(
+          'resource_template',
+          uriTemplate,
+          template.listEntry,
+          backend,
+          template.requiredScopes,
+        );
       }
       const results = scored
         .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))

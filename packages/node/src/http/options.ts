@@ -22,9 +22,12 @@ export interface HttpAuthOptions {
   /** The JSON-RPC error in a 401's body. Default -32001 "Authentication failed". */
   error?: (reason: string) => JsonRpcErrorObject;
   /**
-   * Wrong tokens allowed per remote address per window before that address gets 429 for the
-   * rest of the window — right token or not (else guessing would go on, just answered 429
-   * until the right one). Default 20 per 60 s.
+   * Wrong tokens allowed per window, per credential and per remote address, before further
+   * wrong ones get 429 for the rest of the window (a credential that kept failing is not even
+   * looked up). A valid token is always served: behind a balancer or TLS proxy every client
+   * shares one address, and locking the address would let anyone lock out everyone. Tokens are
+   * long random secrets; the throttle bounds the work and the noise of guessing, not the odds.
+   * Default 20 per 60 s.
    */
   failures?: { points: number; durationSec: number };
 }

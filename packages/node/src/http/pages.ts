@@ -8,7 +8,7 @@ import { sendEmpty } from './respond.js';
 
 /**
  * What an {@link HttpPage} gets to decide who is asking: the server's own authenticator (the
- * app's tokens), with the lockout of callers that keep guessing.
+ * app's tokens), with the throttle of wrong tokens.
  */
 export interface PageAuth {
   /** False when the app has no auth (loopback only): every caller may see every page. */
@@ -46,7 +46,7 @@ export interface ExtrasOptions {
   metricsPath: string;
   metricsToken: string | undefined;
   pages: readonly HttpPage[];
-  /** The MCP paths' gate: the same tokens and the same lockout. */
+  /** The MCP paths' gate: the same tokens and the same throttle of wrong ones. */
   gate: Gate;
   origin: OriginPolicy;
   host: string;

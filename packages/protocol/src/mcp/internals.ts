@@ -43,9 +43,19 @@ export interface ServerInternals {
   capabilities(): Record<string, unknown>;
   /** The tool registered under `name`, or under the name its alias resolves to. */
   findTool(name: string): Tool | undefined;
-  /** The first required scope of `tool` the call lacks, if any. */
+  /** The first required scope of `tool` (or a resource, template, prompt) the call lacks, if any. */
   missingScope(
-    tool: Tool,
+    tool: Scoped,
     extra: McpCallExtra,
   ): { scope: string; deniedBy: ScopeDeniedBy } | undefined;
+  /**
+   * Whether the caller may see and use the resource at `uri` (its resource's or matching
+   * template's scopes); true for a URI no resource or template claims.
+   */
+  resourceAllowed(uri: string, extra: McpCallExtra): boolean;
+}
+
+/** Anything that may require scopes of its caller. */
+export interface Scoped {
+  readonly requiredScopes?: readonly string[] | undefined;
 }

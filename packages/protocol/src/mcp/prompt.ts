@@ -26,6 +26,12 @@ export interface PromptSpec<A extends StringArgs> {
   /** Free-form metadata. */
   _meta?: Record<string, unknown>;
   /**
+   * Scopes a caller must hold to see and use it, as a tool's `requiredScopes`: a caller without
+   * them finds it in no list, and reading, getting, completing or subscribing to it answers as
+   * if it did not exist.
+   */
+  requiredScopes?: readonly string[];
+  /**
    * Build the messages from the validated arguments: a string (one user message), messages, or a
    * whole `GetPromptResult`.
    */
@@ -51,6 +57,8 @@ export interface Prompt {
   readonly complete: Readonly<Record<string, Completer>>;
   /** Builds the messages from validated arguments. */
   readonly get: (args: Record<string, string | undefined>, ctx: McpContext) => unknown;
+  /** Scopes a caller must hold to see and get it (see {@link PromptSpec.requiredScopes}). */
+  readonly requiredScopes?: readonly string[];
 }
 
 interface ShapeField {
@@ -103,6 +111,7 @@ export function definePrompt<A extends StringArgs = StringArgs>(spec: PromptSpec
     listEntry: Object.freeze(entry),
     complete: spec.complete ?? {},
     get: spec.get as Prompt['get'],
+    ...(spec.requiredScopes?.length ? { requiredScopes: [...spec.requiredScopes] } : {}),
   };
 }
 

@@ -26,6 +26,12 @@ export interface ResourceMeta {
   icons?: Icon[];
   /** Free-form metadata. */
   _meta?: Record<string, unknown>;
+  /**
+   * Scopes a caller must hold to see and use it, as a tool's `requiredScopes`: a caller without
+   * them finds it in no list, and reading, getting, completing or subscribing to it answers as
+   * if it did not exist.
+   */
+  requiredScopes?: readonly string[];
 }
 
 /** What {@link defineResource} takes: a resource at one fixed URI. */
@@ -81,6 +87,8 @@ export interface Resource {
   readonly read: ResourceSpec['read'];
   /** The MIME type of its contents, if given. */
   readonly mimeType: string | undefined;
+  /** Scopes a caller must hold to see and read it (see {@link ResourceMeta.requiredScopes}). */
+  readonly requiredScopes?: readonly string[];
 }
 
 /** A resource template made by {@link defineResourceTemplate}, for `server.addResourceTemplate`. */
@@ -99,6 +107,8 @@ export interface ResourceTemplate {
   readonly read: ResourceTemplateSpec['read'];
   /** The MIME type of its contents, if given. */
   readonly mimeType: string | undefined;
+  /** Scopes a caller must hold to see and read it (see {@link ResourceMeta.requiredScopes}). */
+  readonly requiredScopes?: readonly string[];
 }
 
 function metaEntry(spec: ResourceMeta): Record<string, unknown> {
@@ -136,6 +146,7 @@ export function defineResource(spec: ResourceSpec): Resource {
     listEntry: Object.freeze(entry),
     read: spec.read,
     mimeType: spec.mimeType,
+    ...(spec.requiredScopes?.length ? { requiredScopes: [...spec.requiredScopes] } : {}),
   };
 }
 
@@ -170,6 +181,7 @@ export function defineResourceTemplate(spec: ResourceTemplateSpec): ResourceTemp
     complete: spec.complete ?? {},
     read: spec.read,
     mimeType: spec.mimeType,
+    ...(spec.requiredScopes?.length ? { requiredScopes: [...spec.requiredScopes] } : {}),
   };
 }
 

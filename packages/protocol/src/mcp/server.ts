@@ -22,7 +22,7 @@ import { promptMethods } from './handlers/prompts.js';
 import { resourceMethods } from './handlers/resources.js';
 import { toolMethods } from './handlers/tools.js';
 import { RequestStateCodec } from './input-rounds.js';
-import type { ServerInternals } from './internals.js';
+import type { Scoped, ServerInternals } from './internals.js';
 import type { ArgumentIssue } from './json-schema.js';
 import { dispatchObserver, type McpObserver } from './observe.js';
 import type { Prompt } from './prompt.js';
@@ -249,6 +249,11 @@ export class McpServer {
       capabilities: () => this.capabilities(),
       findTool: (name) => this.#findTool(name),
       missingScope: (tool, extra) => this.#missingScope(tool, extra),
+      resourceAllowed: (uri, extra) => {
+        const owner =
+          this.#resources.get(uri) ?? this.#templates.find((t) => t.template.match(uri));
+        return owner === undefined || this.#missingScope(owner, extra) === undefined;
+      },
     };
     this.#dispatcher = new Dispatcher<McpCallExtra>(
       options.logger ? { logger: options.logger } : {},
@@ -575,9 +580,13 @@ export class McpServer {
     cache: Partial<Record<CacheableMethod, CacheHint>> | undefined,
   ): Partial<Record<CacheableMethod, CacheHint>> {
     const hints = { ...cache };
-    // Each caller sees its own tool list: never one cache entry for all of them.
-    if (this.#privateToolList && hints['tools/list']) {
-      hints['tools/list'] = { ...hints['tools/list'], cacheScope: 'private' };
+    // Each caller sees its own lists (scoped tools — and resources, templates and prompts,
+    // whose scopes are always applied): never one cache entry for all of them.
+    if (this.#privateToolList) {
+      for (const method of Object.keys(hints) as CacheableMethod[]) {
+        const hint = hints[method];
+        if (hint) hints[method] = { ...hint, cacheScope: 'private' };
+      }
     }
     return hints;
   }
@@ -622,13 +631,24 @@ export class McpServer {
   /**
    * `notifications/message` to every connected client whose `logging/setLevel` lets `level`
    * through: a log line of the server's own, or one relayed from elsewhere (a gateway passes on
-   * its backends'). Returns how many clients were told.
+   * its backends'). Only to the sessions `audience` accepts, when given (a gateway's backend
+   * whose scopes a caller lacks: its log lines are not that caller's to read). Returns how many
+   * clients were told.
    */
-  sendLogMessage(level: LoggingLevel, data: unknown, logger?: string): number {
+  sendLogMessage(
+    level: LoggingLevel,
+    data: unknown,
+    logger?: string,
+    audience?: (session: McpSession) => boolean,
+  ): number {
     let told = 0;
     const params = logger === undefined ? { level, data } : { level, logger, data };
     for (const session of this.#sessions) {
-      if (session.channel && logLevelAdmits(session.logLevel, level)) {
+      if (
+        session.channel &&
+        logLevelAdmits(session.logLevel, level) &&
+        (!audience || audience(session))
+      ) {
         this.#send(session, 'notifications/message', params);
         told++;
       }
@@ -667,13 +687,14 @@ export class McpServer {
   }
 
   #missingScope(
-    tool: Tool,
+    entry: Scoped,
     extra: McpCallExtra,
   ): { scope: string; deniedBy: ScopeDeniedBy } | undefined {
-    if (tool.requiredScopes.length === 0) return undefined;
+    const required = entry.requiredScopes;
+    if (!required || required.length === 0) return undefined;
     const granted = this.#grantedScopes(extra);
     if (!granted) return undefined;
-    const scope = tool.requiredScopes.find((s) => !granted.has(s));
+    const scope = required.find((s) => !granted.has(s));
     if (scope === undefined) return undefined;
     const server = this.#scopes;
     return { scope, deniedBy: server && !server.has(scope) ? 'server' : 'caller' };

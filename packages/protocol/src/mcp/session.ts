@@ -81,7 +81,11 @@ export class McpSession {
   logLevel: LoggingLevel | undefined;
   /** The resource URIs the client subscribed to. */
   readonly subscriptions = new Set<string>();
-  /** Who subscribed (the caller of the latest resources/subscribe), for audience checks. */
+  /**
+   * Who listens on this session — the caller of its `initialize`, `logging/setLevel`, latest
+   * `resources/subscribe` (or, for a listen, its request) — for audience checks of what is sent
+   * outside any request (resource updates, log messages).
+   */
   subscriber: AuthInfo | undefined;
   /** The calls in flight, by request id: what `notifications/cancelled` aborts. */
   readonly [CANCELLATION]: CancellationRegistry;

@@ -173,6 +173,8 @@ export class SubscriptionHub {
         }
         const uris = new Set<string>();
         for (const uri of asked.resourceSubscriptions ?? []) {
+          // One the caller may not read is not watched for it either.
+          if (!server.resourceAllowed(uri, ctx.extra)) continue;
           try {
             await server.onSubscribe?.(uri, mcp);
             uris.add(uri);

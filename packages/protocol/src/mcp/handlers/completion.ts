@@ -17,14 +17,16 @@ export function completionMethods(server: ServerInternals) {
         let completer: Completer | undefined;
         if (ref.type === 'ref/prompt') {
           const prompt = server.prompts.get(ref.name);
-          if (!prompt)
+          if (!prompt || server.missingScope(prompt, ctx.extra))
             throw new InvalidParamsError(`Unknown prompt: ${ref.name}`, { prompt: ref.name });
           completer = Object.hasOwn(prompt.complete, argument.name)
             ? prompt.complete[argument.name]
             : undefined;
         } else {
           const template = server.templates.find((t) => t.template.template === ref.uri);
-          if (!template && !server.resources.has(ref.uri)) {
+          const resource = server.resources.get(ref.uri);
+          const known = template ?? resource;
+          if (!known || server.missingScope(known, ctx.extra)) {
             throw new InvalidParamsError(`Unknown resource template: ${ref.uri}`, { uri: ref.uri });
           }
           completer =

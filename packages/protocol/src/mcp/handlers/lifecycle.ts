@@ -17,6 +17,8 @@ export function lifecycleMethods(server: ServerInternals) {
       session.clientCapabilities = (params.capabilities ?? {}) as ClientCapabilities;
       session.clientInfo = params.clientInfo as Implementation | undefined;
       session.initializeAnswered = true;
+      // Who this session's messages outside any request (log lines, updates) may be for.
+      session.subscriber = ctx.extra.auth;
       const result: Record<string, unknown> = {
         protocolVersion: session.protocolVersion,
         capabilities: server.capabilities(),
@@ -32,6 +34,7 @@ export function lifecycleMethods(server: ServerInternals) {
     method('ping', () => ({})),
     method('logging/setLevel', SetLevelParams, (params, ctx: { extra: McpCallExtra }) => {
       ctx.extra.session.logLevel = params.level;
+      ctx.extra.session.subscriber = ctx.extra.auth;
       return {};
     }),
     method(

@@ -13,9 +13,11 @@ export function promptMethods(server: ServerInternals) {
     method(
       'prompts/list',
       PaginatedParams,
-      afterHeld(server, (params) => {
+      afterHeld(server, (params, ctx: RequestContext<McpCallExtra>) => {
         const { page, nextCursor } = paginate(
-          [...server.prompts.values()].map((p) => p.listEntry),
+          [...server.prompts.values()]
+            .filter((p) => !server.missingScope(p, ctx.extra))
+            .map((p) => p.listEntry),
           params?.cursor,
           server.pageSize,
         );
@@ -26,7 +28,8 @@ export function promptMethods(server: ServerInternals) {
     ),
     method('prompts/get', GetPromptParams, async (params, ctx: RequestContext<McpCallExtra>) => {
       const prompt = server.prompts.get(params.name);
-      if (!prompt)
+      // One the caller may not use is, to it, not there.
+      if (!prompt || server.missingScope(prompt, ctx.extra))
         throw new InvalidParamsError(`Unknown prompt: ${params.name}`, { prompt: params.name });
       let args: Record<string, string | undefined> = params.arguments ?? {};
       if (prompt.arguments) {

@@ -1,6 +1,6 @@
 import { method, type RequestContext } from '../../jsonrpc/method.js';
 import { type McpCallExtra, McpContext } from '../context.js';
-import type { ServerInternals } from '../internals.js';
+import type { Scoped, ServerInternals } from '../internals.js';
 import { paginate } from '../pagination.js';
 import { PaginatedParams, UriParams } from '../params.js';
 import { toReadResult } from '../resource.js';
@@ -10,12 +10,14 @@ export function resourceMethods(server: ServerInternals) {
   return [
     method('resources/list', PaginatedParams, async (params, ctx: RequestContext<McpCallExtra>) => {
       await server.held();
-      const entries: Record<string, unknown>[] = [...server.resources.values()].map(
-        (r) => r.listEntry,
-      );
+      // What the caller may not use is not listed (the scopes of a resource or its template).
+      const allowed = (entry: Scoped) => !server.missingScope(entry, ctx.extra);
+      const entries: Record<string, unknown>[] = [...server.resources.values()]
+        .filter(allowed)
+        .map((r) => r.listEntry);
       const mcp = new McpContext(ctx, params?._meta);
       for (const template of server.templates) {
-        if (template.list)
+        if (template.list && allowed(template))
           entries.push(...((await template.list(mcp)) as unknown as Record<string, unknown>[]));
       }
       const { page, nextCursor } = paginate(entries, params?.cursor, server.pageSize);
@@ -26,9 +28,11 @@ export function resourceMethods(server: ServerInternals) {
     method(
       'resources/templates/list',
       PaginatedParams,
-      afterHeld(server, (params) => {
+      afterHeld(server, (params, ctx: RequestContext<McpCallExtra>) => {
         const { page, nextCursor } = paginate(
-          server.templates.map((t) => t.listEntry),
+          server.templates
+            .filter((t) => !server.missingScope(t, ctx.extra))
+            .map((t) => t.listEntry),
           params?.cursor,
           server.pageSize,
         );
@@ -38,6 +42,8 @@ export function resourceMethods(server: ServerInternals) {
       }),
     ),
     method('resources/read', UriParams, async (params, ctx: RequestContext<McpCallExtra>) => {
+      // One the caller may not use is, to it, not there: the same error as for a missing one.
+      if (!server.resourceAllowed(params.uri, ctx.extra)) throw server.resourceNotFound(params.uri);
       const mcp = new McpContext(ctx, params._meta);
       const resource = server.resources.get(params.uri);
       if (resource) return toReadResult(await resource.read(mcp), params.uri, resource.mimeType);
@@ -53,6 +59,7 @@ export function resourceMethods(server: ServerInternals) {
       throw server.resourceNotFound(params.uri);
     }),
     method('resources/subscribe', UriParams, async (params, ctx: RequestContext<McpCallExtra>) => {
+      if (!server.resourceAllowed(params.uri, ctx.extra)) throw server.resourceNotFound(params.uri);
       await server.onSubscribe?.(params.uri, new McpContext(ctx, params._meta));
       ctx.extra.session.subscriptions.add(params.uri);
       ctx.extra.session.subscriber = ctx.extra.auth;
