@@ -54,8 +54,14 @@ interface StatePayload {
   n: string;
 }
 
-/** Most spent states remembered at once (each until its expiry); beyond it the oldest go first. */
-const MAX_SPENT = 100_000;
+/**
+ * Spent states one caller may have on record at once (each kept until its expiry). Beyond it the
+ * caller's next state is refused rather than an old record dropped: a record forgotten before its
+ * state expires would let that state be replayed.
+ */
+const MAX_SPENT_PER_CALLER = 10_000;
+/** The same for all callers together: the backstop of the memory they take. */
+const MAX_SPENT = 1_000_000;
 
 const CAPABILITY: Record<InputRequest['method'], string> = {
   'elicitation/create': 'elicitation',
@@ -92,25 +98,36 @@ const invalidState = () =>
 /**
  * Signs and checks `requestState` tokens: `v1.<payload>.<mac>`, base64url. A state is good for one
  * retry: a replayed one is refused (spec `basic/patterns/mrtr`: single use "MUST be enforced
- * server-side where it matters"). Spent states are remembered in this process until they expire
- * (at most 100,000; beyond that the oldest are forgotten first) — instances behind a load
- * balancer each remember their own.
+ * server-side where it matters"). Spent states are remembered in this process until they expire,
+ * never fewer: a caller with MAX_SPENT_PER_CALLER on record (or all with MAX_SPENT) has its next
+ * state refused until some expire — instances behind a load balancer each remember their own.
  */
 export class RequestStateCodec {
   readonly #key: Buffer;
   readonly #ttlMs: number;
-  /** Spent nonces and their expiry, oldest first (a Map keeps insertion order). */
-  readonly #spent = new Map<string, number>();
+  /** Spent nonces, their expiry and caller, oldest first (a Map keeps insertion order). */
+  readonly #spent = new Map<string, { exp: number; caller: string }>();
+  /** Records on file per caller. */
+  readonly #perCaller = new Map<string, number>();
+  readonly #maxPerCaller: number;
+  readonly #maxTotal: number;
 
   /**
    * @param key the HMAC key; default a random one per process (a state is then only valid on
    *   the process that issued it — instances behind one load balancer share a key: runCli with
    *   `--redis-url` hands the fleet's to the app as `RunContext.requestState`)
    * @param ttlMs how long a state is valid. Default 10 minutes.
+   * @param limits spent states on record per caller (default 10,000) and in all (1,000,000)
    */
-  constructor(key?: Uint8Array | string, ttlMs = 600_000) {
+  constructor(
+    key?: Uint8Array | string,
+    ttlMs = 600_000,
+    limits: { perCaller?: number; total?: number } = {},
+  ) {
     this.#key = key === undefined ? randomBytes(32) : Buffer.from(key);
     this.#ttlMs = ttlMs;
+    this.#maxPerCaller = limits.perCaller ?? MAX_SPENT_PER_CALLER;
+    this.#maxTotal = limits.total ?? MAX_SPENT;
   }
 
   mint(payload: Omit<StatePayload, 'exp' | 'n'>): string {
@@ -140,14 +157,39 @@ export class RequestStateCodec {
     return payload.exp > Date.now() && !this.#spent.has(payload.n) ? payload : undefined;
   }
 
-  /** Mark a verified state used: the same state is refused from now on, until it expires. */
+  /**
+   * Mark a verified state used: the same state is refused from now on, until it expires. Throws
+   * -32602 when its caller (or everyone) has too many on record: refusing this one keeps every
+   * record until its state expires.
+   */
   spend(payload: StatePayload): void {
     const now = Date.now();
-    for (const [nonce, exp] of this.#spent) {
-      if (exp > now && this.#spent.size < MAX_SPENT) break;
-      this.#spent.delete(nonce);
+    // Expired records go, oldest first; an unexpired one ends the sweep (the rest are newer, or
+    // expire within one TTL of it).
+    for (const [nonce, record] of this.#spent) {
+      if (record.exp > now) break;
+      this.#forget(nonce, record.caller);
     }
-    this.#spent.set(payload.n, payload.exp);
+    const caller = payload.p;
+    if (
+      (this.#perCaller.get(caller) ?? 0) >= this.#maxPerCaller ||
+      this.#spent.size >= this.#maxTotal
+    ) {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        'Invalid params: requestState not accepted now: too many input rounds in the last minutes; retry later',
+        { retryAfterMs: Math.max(0, (this.#spent.values().next().value?.exp ?? now) - now) },
+      );
+    }
+    this.#spent.set(payload.n, { exp: payload.exp, caller });
+    this.#perCaller.set(caller, (this.#perCaller.get(caller) ?? 0) + 1);
+  }
+
+  #forget(nonce: string, caller: string): void {
+    this.#spent.delete(nonce);
+    const left = (this.#perCaller.get(caller) ?? 1) - 1;
+    if (left > 0) this.#perCaller.set(caller, left);
+    else this.#perCaller.delete(caller);
   }
 
   #mac(body: string): string {
