@@ -47,8 +47,47 @@ export function readConfigFile(file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(`config ${file} is not JSON: ${(err as Error).message}`);
+    throw new ConfigError(`config ${file} is not JSON: ${jsonProblem(err as Error, text)}`);
   }
+}
+
+/**
+ * What is wrong with `text` as JSON, and where, without quoting it: V8's messages can carry a
+ * piece of the text (`Unexpected token 's', "{"token": s3cret}" is not valid JSON`), and a
+ * config's text holds secrets — the message goes to the log and the event log, which every
+ * token holder may read.
+ */
+export function jsonProblem(err: Error, text: string): string {
+  const message = err.message;
+  const token = /^Unexpected token '.'/.exec(message)?.[0];
+  // Nothing from the first quote on: that is where V8 puts a piece of the text.
+  const what = (token ?? message.split(' in JSON at position')[0] ?? '').split('"')[0]?.trim();
+  const at = /position (\d+)/.exec(message);
+  let offset = at ? Number(at[1]) : undefined;
+  // A message that quotes the text names the token, not where it is: find where parsing stopped.
+  if (offset === undefined) {
+    const char = token?.charAt(token.length - 2);
+    if (char) offset = firstUnexpected(text, char);
+  }
+  if (offset === undefined) return what || 'invalid JSON';
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return `${what} at line ${line}, column ${column}`;
+}
+
+/** Where `token` first appears outside a JSON string: where a parser would have stopped at it. */
+function firstUnexpected(text: string, token: string): number | undefined {
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === token) return i;
+  }
+  return undefined;
 }
 
 /** Where a sibling app's CLI is installed: resolved like any dependency (monorepo or npm). */

@@ -557,6 +557,26 @@ describe('loadConfig', () => {
     expect(() => loadConfig(file, {})).toThrow(`config ${file} is not JSON: `);
   });
 
+  it.each([
+    ['an unquoted value', '{"mcpServers": {}, "token": s3cret-value}', 1, 29],
+    ['a stray character', '{\n  "token": "s3cret-value" x\n}', 2, 27],
+    ['a leading character', 'x{"token":"s3cret-value"}', 1, 1],
+  ])(
+    'says where JSON with %s breaks, without quoting the file (secrets)',
+    (_what, text, line, column) => {
+      const file = join(dir, 'secret.json');
+      writeFileSync(file, text);
+      let message = '';
+      try {
+        loadConfig(file, {});
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toContain(`at line ${line}, column ${column}`);
+      expect(message).not.toContain('s3cret');
+    },
+  );
+
   it('passes validation errors through', () => {
     const file = join(dir, 'invalid.json');
     writeFileSync(file, JSON.stringify(one({ command: 'x', timeoutMs: -1 })));

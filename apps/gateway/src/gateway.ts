@@ -216,13 +216,15 @@ export class Gateway {
    * Apply a new config's backends while serving (hot reload): added ones start, removed (or
    * disabled) ones stop, changed ones restart; the others — and the calls in flight on them —
    * are not touched. Clients hear `list_changed` as tools come and go. The `gateway` section is
-   * read at start only: a change there is reported in `ignored`, not applied.
+   * read at start only — a change there is reported in `ignored`, not applied — but for its
+   * `tokens`, which the HTTP layer applies (a removed token stops working).
    */
   async reload(next: GatewayConfig): Promise<ReloadSummary> {
     const summary: ReloadSummary = { added: [], removed: [], changed: [], ignored: [] };
-    if (JSON.stringify(next.gateway) !== JSON.stringify(this.config.gateway)) {
-      summary.ignored.push('gateway');
-    }
+    // The tokens are applied by the HTTP layer (serve.ts); the rest of the section at start only.
+    const { tokens: nextTokens, ...nextRest } = next.gateway;
+    const { tokens: _tokens, ...rest } = this.config.gateway;
+    if (JSON.stringify(nextRest) !== JSON.stringify(rest)) summary.ignored.push('gateway');
     const wanted = new Map(
       Object.entries(next.mcpServers).filter(([, backend]) => backend.enabled !== false),
     );
@@ -242,7 +244,10 @@ export class Gateway {
       this.backends.set(name, backend);
       starting.push(backend);
     }
-    this.config = { gateway: this.config.gateway, mcpServers: next.mcpServers };
+    this.config = {
+      gateway: { ...this.config.gateway, ...(nextTokens ? { tokens: nextTokens } : {}) },
+      mcpServers: next.mcpServers,
+    };
     // Stopped first: a changed backend must let go of what it holds (a port, a lock) before
     // its successor starts.
     await Promise.all(stopping);

@@ -1,7 +1,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from '@mcpkit/node';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, type GatewayConfig, loadConfig } from './config.js';
 import type { Gateway } from './gateway.js';
 
 /** How long a burst of file events settles before the config is read (editors write in steps). */
@@ -21,6 +21,7 @@ export function watchConfig(
   file: string,
   logger: Logger,
   env: NodeJS.ProcessEnv = process.env,
+  onConfig?: (config: GatewayConfig) => void,
 ): () => void {
   const path = resolve(file);
   const name = basename(path);
@@ -48,6 +49,8 @@ export function watchConfig(
         return;
       }
       last = '';
+      // What the caller applies itself (the tokens), before the backends change.
+      onConfig?.(config);
       const summary = await gateway.reload(config);
       logger.info({ config: path, reason, ...summary }, 'config reloaded');
       if (reason === 'SIGHUP') await retryFailed(gateway, logger);

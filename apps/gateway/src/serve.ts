@@ -3,13 +3,14 @@
  * flags, config, event log, backends, then stdio or HTTP through the protocol's runCli.
  */
 
+import type { IncomingMessage } from 'node:http';
 import {
   type FleetMembership,
   type FleetNotifier,
   joinFleet,
   shareNotifications,
 } from '@mcpkit/fleet';
-import { CliUsageError, runCli } from '@mcpkit/node';
+import { CliUsageError, runCli, type StaticToken, staticTokens } from '@mcpkit/node';
 import { McpMetrics } from '@mcpkit/observability';
 import { ConfigError, defaultConfig, exposureWarnings, isStdio, loadConfig } from './config.js';
 import { defaultEventLogPath, EventLog } from './events.js';
@@ -150,10 +151,27 @@ process.exitCode = await runCli({
     let unwatch: (() => void) | undefined;
     const token = values.token as string | undefined;
     // `--token` grants everything (no scopes: unrestricted); gateway.tokens grant their scopes.
-    const tokens = [
+    const tokensOf = (c: typeof config): StaticToken[] => [
       ...(token ? [{ token, subject: 'client', allScopes: true }] : []),
-      ...(config.gateway.tokens ?? []),
+      ...(c.gateway.tokens ?? []),
     ];
+    const tokens = tokensOf(config);
+    // The tokens are checked through this binding, so that a reload can change them: a token
+    // removed from gateway.tokens must stop working without a restart.
+    let checkToken = staticTokens(tokens);
+    const reloadTokens = (next: typeof config) => {
+      if (JSON.stringify(next.gateway.tokens ?? []) === JSON.stringify(config.gateway.tokens ?? []))
+        return;
+      const list = tokensOf(next);
+      if (tokens.length === 0 || list.length === 0) {
+        // Turning auth on or off changes what the server may bind to: at start only.
+        logger.warn('config: gateway.tokens turns auth on or off; restart to apply it');
+        return;
+      }
+      checkToken = staticTokens(list);
+      config = { ...config, gateway: { ...config.gateway, tokens: next.gateway.tokens ?? [] } };
+      logger.info({ tokens: list.length }, 'config: gateway.tokens reloaded');
+    };
     for (const warning of exposureWarnings(config, tokens.length > 0)) logger.warn(warning);
     // /metrics (the protocol's request metrics and the backends'), and the status page at `/`,
     // both behind the same tokens as MCP.
@@ -164,7 +182,7 @@ process.exitCode = await runCli({
     const page = statusPage(gateway);
     try {
       unwatch = values.config
-        ? watchConfig(gateway, values.config as string, logger)
+        ? watchConfig(gateway, values.config as string, logger, process.env, reloadTokens)
         : retryOnHangup(gateway, logger);
       if (state) {
         notifier = await shareNotifications(gateway.server, state, { logger });
@@ -191,7 +209,9 @@ process.exitCode = await runCli({
       server: gateway.server,
       http: {
         plainPaths: ['/messages/', '/messages'],
-        ...(tokens.length > 0 ? { auth: { tokens } } : {}),
+        ...(tokens.length > 0
+          ? { auth: { authenticate: (t: string, req: IncomingMessage) => checkToken(t, req) } }
+          : {}),
         ...(metrics ? { metrics } : {}),
         pages: [page],
         health: { checks: { backends: () => backendsReadiness(gateway.backends.values()) } },

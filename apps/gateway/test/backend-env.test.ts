@@ -7,12 +7,15 @@
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { COMMON_OPTIONS } from '@mcpkit/node';
 import { connectClient } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backendEnv } from '../src/backends/link.js';
+import { GATEWAY_VARIABLES } from '../src/backends/spawn.js';
 import { parseConfig } from '../src/config.js';
 import { EventLog } from '../src/events.js';
 import { Gateway } from '../src/gateway.js';
+import { GATEWAY_OPTIONS } from '../src/options.js';
 
 const EVERYTHING = join(
   resolve(dirname(fileURLToPath(import.meta.url)), '..'),
@@ -84,5 +87,24 @@ describe("a stdio backend's environment", () => {
       LOG_LEVEL: 'debug',
     });
     expect(backendEnv({}, false, { A: '1' })).toEqual({});
+  });
+
+  it('keeps every gateway secret from an inheritEnv backend: the metrics token, Redis URL, OTLP headers', () => {
+    const secrets = {
+      MCP_METRICS_TOKEN: 'metrics-secret',
+      MCP_METRICS_TOKEN_FILE: '/run/secrets/metrics',
+      MCP_GATEWAY_TOKEN_FILE: '/run/secrets/gateway',
+      MCP_REDIS_URL: 'redis://:password@redis:6379',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer otlp-secret',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-api-key=otlp-secret',
+      HOME: '/home/ops',
+    };
+    expect(backendEnv({}, true, secrets)).toEqual({ HOME: '/home/ops' });
+  });
+
+  it('names every flag variable of runCli and the gateway as a gateway setting', () => {
+    for (const option of [...COMMON_OPTIONS, ...GATEWAY_OPTIONS]) {
+      if (option.env) expect(GATEWAY_VARIABLES, option.name).toContain(option.env);
+    }
   });
 });

@@ -270,3 +270,39 @@ describe('readiness', () => {
     expect(gateway.stderr()).toMatch(/retried failed backends: later/);
   });
 });
+
+describe('gateway.tokens on reload', () => {
+  it('stops accepting a token removed from the config, and accepts one added, without a restart', async () => {
+    const dir = tempDir('tokens-');
+    const A = 'token-a-0123456789abcdef';
+    const B = 'token-b-0123456789abcdef';
+    const C = 'token-c-0123456789abcdef';
+    const config = (tokens: string[]) => ({
+      gateway: { tokens: tokens.map((token, i) => ({ token, subject: `t${i}`, scopes: [] })) },
+      mcpServers: { steady: backend('flaky') },
+    });
+    const gateway = await spawnHttpGateway(config([A, B]), { dir });
+    stops.push(() => gateway.stop());
+    const ping = async (token: string) =>
+      (
+        await fetch(`${gateway.url}/messages/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        })
+      ).status;
+    expect(await ping(A)).toBe(200);
+    expect(await ping(C)).toBe(401);
+    writeFileSync(join(dir, 'gateway.json'), JSON.stringify(config([B, C])));
+    process.kill(gateway.pid, 'SIGHUP');
+    await waitFor(
+      'the tokens reloaded',
+      () => gateway.stderr().includes('gateway.tokens reloaded') || undefined,
+    );
+    expect(await ping(A)).toBe(401);
+    expect(await ping(B)).toBe(200);
+    expect(await ping(C)).toBe(200);
+    // Not reported as a change it ignored.
+    expect(gateway.stderr()).not.toContain('the gateway section is read at start only');
+  });
+});

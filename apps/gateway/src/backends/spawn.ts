@@ -6,20 +6,41 @@
  */
 
 /**
- * The gateway's own settings (see cli.ts and the protocol's runCli): never a backend's. A stdio
- * backend that inherited `MCP_TRANSPORT=http MCP_PORT=…` would start as an HTTP server on the
- * gateway's port, and the token would reach a third party.
+ * The gateway's own settings (see cli.ts and the protocol's runCli): never a backend's, even with
+ * `inheritEnv`. A stdio backend that inherited `MCP_TRANSPORT=http MCP_PORT=…` would start as an
+ * HTTP server on the gateway's port, and the gateway's secrets — its clients' token, the
+ * /metrics token, the Redis URL with its password, the OTLP exporter's headers — would reach a
+ * third party. Every flag's variable of runCli and the gateway is here (a test keeps it so), and
+ * the `_FILE` form of each secret (the container entrypoint's).
  */
-const GATEWAY_VARIABLES = [
+export const GATEWAY_VARIABLES: readonly string[] = [
+  // runCli's COMMON_OPTIONS
   'MCP_TRANSPORT',
   'MCP_HOST',
   'MCP_PORT',
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+  'MCP_METRICS',
+  'MCP_METRICS_TOKEN',
+  'MCP_REDIS_URL',
+  'MCP_REDIS_PREFIX',
+  'MCP_DRAIN_TIMEOUT',
+  'MCP_DRAIN_DELAY',
+  'MCP_CORS_ORIGINS',
   'MCP_HELP',
   'MCP_VERSION',
-  'LOG_LEVEL',
+  // the gateway's GATEWAY_OPTIONS
   'MCP_GATEWAY_CONFIG',
   'MCP_GATEWAY_EVENTS',
   'MCP_GATEWAY_TOKEN',
+  // secrets as files (deploy/container/entrypoint.sh)
+  'MCP_GATEWAY_TOKEN_FILE',
+  'MCP_METRICS_TOKEN_FILE',
+  // the OTLP exporter's credentials (OpenTelemetry's standard variables)
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+  'OTEL_EXPORTER_OTLP_METRICS_HEADERS',
+  'OTEL_EXPORTER_OTLP_LOGS_HEADERS',
 ];
 
 /**
