@@ -67,6 +67,34 @@ describe('a parked call of a modern client', () => {
   });
 });
 
+describe("the bridge's slots", () => {
+  /** A call of `owner` whose backend asks once; resolves when its round has parked it (or not). */
+  async function parkOne(bridge: InputBridge, owner: string) {
+    const park = bridge.open(owner);
+    const { ctx, asked, endAsk } = roundContext();
+    const backendAsk = park.ask('elicitation/create', { message: 'Which one?' });
+    // A backend refused its ask ends its call with that error (what a real one does).
+    backendAsk.catch((error: unknown) => park.settle({ ok: false, error }));
+    const round = bridge.round(park, ctx).catch((err: unknown) => err);
+    // Refused rounds never ask the client: wait for whichever comes first.
+    await Promise.race([asked, backendAsk.catch(() => undefined)]);
+    endAsk();
+    return { round: await round, backendAsk };
+  }
+
+  it("gives each caller its share: one caller's full share leaves the others a slot", async () => {
+    const bridge = new InputBridge({ ttlMs: 60_000, maxParked: 10, maxParkedPerCaller: 2 });
+    await parkOne(bridge, 'a');
+    await parkOne(bridge, 'a');
+    expect(bridge.parked).toBe(2);
+    const third = await parkOne(bridge, 'a');
+    await expect(third.backendAsk).rejects.toThrow(/Too many of your calls are waiting/);
+    expect(bridge.parked).toBe(2);
+    await parkOne(bridge, 'b');
+    expect(bridge.parked).toBe(3);
+  });
+});
+
 describe('callThrough: a backend call through input rounds', () => {
   /** A modern backend that asks once (`input_required`), then answers the retry. */
   function askingBackend() {

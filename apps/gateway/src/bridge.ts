@@ -120,6 +120,8 @@ const KEY = /^gateway\.input\.(\d+)\.\d+$/;
  */
 export class Park implements InputSink, CancelSource {
   readonly id: number;
+  /** Whose call it is (the caller's subject): its parked calls count against its share. */
+  readonly owner: string;
   /** Why the call was given up, once it was. */
   #cancelled: { reason: unknown } | undefined;
   #onCancel: ((reason: unknown) => void)[] = [];
@@ -129,8 +131,9 @@ export class Park implements InputSink, CancelSource {
   #wake: (() => void) | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(id: number) {
+  constructor(id: number, owner = '') {
     this.id = id;
+    this.owner = owner;
   }
 
   ask(method: string, params: Record<string, unknown>): Promise<unknown> {
@@ -228,17 +231,23 @@ export class Park implements InputSink, CancelSource {
 
 /**
  * The parked calls of modern clients: each waits at most `ttlMs` for its retry, at most
- * `maxParked` at once; then it is cancelled (the backend gets `notifications/cancelled`).
+ * `maxParkedPerCaller` of one caller and `maxParked` in all at once; then it is cancelled (the
+ * backend gets `notifications/cancelled`). The share per caller keeps one caller from taking
+ * every slot for the TTL and leaving the others none.
  */
 export class InputBridge {
   readonly #parks = new Map<number, Park>();
+  /** Parked calls per owner (only owners with some). */
+  readonly #perOwner = new Map<string, number>();
   readonly #ttlMs: number;
   readonly #maxParked: number;
+  readonly #maxPerCaller: number;
   #ids = 0;
 
-  constructor(options: { ttlMs: number; maxParked: number }) {
+  constructor(options: { ttlMs: number; maxParked: number; maxParkedPerCaller?: number }) {
     this.#ttlMs = options.ttlMs;
     this.#maxParked = options.maxParked;
+    this.#maxPerCaller = options.maxParkedPerCaller ?? options.maxParked;
   }
 
   /** Calls waiting for a client's retry now. */
@@ -246,9 +255,9 @@ export class InputBridge {
     return this.#parks.size;
   }
 
-  /** A new call of a modern client. */
-  open(): Park {
-    return new Park(++this.#ids);
+  /** A new call of a modern client, `owner`'s (its subject; '' without auth). */
+  open(owner = ''): Park {
+    return new Park(++this.#ids, owner);
   }
 
   /**
@@ -272,7 +281,7 @@ export class InputBridge {
         { bridge: 'expired' },
       );
     }
-    this.#parks.delete(id);
+    this.#unpark(park);
     clearTimeout(park.timer);
     park.answer(responses);
     return park;
@@ -307,6 +316,15 @@ export class InputBridge {
             new RpcError(
               McpErrorCode.ServerError,
               `Too many calls are waiting for input through the gateway (bridge.max_parked ${this.#maxParked})`,
+            ),
+          );
+          continue;
+        }
+        if ((this.#perOwner.get(park.owner) ?? 0) >= this.#maxPerCaller) {
+          park.fail(
+            new RpcError(
+              McpErrorCode.ServerError,
+              `Too many of your calls are waiting for input through the gateway (bridge.max_parked_per_caller ${this.#maxPerCaller}): answer or cancel one first`,
             ),
           );
           continue;
@@ -353,10 +371,18 @@ export class InputBridge {
 
   #park(park: Park): void {
     this.#parks.set(park.id, park);
+    this.#perOwner.set(park.owner, (this.#perOwner.get(park.owner) ?? 0) + 1);
     park.timer = setTimeout(() => {
-      this.#parks.delete(park.id);
+      this.#unpark(park);
       park.cancel(new RpcError(McpErrorCode.ServerError, `No retry within ${this.#ttlMs} ms`));
     }, this.#ttlMs);
     park.timer.unref();
+  }
+
+  #unpark(park: Park): void {
+    if (!this.#parks.delete(park.id)) return;
+    const left = (this.#perOwner.get(park.owner) ?? 1) - 1;
+    if (left > 0) this.#perOwner.set(park.owner, left);
+    else this.#perOwner.delete(park.owner);
   }
 }

@@ -43,7 +43,7 @@ describe('parseConfig defaults', () => {
       debug: false,
       backend_timeout: 30,
       tool_names: 'double-underscore',
-      bridge: { park_ttl_ms: 300_000, max_parked: 100 },
+      bridge: { park_ttl_ms: 300_000, max_parked: 100, max_parked_per_caller: 10 },
       events: { retention_days: 30, max_events: 1_000_000, detail_per_second: 1_000 },
     });
     expect(config.mcpServers).toEqual({});
@@ -143,7 +143,11 @@ describe('parseConfig defaults', () => {
       { gateway: { bridge: { park_ttl_ms: 1000, max_parked: 2 } }, mcpServers: {} },
       {},
     );
-    expect(config.gateway.bridge).toEqual({ park_ttl_ms: 1000, max_parked: 2 });
+    expect(config.gateway.bridge).toEqual({
+      park_ttl_ms: 1000,
+      max_parked: 2,
+      max_parked_per_caller: 10,
+    });
     expect(() =>
       parseConfig({ gateway: { bridge: { max_parked: 0 } }, mcpServers: {} }, {}),
     ).toThrow('gateway.bridge.max_parked: Too small');

@@ -124,15 +124,17 @@ export const configSchema = z
         /**
          * A 2026-07-28 client calling a 2025-era backend that asks for input mid-call: the
          * backend call waits ("parked") for the client's retry at most `park_ttl_ms`, at most
-         * `max_parked` at once; then it is cancelled.
+         * `max_parked` at once, at most `max_parked_per_caller` of one caller (a token's
+         * subject); then it is cancelled.
          */
         bridge: z
           .object({
             park_ttl_ms: z.number().int().positive().max(3_600_000).default(300_000),
             max_parked: z.number().int().positive().max(100_000).default(100),
+            max_parked_per_caller: z.number().int().positive().max(100_000).default(10),
           })
           .strict()
-          .default({ park_ttl_ms: 300_000, max_parked: 100 }),
+          .default({ park_ttl_ms: 300_000, max_parked: 100, max_parked_per_caller: 10 }),
         /**
          * Bearer tokens of HTTP clients, each with the scopes it grants (see a backend's
          * `scopes`); `--token` / MCP_GATEWAY_TOKEN adds one that grants everything.
@@ -165,7 +167,7 @@ export const configSchema = z
         debug: false,
         backend_timeout: 30,
         tool_names: 'double-underscore',
-        bridge: { park_ttl_ms: 300_000, max_parked: 100 },
+        bridge: { park_ttl_ms: 300_000, max_parked: 100, max_parked_per_caller: 10 },
         events: { retention_days: 30, max_events: 1_000_000, detail_per_second: 1_000 },
       }),
     mcpServers: z.record(

@@ -162,6 +162,7 @@ export class Gateway {
     this.#bridge = new InputBridge({
       ttlMs: config.gateway.bridge.park_ttl_ms,
       maxParked: config.gateway.bridge.max_parked,
+      maxParkedPerCaller: config.gateway.bridge.max_parked_per_caller,
     });
     this.server = new McpServer({
       ...(options.requestState ? { requestState: options.requestState } : {}),
@@ -492,7 +493,7 @@ export class Gateway {
       this.#progress.get(parked)?.splice(0, 1, ctx);
       return (await this.#bridge.round(parked, ctx)) as CallToolResult;
     }
-    const park = this.#bridge.open();
+    const park = this.#bridge.open(ctx.auth?.subject ?? '');
     this.#forward(route, name, args, ctx, park).then(
       (value) => park.settle({ ok: true, value }),
       (error: unknown) => park.settle({ ok: false, error }),
