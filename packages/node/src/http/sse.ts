@@ -13,7 +13,7 @@ export const notificationFrame = (method: string, params?: JsonRpcParams): strin
  * kept for it in memory (200 such clients took a server from 74 MB to 1.4 GB). One larger
  * message still goes out whole (a big result is checked against what was queued before it).
  */
-export const MAX_QUEUED_BYTES = 1024 * 1024;
+export const MAX_QUEUED_BYTES = 256 * 1024;
 
 /**
  * A Server-Sent Events stream of JSON-RPC messages. Headers go out on the first event, so a
