@@ -73,6 +73,16 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
   ): MaybePromise<string | undefined> {
     if (frame.kind === 'single') {
       const message = frame.message;
+      // JSON-RPC allows a null id; MCP does not (spec `basic/index`: "the ID MUST NOT be null"),
+      // and a null id cannot be told from the id of an error about an unreadable request.
+      if (message.kind === 'request' && message.id === null) {
+        return encodeResponse(
+          errorResponse(null, {
+            code: ErrorCode.InvalidRequest,
+            message: 'Invalid Request: an MCP request id must not be null',
+          }),
+        );
+      }
       if (message.kind === 'request') {
         const meta = options.extra.claim ?? modernClaim(message.params);
         if (meta) return this.#serveModern(message, meta, options);

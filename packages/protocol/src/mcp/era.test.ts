@@ -657,6 +657,34 @@ describe('subscriptions/listen', () => {
   });
 });
 
+describe('request ids', () => {
+  it('refuses a request whose id is null with -32600 in both eras, running nothing', async () => {
+    let calls = 0;
+    const app = new McpServer({ name: 'ids', version: '1' }).addTool(
+      defineTool({
+        name: 'count',
+        description: 'counts',
+        handler: () => {
+          calls++;
+          return 'ok';
+        },
+      }),
+    );
+    peer = connectRaw(app);
+    for (const params of [{ name: 'count', arguments: {} }, modern({ name: 'count' })]) {
+      const reply = JSON.parse(
+        (await peer.send({ jsonrpc: '2.0', id: null, method: 'tools/call', params })) as string,
+      );
+      expect(reply).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid Request: an MCP request id must not be null' },
+      });
+    }
+    expect(calls).toBe(0);
+  });
+});
+
 describe('both eras on one connection', () => {
   it('keeps the 2025 session as it was while modern requests come and go', async () => {
     peer = connectRaw(server());

@@ -121,7 +121,9 @@ function expectedReply(frame: Frame): Expected {
       return { kind: 'loose' };
     case 'single': {
       const message = frame.message;
-      if (message.kind === 'request') return { kind: 'id', key: keyOf(message.id) };
+      // A null id's reply is keyed like any error that names no request.
+      if (message.kind === 'request')
+        return message.id === null ? { kind: 'loose' } : { kind: 'id', key: keyOf(message.id) };
       if (message.kind === 'invalid') {
         const id = message.reply.id;
         return id === null ? { kind: 'loose' } : { kind: 'id', key: keyOf(id) };
