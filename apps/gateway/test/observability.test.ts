@@ -202,6 +202,14 @@ describe('status page over HTTP', () => {
   beforeAll(async () => {
     gw = await startGateway(['--token', TOKEN]);
   });
+  /** POST a form to the page (login, logout) with these headers; the redirect is not followed. */
+  const postForm = (path: string, body: string, headers: Record<string, string>) =>
+    fetch(`${gw.url}${path}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      redirect: 'manual',
+    });
   afterAll(async () => {
     await gw?.stop();
   });
@@ -213,11 +221,12 @@ describe('status page over HTTP', () => {
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect((await get(`${gw.url}/status/api/state`)).status).toBe(401);
 
+    // A browser's form POST from the page: its own Origin, as every browser sends on a POST.
     const login = (body: string, type = 'application/x-www-form-urlencoded') =>
       fetch(`${gw.url}/status/login`, {
         method: 'POST',
         body,
-        headers: { 'content-type': type },
+        headers: { 'content-type': type, origin: new URL(gw.url).origin },
         redirect: 'manual',
       });
     const wrong = await login('token=nope-nope-nope');
@@ -242,17 +251,94 @@ describe('status page over HTTP', () => {
     expect(
       (await get(`${gw.url}/status/api/state`, { Cookie: 'mcpkit_status=forged' })).status,
     ).toBe(401);
-    const out = await fetch(`${gw.url}/status/logout`, {
-      headers: { Cookie: cookie },
-      redirect: 'manual',
+    const out = await postForm('/status/logout', '', {
+      Cookie: cookie,
+      Origin: new URL(gw.url).origin,
     });
     expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('/status/login');
+    expect(out.headers.get('set-cookie')).toMatch(/^mcpkit_status=; .*Max-Age=0/);
     expect((await get(`${gw.url}/status/api/state`, { Cookie: cookie })).status).toBe(401);
     // The page's own files are public (the login form is styled); its data is not.
     expect((await get(`${gw.url}/status/app.js`)).status).toBe(200);
     expect((await get(`${gw.url}/status/app.css`)).headers.get('content-type')).toContain(
       'text/css',
     );
+  });
+
+  it('takes a login or a logout only from the page itself (no login CSRF from another local port)', async () => {
+    const own = new URL(gw.url).origin;
+    // A page on another port of this machine (a dev server, anything a browser has open): the
+    // server lets loopback origins call MCP, but this form would log the browser in as the
+    // attacker's token.
+    const elsewhere = 'http://localhost:5173';
+    const form = `token=${encodeURIComponent(TOKEN)}`;
+    const refused: Record<string, string>[] = [
+      { Origin: elsewhere },
+      { Origin: elsewhere, 'Sec-Fetch-Site': 'same-site' },
+      // Fetch Metadata says where it came from, whatever the Origin.
+      { Origin: own, 'Sec-Fetch-Site': 'same-site' },
+      // Every browser sends Origin on a POST: a form without one is no browser's login.
+      {},
+    ];
+    for (const headers of refused) {
+      const res = await postForm('/status/login', form, headers);
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(res.headers.get('set-cookie'), JSON.stringify(headers)).toBeNull();
+      expect(await res.text()).toContain('not sent from this page');
+    }
+    const ok = await postForm('/status/login', form, {
+      Origin: own,
+      'Sec-Fetch-Site': 'same-origin',
+    });
+    expect(ok.status).toBe(303);
+    const setCookie = ok.headers.get('set-cookie') ?? '';
+    // Plain http: neither Secure nor __Host- (a browser would not keep them).
+    expect(setCookie).toMatch(/^mcpkit_status=[\w-]{40,}; HttpOnly;/);
+    const cookie = setCookie.split(';')[0] as string;
+    const state = async () => (await get(`${gw.url}/status/api/state`, { Cookie: cookie })).status;
+    expect(await state()).toBe(200);
+    // Logging out is a POST from the page too: a link, or another local page, ends nothing.
+    const link = await get(`${gw.url}/status/logout`, { Cookie: cookie });
+    expect(link.status).toBe(405);
+    expect(link.headers.get('allow')).toBe('POST');
+    expect(
+      (await postForm('/status/logout', '', { Cookie: cookie, Origin: elsewhere })).status,
+    ).toBe(403);
+    expect((await postForm('/status/logout', '', { Cookie: cookie })).status).toBe(403);
+    expect(await state()).toBe(200);
+    expect((await postForm('/status/logout', '', { Cookie: cookie, Origin: own })).status).toBe(
+      303,
+    );
+    expect(await state()).toBe(401);
+  });
+
+  it('makes the cookie Secure, with the __Host- prefix, when the page is served over https', async () => {
+    // The page's own origin, over https (a TLS proxy in front that keeps Host).
+    const origin = `https://${new URL(gw.url).host}`;
+    const res = await postForm('/status/login', `token=${encodeURIComponent(TOKEN)}`, {
+      Origin: origin,
+    });
+    expect(res.status).toBe(303);
+    const setCookie = res.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(
+      /^__Host-mcpkit_status=[\w-]{40,}; Secure; HttpOnly; SameSite=Strict; Path=\/;/,
+    );
+    expect(setCookie).not.toMatch(/Domain=/i);
+    const sid = (setCookie.split(';')[0] as string).slice('__Host-mcpkit_status='.length);
+    const state = async (cookie: string) =>
+      (await get(`${gw.url}/status/api/state`, { Cookie: cookie })).status;
+    expect(await state(`__Host-mcpkit_status=${sid}`)).toBe(200);
+    // The id of a TLS login does not work under the plain name (one plain http could set).
+    expect(await state(`mcpkit_status=${sid}`)).toBe(401);
+    const out = await postForm('/status/logout', '', {
+      Cookie: `__Host-mcpkit_status=${sid}`,
+      Origin: origin,
+    });
+    expect(out.status).toBe(303);
+    // Only a Secure cookie replaces a __Host- one.
+    expect(out.headers.get('set-cookie')).toContain('__Host-mcpkit_status=; Secure;');
+    expect(await state(`__Host-mcpkit_status=${sid}`)).toBe(401);
   });
 
   it('refuses foreign origins and other methods; `/` for non-browsers stays MCP', async () => {
@@ -328,21 +414,16 @@ describe('status page over HTTP', () => {
   it('throttles an address that keeps guessing, and still lets the right token in', async () => {
     let status = 0;
     for (let i = 0; i < 25 && status !== 429; i++) {
-      const res = await fetch(`${gw.url}/status/login`, {
-        method: 'POST',
-        body: `token=guess-${i}-0000000`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      const res = await postForm('/status/login', `token=guess-${i}-0000000`, {
+        Origin: new URL(gw.url).origin,
       });
       status = res.status;
     }
     expect(status).toBe(429);
     // Its wrong tokens are refused with 429; the right one is let in (behind a proxy every
     // browser shares the address: one guessing must not lock the operators out).
-    const right = await fetch(`${gw.url}/status/login`, {
-      method: 'POST',
-      body: `token=${TOKEN}`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      redirect: 'manual',
+    const right = await postForm('/status/login', `token=${TOKEN}`, {
+      Origin: new URL(gw.url).origin,
     });
     expect(right.status).toBe(303);
   });

@@ -2,7 +2,9 @@
  * gateway_status latency figures: percentiles over the last 512 calls of each backend, the
  * oldest forgotten as new ones come.
  */
-import { createMcpHttpServer } from '@mcpkit/node';
+import { type ClientRequest, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMcpHttpServer, type PageAuth } from '@mcpkit/node';
 import { connectRaw, waitFor } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../src/config.js';
@@ -208,6 +210,215 @@ describe("the status page's restart of a backend", () => {
     } finally {
       page.close();
       await http.close();
+    }
+  });
+});
+
+/** Tokens of three callers for the status page's caps (each its own subject). */
+const CALLERS = {
+  mallory: 'mallory-token-0123456789',
+  ops: 'ops-token-0123456789abcd',
+  carol: 'carol-token-0123456789ab',
+} as const;
+
+/** The status page behind the three callers' tokens, on a free port. */
+async function pageWithTokens(
+  options: Parameters<typeof statusPage>[1],
+  server: { allowedOrigins?: string[] } = {},
+) {
+  const page = statusPage(gateway, options);
+  const http = createMcpHttpServer(gateway.server, {
+    ...server,
+    pages: [page],
+    auth: {
+      tokens: Object.entries(CALLERS).map(([subject, token]) => ({ token, subject, scopes: [] })),
+    },
+  });
+  const { url } = await http.listen();
+  return {
+    url,
+    /**
+     * Log in through the form, from the page's own origin (or `origin`): the session cookie, or
+     * the status.
+     */
+    async login(token: string, origin = new URL(url).origin): Promise<string | number> {
+      const res = await fetch(`${url}/status/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+        body: `token=${token}`,
+        redirect: 'manual',
+      });
+      await res.body?.cancel();
+      if (res.status !== 303) return res.status;
+      return (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    },
+    /** The status of the page's data for this session cookie. */
+    async state(cookie: string): Promise<number> {
+      const res = await fetch(`${url}/status/api/state`, { headers: { cookie } });
+      await res.body?.cancel();
+      return res.status;
+    },
+    async close() {
+      page.close();
+      await http.close();
+    },
+  };
+}
+
+describe("the status page's logins", () => {
+  it("are bounded per caller: one token holder's logins never log another operator out", async () => {
+    const page = await pageWithTokens({});
+    try {
+      const ops = await page.login(CALLERS.ops);
+      expect(ops).toMatch(/^mcpkit_status=/);
+      // More logins than the page keeps in all (1024): before the bound per caller, the oldest of
+      // all was pushed out, the other operator's with them.
+      const mallory: (string | number)[] = [];
+      for (let i = 0; i < 1100; i++) mallory.push(await page.login(CALLERS.mallory));
+      expect(mallory.every((c) => typeof c === 'string')).toBe(true);
+      expect(await page.state(ops as string)).toBe(200);
+      // The caller keeps its 16 latest; its 17th latest was ended by the next.
+      const latest = mallory.slice(-17) as string[];
+      expect(await page.state(latest[0] as string)).toBe(401);
+      for (const cookie of latest.slice(1)) expect(await page.state(cookie)).toBe(200);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('refuses a login beyond the global cap rather than end anyone else’s', async () => {
+    const page = await pageWithTokens({ maxSessions: 4, maxSessionsPerCaller: 2 });
+    try {
+      const mallory = [await page.login(CALLERS.mallory), await page.login(CALLERS.mallory)];
+      const ops = [await page.login(CALLERS.ops), await page.login(CALLERS.ops)];
+      expect(await page.login(CALLERS.carol)).toBe(429);
+      for (const cookie of [...mallory, ...ops])
+        expect(await page.state(cookie as string)).toBe(200);
+      // A caller at its own bound still logs in: in place of its own oldest.
+      const again = await page.login(CALLERS.mallory);
+      expect(await page.state(again as string)).toBe(200);
+      expect(await page.state(mallory[0] as string)).toBe(401);
+      for (const cookie of ops) expect(await page.state(cookie as string)).toBe(200);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe("the status page's live streams", () => {
+  it('are bounded per caller under the global cap: another caller still gets one', async () => {
+    const page = await pageWithTokens({ maxStreams: 6 });
+    const open: ClientRequest[] = [];
+    /** Open `/status/stream` as this token's holder: the status, the stream kept open on 200. */
+    const stream = (token: string) =>
+      new Promise<{ status: number; body: Promise<string> }>((resolve, reject) => {
+        const req = request(
+          `${page.url}/status/stream`,
+          { headers: { authorization: `Bearer ${token}` } },
+          (res) => {
+            if (res.statusCode === 200) {
+              open.push(req);
+              resolve({ status: 200, body: Promise.resolve('') });
+              return;
+            }
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              text += chunk;
+            });
+            resolve({
+              status: res.statusCode ?? 0,
+              body: new Promise((done) => res.on('end', () => done(text))),
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      // One caller opens as many as it is let: its share (4), not every stream there is.
+      let held = 0;
+      let refused: { status: number; body: Promise<string> } | undefined;
+      for (let i = 0; i < 10 && !refused; i++) {
+        const res = await stream(CALLERS.mallory);
+        if (res.status === 200) held++;
+        else refused = res;
+      }
+      expect(held).toBe(4);
+      expect(refused?.status).toBe(503);
+      expect(await refused?.body).toMatch(/you have 4 status pages open/);
+      // While it holds them, another operator watches.
+      expect((await stream(CALLERS.ops)).status).toBe(200);
+      expect((await stream(CALLERS.ops)).status).toBe(200);
+      // The global cap (6) still bounds them all.
+      const full = await stream(CALLERS.carol);
+      expect(full.status).toBe(503);
+      expect(await full.body).toBe('too many status pages open\n');
+      // A stream that ends gives its caller's place back.
+      open[0]?.destroy();
+      await waitFor('a place again', async () => (await stream(CALLERS.mallory)).status === 200);
+    } finally {
+      for (const req of open) req.destroy();
+      await page.close();
+    }
+  });
+});
+
+describe("the status page's login from a listed origin", () => {
+  it('is taken from an origin in allowedOrigins (a proxy that rewrites Host), Secure for https', async () => {
+    // A TLS proxy at status.example.com that passes Host as the gateway's own loopback address:
+    // the browser's Origin is the proxy's, which the operator lists.
+    const proxied = 'https://status.example.com';
+    const page = await pageWithTokens({}, { allowedOrigins: [proxied] });
+    try {
+      const cookie = await page.login(CALLERS.ops, proxied);
+      expect(cookie).toMatch(/^__Host-mcpkit_status=/);
+      expect(await page.state(cookie as string)).toBe(200);
+      // The page's own origin still logs in; an unlisted one does not get this far.
+      expect(await page.login(CALLERS.ops)).toMatch(/^mcpkit_status=/);
+      expect(await page.login(CALLERS.ops, 'https://other.example.com')).toBe(403);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe("the status page's cookie over TLS", () => {
+  it('is Secure with the __Host- prefix when the request came over TLS', async () => {
+    const page = statusPage(gateway);
+    const auth: PageAuth = {
+      required: true,
+      check: async (token) =>
+        token === CALLERS.ops ? { subject: 'ops', scopes: new Set<string>() } : undefined,
+    };
+    // The socket is what a TLS server's would say (no certificate needed for what is tested).
+    const server = createServer((req, res) => {
+      Object.defineProperty(req.socket, 'encrypted', { value: true, configurable: true });
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      void page.handle(req, res, path, auth);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const res = await fetch(`${url}/status/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: url },
+        body: `token=${CALLERS.ops}`,
+        redirect: 'manual',
+      });
+      expect(res.status).toBe(303);
+      const setCookie = res.headers.get('set-cookie') ?? '';
+      expect(setCookie).toMatch(
+        /^__Host-mcpkit_status=[\w-]{40,}; Secure; HttpOnly; SameSite=Strict; Path=\/;/,
+      );
+      expect(setCookie).not.toMatch(/Domain=/i);
+      const state = await fetch(`${url}/status/api/state`, {
+        headers: { cookie: setCookie.split(';')[0] as string },
+      });
+      expect(state.status).toBe(200);
+    } finally {
+      page.close();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HttpPage, PageAuth } from '@mcpkit/node';
+import type { TLSSocket } from 'node:tls';
+import { type HttpPage, isLoopback, type PageAuth } from '@mcpkit/node';
 import type { AuthInfo } from '@mcpkit/protocol';
 import { mayUse } from '../access.js';
 import { EventQueryError, type EventStatus, type GatewayEvent } from '../events.js';
@@ -22,6 +23,18 @@ export interface StatusPageOptions {
   intervalMs?: number;
   /** Browsers watching at once; more are answered 503. Default 32. */
   maxStreams?: number;
+  /**
+   * Of those, how many one caller (a token's subject) may hold; more are answered 503, while the
+   * others still get theirs. Default 4. Without tokens (loopback only) only `maxStreams` applies.
+   */
+  maxStreamsPerCaller?: number;
+  /**
+   * Logins at once; beyond it a login is answered 429 (unless it ends its caller's own oldest):
+   * nobody else is logged out to make room. Default 1024.
+   */
+  maxSessions?: number;
+  /** Logins of one caller (a token's subject) at once; its next one ends its oldest. Default 16. */
+  maxSessionsPerCaller?: number;
   /** How long a login lasts, ms. Default 12 hours. */
   sessionTtlMs?: number;
   /** The event feed (default: the gateway's event log). */
@@ -30,7 +43,12 @@ export interface StatusPageOptions {
 
 /** The cookie of a logged-in browser: a random session id, never the token itself. */
 export const SESSION_COOKIE = 'mcpkit_status';
-const MAX_SESSIONS = 1024;
+/**
+ * Its name where the page is served over TLS. The `__Host-` prefix (RFC 6265bis §4.1.3.2) makes
+ * the browser keep it only if it is `Secure`, `Path=/` and without `Domain`, set from an https
+ * page: a plain-http page or a sibling host cannot plant one of their own under this name.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 const MAX_FORM_BYTES = 4096;
 const ASSETS = new URL('../../assets/', import.meta.url);
 const STATUSES: readonly EventStatus[] = ['success', 'failure', 'pending'];
@@ -53,7 +71,7 @@ const SECURITY_HEADERS = {
 /**
  * The status page as an {@link HttpPage} for `createMcpHttpServer({ pages })`: `GET /` for a
  * browser (a request that accepts HTML; other clients of `/` are left to MCP) and `/status/…`:
- * `app.js`, `app.css`, `api/state`, `api/events`, `stream` (SSE), `login`, `logout`, and
+ * `app.js`, `app.css`, `api/state`, `api/events`, `stream` (SSE), `login`, `logout` (POST), and
  * `POST api/backends/<name>/restart` (an operator's restart: `gateway:admin` where tokens have
  * scopes, as `restart_backend`).
  * `api/events` takes the filters of `get_events` as query parameters: `event_type`, `status`,
@@ -69,9 +87,15 @@ export function statusPage(
   const feed = options.feed ?? eventFeed(gateway.events);
   const intervalMs = options.intervalMs ?? 1000;
   const maxStreams = options.maxStreams ?? 32;
+  const maxStreamsPerCaller = options.maxStreamsPerCaller ?? 4;
+  const maxSessions = options.maxSessions ?? 1024;
+  const maxSessionsPerCaller = options.maxSessionsPerCaller ?? 16;
   const ttl = options.sessionTtlMs ?? 12 * 3600_000;
-  const sessions = new Map<string, { auth: AuthInfo; expires: number }>();
+  /** By session id, oldest first (a Map keeps insertion order); `secure`: a `__Host-` cookie. */
+  const sessions = new Map<string, { auth: AuthInfo; expires: number; secure: boolean }>();
   const streams = new Set<ServerResponse>();
+  /** Open streams by the subject of their caller's token. */
+  const streamsOf = new Map<string, number>();
   const files = {
     html: asset('status.html'),
     login: asset('login.html').toString('utf8'),
@@ -88,11 +112,14 @@ export function statusPage(
     auth: PageAuth,
   ): Promise<AuthInfo | 'open' | 'no' | 'locked'> {
     if (!auth.required) return 'open';
-    const sid = cookie(req.headers.cookie, SESSION_COOKIE);
-    if (sid) {
-      const session = sessions.get(sid);
-      if (session && session.expires > Date.now()) return session.auth;
-      if (session) sessions.delete(sid);
+    for (const secure of [true, false]) {
+      const sid = cookie(req.headers.cookie, secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE);
+      const session = sid ? sessions.get(sid) : undefined;
+      if (!session) continue;
+      if (session.expires <= Date.now()) sessions.delete(sid as string);
+      // A session is good under the name it was given only: the id of a TLS login does not
+      // work from a plain cookie.
+      else if (session.secure === secure) return session.auth;
     }
     const header = req.headers.authorization;
     const match = header ? /^Bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i.exec(header) : null;
@@ -169,6 +196,12 @@ export function statusPage(
       send(res, 405, 'text/plain; charset=utf-8', 'GET or POST\n', { Allow: 'GET, HEAD, POST' });
       return;
     }
+    // Before the token is looked at: another page's POST learns nothing, and counts for nothing.
+    const origin = formOrigin(req);
+    if (!origin) {
+      sendLogin(res, 403, 'This login was not sent from this page: open the page and log in here.');
+      return;
+    }
     const type = req.headers['content-type'] ?? '';
     if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
       send(
@@ -203,15 +236,57 @@ export function statusPage(
       sendLogin(res, 401, 'That token is not valid.');
       return;
     }
-    if (sessions.size >= MAX_SESSIONS) {
-      // The oldest login goes first (a Map keeps insertion order).
-      sessions.delete(sessions.keys().next().value as string);
+    // Room is made among this caller's own logins only: evicting the oldest of all would let one
+    // token holder, logging in again and again, log every other operator out.
+    const now = Date.now();
+    const own: string[] = [];
+    for (const [id, session] of sessions) {
+      if (session.expires <= now) sessions.delete(id);
+      else if (session.auth.subject === info.subject) own.push(id);
     }
+    for (const id of own.slice(0, Math.max(0, own.length - maxSessionsPerCaller + 1))) {
+      sessions.delete(id);
+    }
+    if (sessions.size >= maxSessions) {
+      // Every login is someone else's and unexpired: the newcomer waits, nobody is logged out.
+      sendLogin(res, 429, 'Too many browsers are logged in: try again later.');
+      return;
+    }
+    // Secure where the browser reached the page over TLS: this socket, or a TLS proxy in front
+    // (the documented deployment) — the form's Origin, checked above, is the page the browser
+    // shows. This server has no list of trusted proxies, so X-Forwarded-Proto is not read.
+    const secure = (req.socket as TLSSocket).encrypted === true || origin.startsWith('https:');
     const sid = randomBytes(32).toString('base64url');
-    sessions.set(sid, { auth: info, expires: Date.now() + ttl });
+    sessions.set(sid, { auth: info, expires: now + ttl, secure });
+    const name = secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
     redirect(res, '/', {
-      'Set-Cookie': `${SESSION_COOKIE}=${sid}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(ttl / 1000)}`,
+      'Set-Cookie': `${name}=${sid}; ${secure ? 'Secure; ' : ''}HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(ttl / 1000)}`,
     });
+  }
+
+  /**
+   * Ends this browser's login. A POST from the page's own origin: as a GET (or from another
+   * local page) it was a link any page could make the browser follow.
+   */
+  function logout(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method !== 'POST') {
+      send(res, 405, 'text/plain; charset=utf-8', 'POST only\n', { Allow: 'POST' });
+      return;
+    }
+    if (!formOrigin(req)) {
+      send(res, 403, 'text/plain; charset=utf-8', 'log out from the page itself\n');
+      return;
+    }
+    for (const name of [SECURE_SESSION_COOKIE, SESSION_COOKIE]) {
+      const sid = cookie(req.headers.cookie, name);
+      if (sid) sessions.delete(sid);
+    }
+    res.setHeader('Set-Cookie', [
+      `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`,
+      // A __Host- cookie is only replaced by one that is Secure too.
+      `${SECURE_SESSION_COOKIE}=; Secure; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`,
+    ]);
+    redirect(res, '/status/login');
   }
 
   function sendLogin(res: ServerResponse, status: number, error: string): void {
@@ -267,10 +342,16 @@ export function statusPage(
   }
 
   function stream(req: IncomingMessage, res: ServerResponse, who: AuthInfo | undefined): void {
-    if (streams.size >= maxStreams) {
-      send(res, 503, 'text/plain; charset=utf-8', 'too many status pages open\n', {
-        'Retry-After': '5',
-      });
+    // A share per caller under the global cap: one token holder cannot take every stream. (Open,
+    // without tokens, everyone is the same loopback caller: the global cap alone.)
+    const subject = who?.subject;
+    const mine = subject === undefined ? 0 : (streamsOf.get(subject) ?? 0);
+    if (streams.size >= maxStreams || mine >= maxStreamsPerCaller) {
+      const error =
+        mine >= maxStreamsPerCaller
+          ? `you have ${maxStreamsPerCaller} status pages open: close one\n`
+          : 'too many status pages open\n';
+      send(res, 503, 'text/plain; charset=utf-8', error, { 'Retry-After': '5' });
       return;
     }
     res.writeHead(200, {
@@ -279,6 +360,7 @@ export function statusPage(
       'X-Accel-Buffering': 'no',
     });
     streams.add(res);
+    if (subject !== undefined) streamsOf.set(subject, mine + 1);
     // A browser that stops reading is dropped, not buffered for without end.
     const write = (text: string) => {
       if (res.writableLength > 1 << 20) {
@@ -298,7 +380,11 @@ export function statusPage(
     const end = () => {
       clearInterval(timer);
       unsubscribe();
-      streams.delete(res);
+      // Once, though both the request and the response report their close.
+      if (!streams.delete(res) || subject === undefined) return;
+      const left = (streamsOf.get(subject) ?? 1) - 1;
+      if (left > 0) streamsOf.set(subject, left);
+      else streamsOf.delete(subject);
     };
     res.once('close', end);
     req.once('close', end);
@@ -317,14 +403,7 @@ export function statusPage(
     },
     async handle(req, res, path, auth) {
       if (path === '/status/login') return login(req, res, auth);
-      if (path === '/status/logout') {
-        const sid = cookie(req.headers.cookie, SESSION_COOKIE);
-        if (sid) sessions.delete(sid);
-        redirect(res, '/status/login', {
-          'Set-Cookie': `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`,
-        });
-        return;
-      }
+      if (path === '/status/logout') return logout(req, res);
       // The page's own files hold no data: served to anyone, so the login form is styled.
       if (path === '/status/app.css')
         return send(res, 200, 'text/css; charset=utf-8', files.css, CACHE);
@@ -354,6 +433,7 @@ export function statusPage(
     close() {
       for (const res of streams) res.end();
       streams.clear();
+      streamsOf.clear();
     },
   };
 }
@@ -384,6 +464,42 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 function redirect(res: ServerResponse, to: string, headers: Record<string, string> = {}): void {
   res.writeHead(303, { Location: to, 'Content-Length': '0', ...headers });
   res.end();
+}
+
+/**
+ * The Origin of a form POST (login, logout) that comes from the page itself, else undefined:
+ * against login CSRF (OWASP CSRF Prevention Cheat Sheet, "Login CSRF"), where another page posts
+ * its own token and the browser ends up logged in as the attacker. The server's Host/Origin check
+ * in front lets every loopback origin through by default (any local port may call MCP), and
+ * SameSite does not help: another port of localhost is the same site. So:
+ * - `Sec-Fetch-Site`, where the browser sends it (Fetch Metadata), must be `same-origin`;
+ * - the `Origin` must be there: every browser sends one on a POST (Fetch standard; Firefox since
+ *   70), and a script has no use for the form — it sends its token as a bearer. Without one, the
+ *   request is refused, as the cheat sheet advises where Origin is the defence;
+ * - it must be the request's own scheme and Host, or one the operator listed in the server's
+ *   `allowedOrigins` (a TLS proxy in front that rewrites Host): no other non-loopback origin gets
+ *   past the check in front (the CORS origins do not, for pages). A loopback origin that is not
+ *   this page's own is refused even if listed: the check in front lets them all through unlisted,
+ *   so here a listed one cannot be told from the others.
+ */
+function formOrigin(req: IncomingMessage): string | undefined {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') return undefined;
+  const origin = req.headers.origin;
+  if (origin === undefined) return undefined;
+  const host = req.headers.host;
+  if (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`)) {
+    return origin;
+  }
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return undefined;
+  }
+  const listed =
+    (url.protocol === 'https:' || url.protocol === 'http:') && !isLoopback(url.hostname);
+  return listed ? origin : undefined;
 }
 
 /** The value of one cookie, or undefined. */
