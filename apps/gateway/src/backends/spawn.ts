@@ -27,6 +27,7 @@ export const GATEWAY_VARIABLES: readonly string[] = [
   'MCP_DRAIN_TIMEOUT',
   'MCP_DRAIN_DELAY',
   'MCP_CORS_ORIGINS',
+  'MCP_PUBLIC_URL',
   'MCP_HELP',
   'MCP_VERSION',
   // the gateway's GATEWAY_OPTIONS

@@ -115,6 +115,13 @@ export const COMMON_OPTIONS: readonly CliOption[] = [
     type: 'string',
   },
   {
+    name: 'public-url',
+    env: 'MCP_PUBLIC_URL',
+    description:
+      'HTTP: the URL clients reach this server at through a reverse proxy (e.g. https://mcp.example.com), comma-separated: its Host and Origin are accepted',
+    type: 'string',
+  },
+  {
     // Actions, not settings: never read from the environment (MCP_VERSION=2025-06-18 in a
     // user's shell made every app exit with a usage error).
     name: 'help',
@@ -265,6 +272,11 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     );
     return 2;
   }
+  const publicUrls = parseCorsOrigins(values['public-url'] as string | undefined);
+  if (typeof publicUrls === 'string') {
+    process.stderr.write(`${app.command}: --public-url: ${publicUrls}\n`);
+    return 2;
+  }
   const corsOrigins = parseCorsOrigins(values['cors-origins'] as string | undefined);
   if (typeof corsOrigins === 'string') {
     process.stderr.write(`${app.command}: --cors-origins: ${corsOrigins}\n`);
@@ -373,6 +385,7 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
       metrics,
       ...(metricsToken ? { metricsToken } : {}),
       ...(corsOrigins.length > 0 ? { corsOrigins } : {}),
+      ...(publicUrls.length > 0 ? { publicUrls } : {}),
       host: values.host as string,
       port,
     });

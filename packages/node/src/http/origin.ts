@@ -22,6 +22,12 @@ export interface OriginPolicy {
   /** Origins allowed to call from a browser. Default: http(s) origins on loopback hosts. */
   allowedOrigins?: readonly string[];
   /**
+   * URLs the server is reached at through a reverse proxy (`https://mcp.example.com`): their
+   * host and origin are accepted besides the defaults — what a TLS proxy in front of a server
+   * bound to 127.0.0.1 forwards.
+   */
+  publicUrls?: readonly string[];
+  /**
    * Origins (`https://app.example.com`, exactly as a browser sends them) whose pages may call
    * across origins (CORS): their preflight `OPTIONS` is answered and every response carries
    * `Access-Control-Allow-Origin` for them. They pass the Origin check too. Default: none (CORS off).
@@ -80,11 +86,15 @@ export function checkHostAndOrigin(
     if (hostLines(req) > 1) return 'more than one Host header';
     const name = hostName(hostHeader);
     if (name === undefined) return `Host '${hostHeader}' is malformed`;
-    const allowed = policy.allowedHosts ? policy.allowedHosts.includes(name) : isLoopback(name);
+    const allowed =
+      (policy.allowedHosts ? policy.allowedHosts.includes(name) : isLoopback(name)) ||
+      (policy.publicUrls?.some((u) => new URL(u).hostname === name) ?? false);
     if (!allowed) return `Host '${hostHeader}' is not allowed`;
   }
   const origin = req.headers.origin;
-  if (origin !== undefined && !policy.corsOrigins?.includes(origin)) {
+  const published =
+    origin !== undefined && policy.publicUrls?.some((u) => new URL(u).origin === origin);
+  if (origin !== undefined && !published && !policy.corsOrigins?.includes(origin)) {
     if (policy.allowedOrigins) {
       if (!policy.allowedOrigins.includes(origin)) return `Origin '${origin}' is not allowed`;
     } else {

@@ -641,6 +641,21 @@ describe('Host and Origin checks', () => {
   });
 });
 
+describe('behind a reverse proxy (publicUrls)', () => {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+
+  it("serves the public URL's Host and Origin besides loopback, and still refuses others", async () => {
+    const { port } = await start({ publicUrls: ['https://mcp.example.com'] });
+    const status = async (headers: Record<string, string>) =>
+      (await raw(port, { headers: { ...JSON_HEADERS, ...headers }, body })).status;
+    expect(await status({ host: 'mcp.example.com', origin: 'https://mcp.example.com' })).toBe(200);
+    expect(await status({ host: `127.0.0.1:${port}` })).toBe(200);
+    expect(await status({ host: 'evil.example.com' })).toBe(403);
+    // The public name over plain http is another origin.
+    expect(await status({ host: 'mcp.example.com', origin: 'http://mcp.example.com' })).toBe(403);
+  });
+});
+
 describe('binding', () => {
   it('refuses to serve on 0.0.0.0 without auth', () => {
     expect(() => createMcpHttpServer(createEverythingServer(), { host: '0.0.0.0' })).toThrow(

@@ -114,7 +114,11 @@ class HttpHost implements McpHttpServer {
       gate: this.#gate,
       // Not the CORS origins: they are let in for MCP, not for the app's pages (a login form's
       // cookie must not be usable by another origin's page) nor /metrics.
-      origin: { allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins },
+      origin: {
+        allowedHosts: options.allowedHosts,
+        allowedOrigins: options.allowedOrigins,
+        publicUrls: options.publicUrls,
+      },
       host: this.#host,
       logger: options.logger,
     });
