@@ -40,6 +40,7 @@ export const RUNNER_STRING_FLAGS = [
   'drain-timeout',
   'drain-delay',
   'cors-origins',
+  'public-url',
 ];
 
 /** A backend's early child, until its Backend takes it. */
