@@ -4,6 +4,7 @@ import {
   EXTENSION_KEY,
   TOKEN_LIMITS,
   tokenDocument,
+  tokenLimitProblem,
   validateTokens,
   validateTokensSliced,
 } from './dtcg.js';
@@ -169,16 +170,59 @@ describe('validateTokens: limits, linear and without recursion', () => {
     }
   });
 
-  it('a document over the size limit: one problem with its size', () => {
+  it('a document over the size limit: one problem naming the limit', () => {
     const doc = { t: { $type: 'number', $value: 1, $description: 'x'.repeat(TOKEN_LIMITS.bytes) } };
     expect(validateTokens(doc)).toEqual([
       {
         field: '(root)',
-        error: expect.stringMatching(
-          /^a token document is at most 524,288 bytes of JSON; this one is 524,3\d\d$/,
-        ),
+        error: 'a token document is at most 524,288 bytes of JSON; this one is longer',
       },
     ]);
+  });
+
+  it('exactly 524,288 bytes of JSON (UTF-8, escapes included) is within the limit; one more is not', () => {
+    // ü is two bytes, 😀 four, \n two, \u0001 six: the size is the text JSON.stringify writes.
+    const base = { t: { $type: 'number', $value: 1, $description: 'ü😀\n\u0001' } };
+    const fill = TOKEN_LIMITS.bytes - Buffer.byteLength(JSON.stringify(base));
+    const exact = { t: { ...base.t, $description: `${base.t.$description}${'x'.repeat(fill)}` } };
+    expect(Buffer.byteLength(JSON.stringify(exact))).toBe(TOKEN_LIMITS.bytes);
+    expect(tokenLimitProblem(exact)).toBeUndefined();
+    const over = { t: { ...exact.t, $description: `${exact.t.$description}x` } };
+    expect(tokenLimitProblem(over)?.error).toMatch(/at most 524,288 bytes/);
+  });
+
+  it('refuses a document too large or too deep without reading the rest of it', () => {
+    // A group after the part already past a limit, which records whether it is looked at:
+    // refusing must cost what the limit allows, not what the document holds.
+    let touched = 0;
+    const later = new Proxy(
+      { t: { $value: 1 } },
+      {
+        ownKeys: (target) => {
+          touched++;
+          return Reflect.ownKeys(target);
+        },
+        get: (target, key) => {
+          touched++;
+          return Reflect.get(target, key);
+        },
+      },
+    );
+    const big = { t: { $type: 'number', $value: 1, $description: 'x'.repeat(600_000) } };
+    expect(tokenLimitProblem({ big, later })?.error).toMatch(/at most 524,288 bytes/);
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 100; i++) deep = { a: deep };
+    expect(tokenLimitProblem({ deep, later })?.error).toMatch(/at most 64 deep/);
+    expect(touched).toBe(0);
+  });
+
+  it('counts tokens before validating any: the first one past the limit, alone', () => {
+    // Every token is invalid too: a document past the token limit is refused for that alone.
+    const many: Record<string, unknown> = { $type: 'number' };
+    for (let i = 0; i <= TOKEN_LIMITS.tokens; i++) many[`n${i}`] = { $value: 'x', $bogus: true };
+    const refusal = { field: 'many.n5000', error: 'a token document holds at most 5,000 tokens' };
+    expect(tokenLimitProblem({ many })).toEqual(refusal);
+    expect(validateTokens({ many })).toEqual([refusal]);
   });
 
   it('validateTokensSliced: the same problems, with other work served between its slices', async () => {

@@ -4,7 +4,7 @@
  * product data lives under `$extensions`. This module validates a document before it is stored
  * and builds the document a project starts with.
  */
-import { deeperThan } from './json.js';
+import { jsonOverLimit } from './json.js';
 
 export const EXTENSION_KEY = 'io.codefluss';
 export const MEDIA_TYPE = 'application/design-tokens+json';
@@ -39,7 +39,8 @@ const NAME_BREAKER = /[{}.]/;
 /**
  * What a token document may hold. Validation is linear in the document's size and these bound the
  * size: the largest legal document is validated, stored and merged into in steps of a few
- * milliseconds each (bench/src/tokens-bench.ts measures another caller's ping meanwhile).
+ * milliseconds each (bench/src/tokens-bench.ts measures another caller's ping meanwhile). Nesting,
+ * size and token count are checked first, at a cost bounded by these ({@link tokenLimitProblem}).
  */
 export const TOKEN_LIMITS = {
   /** Tokens in a document. */
@@ -119,16 +120,59 @@ function checkValue(type: string | undefined, value: unknown): string | undefine
 }
 
 /**
- * A document nested deeper than {@link TOKEN_LIMITS.jsonDepth}, found without recursion: check
- * input with this before anything recursive (a merge, `JSON.stringify`) touches it.
+ * The tokens of a document, counted as {@link validation} walks them (the members of groups up to
+ * {@link TOKEN_LIMITS.groupDepth} deep that hold a `$value`), without looking into any token:
+ * the first one past {@link TOKEN_LIMITS.tokens}, or undefined. Recursion bounded by groupDepth.
  */
-export function tokenDepthProblem(doc: unknown): TokenProblem | undefined {
-  const path = deeperThan(doc, TOKEN_LIMITS.jsonDepth);
-  if (path === undefined) return undefined;
-  return {
-    field: path.slice(0, TOKEN_LIMITS.jsonDepth).join('.') || '(root)',
-    error: `a token document nests objects and arrays at most ${TOKEN_LIMITS.jsonDepth} deep`,
-  };
+function tooManyTokens(
+  node: Record<string, unknown>,
+  prefix: string,
+  depth: number,
+  counted: { tokens: number },
+): TokenProblem | undefined {
+  if (depth > TOKEN_LIMITS.groupDepth) return undefined;
+  for (const name of Object.keys(node)) {
+    if (name.charCodeAt(0) === 0x24 /* $ */ || NAME_BREAKER.test(name)) continue;
+    const child = node[name];
+    if (!isObject(child)) continue;
+    const field = prefix === '' ? name : `${prefix}.${name}`;
+    if (!('$value' in child)) {
+      const problem = tooManyTokens(child, field, depth + 1, counted);
+      if (problem) return problem;
+    } else if (++counted.tokens > TOKEN_LIMITS.tokens) {
+      return {
+        field,
+        error: `a token document holds at most ${count(TOKEN_LIMITS.tokens)} tokens`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The first of the document's bounds it crosses — JSON nesting ({@link TOKEN_LIMITS.jsonDepth}),
+ * size ({@link TOKEN_LIMITS.bytes}), then token count ({@link TOKEN_LIMITS.tokens}) — or
+ * undefined. The cheap refusals, checked before anything else touches a document: without
+ * recursion (so a document deeper than the stack is refused, not a RangeError), without writing
+ * it out, and stopping at the first bound crossed, so that refusing costs about as much as the
+ * limits allow, however large the document is. Only what passes is merged, validated and stored.
+ */
+export function tokenLimitProblem(doc: unknown): TokenProblem | undefined {
+  const over = jsonOverLimit(doc, TOKEN_LIMITS.jsonDepth, TOKEN_LIMITS.bytes);
+  if (over?.limit === 'depth') {
+    return {
+      field: over.path.join('.') || '(root)',
+      error: `a token document nests objects and arrays at most ${TOKEN_LIMITS.jsonDepth} deep`,
+    };
+  }
+  if (over) {
+    return {
+      field: '(root)',
+      error: `a token document is at most ${count(TOKEN_LIMITS.bytes)} bytes of JSON; this one is longer`,
+    };
+  }
+  // Within the byte limit, so this walk is short.
+  return isObject(doc) ? tooManyTokens(doc, '', 0, { tokens: 0 }) : undefined;
 }
 
 /** A token as validation sees it, with where following its references ends. */
@@ -162,24 +206,13 @@ const STEP = 128;
  */
 function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
   if (!isObject(doc)) return [{ field: '(root)', error: 'a token document is a JSON object' }];
-  const tooDeep = tokenDepthProblem(doc);
-  if (tooDeep) return [tooDeep];
-  yield;
-  // Safe now: nothing nests deeper than jsonDepth.
-  const bytes = Buffer.byteLength(JSON.stringify(doc));
-  if (bytes > TOKEN_LIMITS.bytes) {
-    return [
-      {
-        field: '(root)',
-        error: `a token document is at most ${count(TOKEN_LIMITS.bytes)} bytes of JSON; this one is ${count(bytes)}`,
-      },
-    ];
-  }
+  const over = tokenLimitProblem(doc);
+  if (over) return [over];
   yield;
 
   const problems: TokenProblem[] = [];
+  // At most TOKEN_LIMITS.tokens, counted above.
   const tokens = new Map<string, TokenEntry>();
-  let tooMany = false;
 
   let steps = 0;
   // Recursion bounded by TOKEN_LIMITS.groupDepth.
@@ -218,18 +251,9 @@ function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
       }
       if (!('$value' in child)) {
         yield* walk(child, field, depth + 1, groupType);
-        if (tooMany) return;
         continue;
       }
       if (++steps % STEP === 0) yield;
-      if (tokens.size >= TOKEN_LIMITS.tokens) {
-        problems.push({
-          field,
-          error: `a token document holds at most ${count(TOKEN_LIMITS.tokens)} tokens`,
-        });
-        tooMany = true;
-        return;
-      }
       for (const key of Object.keys(child)) {
         if (!TOKEN_KEYS.has(key)) problems.push({ field, error: `unknown token property ${key}` });
       }
@@ -256,8 +280,6 @@ function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
     }
   };
   yield* walk(doc, '', 0, undefined);
-  // References of a document cut short would point at tokens never read.
-  if (tooMany) return problems;
 
   // References must resolve, within the alias chain limit, to a token of the same type where
   // both are known, without cycles. Each token is resolved once: its chain is followed until a

@@ -1,54 +1,161 @@
 /**
- * How deep a JSON value nests, found without recursion. A value nested deeper than the stack
- * allows (`{"a":{"a":…}}` 100,000 levels, which `JSON.parse` accepts) makes every recursive walk
- * — `JSON.stringify`, `structuredClone`, a merge — throw a RangeError. Input is measured with
- * this first, so that such a value is refused as a validation error before anything recursive
- * touches it.
+ * Bounds of a JSON value, measured without recursion and without writing it out. A value nested
+ * deeper than the stack allows (`{"a":{"a":…}}` 100,000 levels, which `JSON.parse` accepts) makes
+ * every recursive walk — `JSON.stringify`, `structuredClone`, a merge — throw a RangeError, and a
+ * value of megabytes costs milliseconds per megabyte in each of them. Input is measured with this
+ * first, so that such a value is refused as a validation error before anything recursive or
+ * proportional to its size touches it.
  */
 
-/** One container on the walk's explicit stack, with the way back to the root for the path. */
-interface Frame {
+/** Why a value is out of bounds: the first bound {@link jsonOverLimit} found crossed. */
+export type JsonOverLimit =
+  /** A container nests deeper than allowed; `path` leads to it (keys and array indices, root first). */
+  | { limit: 'depth'; path: string[] }
+  /** Its JSON text would be longer than allowed. */
+  | { limit: 'bytes' };
+
+/** One container on the walk's explicit stack: where in it the walk is, and the way back up. */
+interface Cursor {
   value: object;
+  /** An object's own keys; undefined for an array. */
+  keys: string[] | undefined;
+  /** The next key (or index) to visit. */
+  next: number;
+  /** Whether a member was written yet (the next one needs a comma). */
+  wrote: boolean;
   depth: number;
-  key: string;
-  parent: Frame | undefined;
+  /** Its key (or index) in `parent`. */
+  key: string | number;
+  parent: Cursor | undefined;
+}
+
+/** Anything but printable ASCII that JSON.stringify writes as it is. */
+const NOT_PLAIN = /[^\u0020\u0021\u0023-\u005b\u005d-\u007e]/;
+/** What JSON.stringify escapes, and surrogates (a lone one is escaped, a pair is 4 bytes). */
+const NEEDS_CARE = /[^\u0020\u0021\u0023-\u005b\u005d-\ud7ff\ue000-\uffff]/;
+
+/**
+ * Bytes of `s` as a JSON string in UTF-8, quotes included, as `JSON.stringify` writes it (short
+ * escapes, `\u00XX` for other control characters, lone surrogates as `\uDXXX`) — or `budget + 1`
+ * as soon as it is known to be more than `budget`, so that a long string costs no more than the
+ * budget to refuse.
+ */
+function stringBytes(s: string, budget: number): number {
+  // Every UTF-16 unit is at least one byte of JSON.
+  if (s.length + 2 > budget) return budget + 1;
+  // Most strings are printable ASCII that needs no escape: a byte a character.
+  if (!NOT_PLAIN.test(s)) return s.length + 2;
+  // Others mostly need no escape and hold no surrogate: their UTF-8 length, counted natively.
+  if (!NEEDS_CARE.test(s)) return Buffer.byteLength(s) + 2;
+  let n = 2;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) {
+      if (c >= 0x20) n += c === 0x22 || c === 0x5c ? 2 : 1;
+      else n += c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d ? 2 : 6;
+    } else if (c < 0x800) {
+      n += 2;
+    } else if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else {
+      n += c >= 0xd800 && c <= 0xdfff ? 6 : 3;
+    }
+    if (n > budget) return budget + 1;
+  }
+  return n;
+}
+
+/** Bytes of a non-container as JSON; undefined for what an object leaves out (undefined, functions). */
+function scalarBytes(v: unknown, budget: number, inArray: boolean): number | undefined {
+  switch (typeof v) {
+    case 'string':
+      return stringBytes(v, budget);
+    case 'number':
+      return Number.isFinite(v) ? String(v).length : 4; // null
+    case 'boolean':
+      return v ? 4 : 5;
+    case 'bigint':
+      return String(v).length;
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return inArray ? 4 : undefined; // null in an array, left out of an object
+    default:
+      return 4; // null
+  }
 }
 
 /**
- * The path (keys and array indices, root first) of a container that nests more than `max`
- * levels deep, or undefined when none does. Depth counts containers: `1` is 0 deep, `{}` and
- * `[]` 1, `{"a":[]}` 2. Stops at the first one found, so a too-deep value costs no more than the
- * part of it walked so far.
+ * The first bound a value (as `JSON.parse` makes it) crosses: a container nested more than
+ * `maxDepth` deep, or JSON text longer than `maxBytes` (UTF-8, as `JSON.stringify` writes it) —
+ * undefined when it crosses none. Depth counts containers: `1` is 0 deep, `{}` and `[]` 1,
+ * `{"a":[]}` 2. The walk goes in document order, adds up the bytes as it goes and stops at the
+ * first bound crossed, so measuring costs about as much as the part of the value up to there:
+ * refusing a value costs about `maxBytes` of work however large it is.
  */
-export function deeperThan(value: unknown, max: number): string[] | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const stack: Frame[] = [{ value, depth: 1, key: '', parent: undefined }];
-  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
-    if (frame.depth > max) {
-      const path: string[] = [];
-      for (let f: Frame | undefined = frame; f?.parent !== undefined; f = f.parent) {
-        path.push(f.key);
+export function jsonOverLimit(
+  value: unknown,
+  maxDepth: number,
+  maxBytes: number,
+): JsonOverLimit | undefined {
+  if (typeof value !== 'object' || value === null) {
+    const bytes = scalarBytes(value, maxBytes, true) ?? 0;
+    return bytes > maxBytes ? { limit: 'bytes' } : undefined;
+  }
+  if (maxDepth < 1) return { limit: 'depth', path: [] };
+  const container = (value: object, depth: number, key: string | number, parent?: Cursor) => ({
+    value,
+    keys: Array.isArray(value) ? undefined : Object.keys(value),
+    next: 0,
+    wrote: false,
+    depth,
+    key,
+    parent,
+  });
+  let bytes = 2;
+  if (bytes > maxBytes) return { limit: 'bytes' };
+  const stack: Cursor[] = [container(value, 1, '')];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as Cursor;
+    let key: string | number;
+    let child: unknown;
+    if (top.keys === undefined) {
+      const items = top.value as unknown[];
+      if (top.next >= items.length) {
+        stack.pop();
+        continue;
       }
-      return path.reverse();
-    }
-    const container = frame.value;
-    if (Array.isArray(container)) {
-      for (let i = container.length - 1; i >= 0; i--) {
-        const child: unknown = container[i];
-        if (typeof child === 'object' && child !== null) {
-          stack.push({ value: child, depth: frame.depth + 1, key: String(i), parent: frame });
-        }
-      }
+      key = top.next++;
+      child = items[key];
+      if (top.wrote) bytes += 1;
     } else {
-      const keys = Object.keys(container);
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i] as string;
-        const child: unknown = (container as Record<string, unknown>)[key];
-        if (typeof child === 'object' && child !== null) {
-          stack.push({ value: child, depth: frame.depth + 1, key, parent: frame });
-        }
+      if (top.next >= top.keys.length) {
+        stack.pop();
+        continue;
       }
+      key = top.keys[top.next++] as string;
+      child = (top.value as Record<string, unknown>)[key];
+      const t = typeof child;
+      if (t === 'undefined' || t === 'function' || t === 'symbol') continue;
+      // `"key":`, after a comma unless it is the first member.
+      bytes += (top.wrote ? 1 : 0) + stringBytes(key, maxBytes - bytes) + 1;
     }
+    top.wrote = true;
+    if (typeof child === 'object' && child !== null) {
+      if (top.depth >= maxDepth) {
+        const path = [String(key)];
+        for (let c: Cursor | undefined = top; c?.parent !== undefined; c = c.parent) {
+          path.push(String(c.key));
+        }
+        return { limit: 'depth', path: path.reverse() };
+      }
+      bytes += 2;
+      stack.push(container(child, top.depth + 1, key, top));
+    } else {
+      bytes += scalarBytes(child, maxBytes - bytes, top.keys === undefined) ?? 0;
+    }
+    if (bytes > maxBytes) return { limit: 'bytes' };
   }
   return undefined;
 }

@@ -11,6 +11,7 @@ import { caller, ownProject, requireScope } from './access.js';
 import { apiKeyAuthenticator } from './auth.js';
 import type { Store } from './db/types.js';
 import { designSystemView, UI_EXTENSION, UI_MIME_TYPE } from './design-system-view.js';
+import { TOKEN_LIMITS } from './dtcg.js';
 import { authorizationFailed, Code, invalidParams, notFound } from './errors.js';
 import { projectResources } from './resources.js';
 import { PROJECTS_URI } from './tools/common.js';
@@ -120,8 +121,18 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
 }
 
 /**
+ * The largest HTTP request body: 1 MiB, twice the largest token document (the largest thing a
+ * tool takes), which leaves room for the envelope, indentation and `\u` escapes. A larger body
+ * is refused (413, -32600 with `data.maxBytes`) before it is read to the end, let alone parsed:
+ * `JSON.parse` of a few megabytes holds up every other caller for tens of milliseconds, for a
+ * document the tools would refuse anyway.
+ */
+export const MAX_REQUEST_BYTES = 2 * TOKEN_LIMITS.bytes;
+
+/**
  * The HTTP face of the server: `POST /api/mcp` (the CODEFLUSS MCP server's endpoint, every
- * JSON-RPC reply HTTP 200) and `/mcp`, API keys, a rate limit per key.
+ * JSON-RPC reply HTTP 200) and `/mcp`, API keys, a rate limit per key, bodies of at most
+ * {@link MAX_REQUEST_BYTES}.
  */
 export function projectsHttpOptions(
   store: Store,
@@ -129,6 +140,7 @@ export function projectsHttpOptions(
 ): McpHttpOptions {
   return {
     plainPaths: ['/api/mcp'],
+    maxBodyBytes: MAX_REQUEST_BYTES,
     auth: {
       authenticate: apiKeyAuthenticator(store),
       error: () => ({

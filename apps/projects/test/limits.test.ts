@@ -189,7 +189,11 @@ describe('design tokens: alias chains, size and nesting', () => {
       projectId,
       tokens: { big: { $type: 'number', t: { $value: 1, $description: 'x'.repeat(600_000) } } },
     });
-    expectValidation(reply, 'tokens', /at most 524,288 bytes of JSON; this one is 6\d\d,\d{3}/);
+    expectValidation(
+      reply,
+      'tokens',
+      /^a token document is at most 524,288 bytes of JSON; this one is longer$/,
+    );
   });
 
   it('concurrent merges into one project all land (read, merge, write one after the other)', async () => {

@@ -8,7 +8,7 @@ import {
   type Store,
 } from '../db/types.js';
 import { invalidParams, validationError } from '../errors.js';
-import { deeperThan } from '../json.js';
+import { jsonOverLimit } from '../json.js';
 
 export interface ToolDeps {
   store: Store;
@@ -98,18 +98,17 @@ export function checkBlockType(type: string | undefined): void {
 
 export function checkContent(content: unknown): void {
   if (content === undefined) return;
-  // Depth first, without recursion: JSON.stringify (and every other recursive walk) throws a
-  // RangeError on content nested deeper than the stack, which JSON.parse happily builds.
-  const deep = deeperThan(content, MAX_CONTENT_DEPTH);
-  if (deep) {
+  // Without recursion: JSON.stringify (and every other recursive walk) throws a RangeError on
+  // content nested deeper than the stack, which JSON.parse happily builds. And without writing it
+  // out: the walk stops at the first limit crossed, so refusing megabytes costs what 256 KiB does.
+  const over = jsonOverLimit(content, MAX_CONTENT_DEPTH, MAX_CONTENT_BYTES);
+  if (over?.limit === 'depth') {
     throw validationError(
       'content',
-      `must nest objects and arrays at most ${MAX_CONTENT_DEPTH} deep (too deep at ${describePath(deep.slice(0, MAX_CONTENT_DEPTH))})`,
+      `must nest objects and arrays at most ${MAX_CONTENT_DEPTH} deep (too deep at ${describePath(over.path)})`,
     );
   }
-  const size = Buffer.byteLength(JSON.stringify(content) ?? '');
-  if (size > MAX_CONTENT_BYTES)
-    throw validationError('content', `must be at most ${MAX_CONTENT_BYTES} bytes of JSON`);
+  if (over) throw validationError('content', `must be at most ${MAX_CONTENT_BYTES} bytes of JSON`);
 }
 
 /** `content.a.b[0]`-style, for error messages; long paths keep their start and end. */

@@ -6,8 +6,8 @@ import {
   EXTENSION_KEY,
   TOKEN_LIMITS,
   type TokenProblem,
-  tokenDepthProblem,
   tokenDocument,
+  tokenLimitProblem,
   validateTokensSliced,
 } from '../dtcg.js';
 import { Code } from '../errors.js';
@@ -30,7 +30,7 @@ function invalidTokens(problems: TokenProblem[]): RpcError {
 
 /**
  * Deep merge of token groups: a key in `patch` replaces or extends the same key in `base`.
- * Recursive: `patch` must have passed {@link tokenDepthProblem} first.
+ * Recursive: `patch` must have passed {@link tokenLimitProblem} first.
  */
 function merge(
   base: Record<string, unknown>,
@@ -99,9 +99,14 @@ export const updateDesignTokens = (deps: ToolDeps) => {
       const ext = isObject($extensions) ? { ...$extensions } : undefined;
       if (ext) delete ext[EXTENSION_KEY];
       const input = ext && Object.keys(ext).length > 0 ? { ...rest, $extensions: ext } : rest;
-      // Measured without recursion before the merge (which recurses) and validation see it.
-      const tooDeep = tokenDepthProblem(input);
-      if (tooDeep) throw invalidTokens([tooDeep]);
+      // The cheap refusals first: nesting, size and token count, measured without recursion
+      // (the merge recurses) and at a cost bounded by the limits, not by the input. An input past
+      // a limit is refused here, before the stored document is read, merged into or validated: a
+      // merge keeps every member of the input, so the result would be refused too. In a turn of
+      // its own: this one parsed the request.
+      await nextTurn();
+      const over = tokenLimitProblem(input);
+      if (over) throw invalidTokens([over]);
       // A large document is work for the event loop: each step below gets a turn of its own, and
       // validation pauses every few milliseconds, so that other callers are served meanwhile.
       const saved = await oneAtATime(id, async () => {
