@@ -97,7 +97,10 @@ const PROJECTS_TOOLS = [
 ];
 const URIS = ['codefluss://projects', 'codefluss://design-system/1', 'codefluss://design-system/'];
 
-/** The body limit of every app's HTTP server (createMcpHttpServer's default). */
+/**
+ * The largest body the fuzzer makes: createMcpHttpServer's default limit (system-info, the
+ * gateway). Projects refuses bodies over 1 MiB (413), which the fuzz accepts as an answer.
+ */
 const MAX_BODY = 4 * 1024 * 1024;
 
 const INPUTS: Record<AppName, Omit<InputOptions, 'initialize'>> = {
