@@ -5,6 +5,7 @@ import {
   type CallToolResult,
   type EngineLogger,
   ErrorCode,
+  holdsScopes,
   type JsonRpcParams,
   type LoggingLevel,
   type McpContext,
@@ -14,7 +15,6 @@ import {
   type Tool,
   withoutReservedMeta,
 } from '@mcpkit/protocol';
-import { mayUse } from './access.js';
 import { Backend, type BackendHooks, type BackendState } from './backends/backend.js';
 import { callThrough, clientSink, InputBridge, type InputSink, type Park } from './bridge.js';
 import type { BackendConfig, GatewayConfig } from './config.js';
@@ -81,6 +81,18 @@ export function listHints(
  */
 function sameEntry(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** How an operator's restart of a backend went ({@link Gateway.restartBackend}). */
+export interface RestartOutcome {
+  /** Its name in the config. */
+  backend: string;
+  /** Its state afterwards: `running`, or `failed` with `last_error`. */
+  state: BackendState;
+  /** Restarts so far, this one included. */
+  restarts: number;
+  /** Why it last failed, if it did. */
+  last_error: string | null;
 }
 
 /** What {@link Gateway.reload} did, by backend name. */
@@ -266,14 +278,19 @@ export class Gateway {
 
   /**
    * Start one backend again now (an operator's restart: the status page, `restart_backend`).
-   * Resolves with its state afterwards; undefined when no enabled backend has that name.
+   * Resolves with how it went — what both show; undefined when no enabled backend has that name.
    */
-  async restartBackend(name: string): Promise<BackendState | undefined> {
+  async restartBackend(name: string): Promise<RestartOutcome | undefined> {
     const backend = this.backends.get(name);
     if (!backend) return undefined;
     await backend.restart();
     this.#sync();
-    return backend.state;
+    return {
+      backend: name,
+      state: backend.state,
+      restarts: backend.restarts,
+      last_error: backend.lastError ?? null,
+    };
   }
 
   /** Start again every backend that was given up (SIGHUP: `systemctl reload`); their names. */
@@ -679,7 +696,7 @@ export class Gateway {
         level,
         params?.data,
         logger,
-        scopes?.length ? (session) => mayUse(scopes, session.subscriber) : undefined,
+        scopes?.length ? (session) => holdsScopes(session.subscriber, scopes) : undefined,
       );
       return;
     }

@@ -8,5 +8,5 @@ export {
   parseConfig,
 } from './config.js';
 export * from './events.js';
-export { Gateway, type GatewayOptions, VERSION } from './gateway.js';
+export { Gateway, type GatewayOptions, type RestartOutcome, VERSION } from './gateway.js';
 export { advertisedName, CLIENT_SAFE } from './names.js';

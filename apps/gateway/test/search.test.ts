@@ -2,29 +2,16 @@
  * The gateway's `search` tool over a real backend (the rich fixture): every kind of entry is
  * found, and a result shows what the backend listed of it (description, title).
  */
-import { connectRaw } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config.js';
-import { EventLog } from '../src/events.js';
-import { Gateway } from '../src/gateway.js';
-import { backend } from './helpers.js';
+import { backend, type InProcessGateway, startInProcess } from './helpers.js';
 
-let gateway: Gateway;
-let peer: ReturnType<typeof connectRaw>;
+let gw: InProcessGateway;
 
 beforeAll(async () => {
-  gateway = new Gateway(parseConfig({ mcpServers: { rich: backend('rich') } }), {
-    events: EventLog.open(':memory:'),
-  });
-  await gateway.start();
-  peer = connectRaw(gateway.server);
-  await peer.initialize();
+  gw = await startInProcess({ mcpServers: { rich: backend('rich') } });
 });
 
-afterAll(async () => {
-  await peer?.close();
-  await gateway?.stop();
-});
+afterAll(() => gw?.stop());
 
 interface Found {
   kind: string;
@@ -35,11 +22,8 @@ interface Found {
 }
 
 async function search(query: string): Promise<Found[]> {
-  const reply = await peer.request<{ structuredContent: { results: Found[] } }>('tools/call', {
-    name: 'search',
-    arguments: { query },
-  });
-  return reply.result?.structuredContent.results ?? [];
+  const reply = await gw.client.call('search', { query });
+  return (reply.result?.structuredContent as { results: Found[] } | undefined)?.results ?? [];
 }
 
 describe('the search tool', () => {

@@ -33,8 +33,7 @@ const RESOURCE_UI_META = Object.freeze({
 
 /** Whether the caller's client declared the MCP Apps extension (2025 session or 2026 request). */
 export function declaresUi(ctx: McpContext): boolean {
-  const extensions = (ctx.session.clientCapabilities as { extensions?: unknown }).extensions;
-  return typeof extensions === 'object' && extensions !== null && UI_EXTENSION in extensions;
+  return ctx.declaresExtension(UI_EXTENSION);
 }
 
 /** Where the build (`scripts/build-views.mjs`) writes the view: the same path from src/ and dist/. */

@@ -63,8 +63,7 @@ export function refreshIntervals(ttlMs: Partial<Record<Tier, number>> = {}): {
 
 /** Whether the caller's client declared the MCP Apps extension (2025 session or 2026 request). */
 export function declaresUi(ctx: McpContext): boolean {
-  const extensions = (ctx.session.clientCapabilities as { extensions?: unknown }).extensions;
-  return typeof extensions === 'object' && extensions !== null && UI_EXTENSION in extensions;
+  return ctx.declaresExtension(UI_EXTENSION);
 }
 
 /** Whether this caller holds `sensitive`: enabled on the server and, with a token, granted to it. */

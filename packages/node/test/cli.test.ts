@@ -128,6 +128,21 @@ describe('CLI runner', () => {
     expect(help.stdout).toMatch(/--cors-origins <value> +MCP_CORS_ORIGINS/);
   });
 
+  it('refuses a --public-url that is not a URL origin, with exit 2', async () => {
+    for (const [args, env] of [
+      [['--public-url', 'mcp.example.com'], {}],
+      [[], { MCP_PUBLIC_URL: 'https://mcp.example.com/mcp' }],
+    ] as const) {
+      const { code, stderr } = await run(['--transport', 'http', '--port', '0', ...args], env);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(
+        /--public-url: '.+' is not an origin like https:\/\/app\.example\.com/,
+      );
+    }
+    const help = await run(['--help']);
+    expect(help.stdout).toMatch(/--public-url <value> +MCP_PUBLIC_URL/);
+  });
+
   it('refuses to bind beyond loopback without auth', async () => {
     const { code, stderr } = await run(['--transport', 'http', '--host', '0.0.0.0', '--port', '0']);
     expect(code).toBe(1);

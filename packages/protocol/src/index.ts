@@ -107,7 +107,12 @@ export {
   type McpServerOptions,
   type ScopeDeniedBy,
 } from './mcp/server.js';
-export { type AuthInfo, McpSession, type OutboundChannel } from './mcp/session.js';
+export {
+  type AuthInfo,
+  holdsScopes,
+  McpSession,
+  type OutboundChannel,
+} from './mcp/session.js';
 export { type ServeMcpStdioOptions, serveMcpStdio } from './mcp/stdio.js';
 export {
   defineTool,

@@ -9,8 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { type HttpPage, isLoopback, type PageAuth } from '@mcpkit/node';
-import type { AuthInfo } from '@mcpkit/protocol';
-import { mayUse } from '../access.js';
+import { type AuthInfo, holdsScopes } from '@mcpkit/protocol';
 import { EventQueryError, type EventStatus, type GatewayEvent } from '../events.js';
 import type { Gateway } from '../gateway.js';
 import { ADMIN_SCOPE } from '../tools/restart-backend.js';
@@ -173,18 +172,12 @@ export function statusPage(
       sendJson(res, 400, { error: 'the backend name is not valid percent-encoding' });
       return;
     }
-    const state = await gateway.restartBackend(name);
-    if (state === undefined) {
+    const outcome = await gateway.restartBackend(name);
+    if (outcome === undefined) {
       sendJson(res, 404, { error: 'no enabled backend of that name' });
       return;
     }
-    const b = gateway.backends.get(name);
-    sendJson(res, 200, {
-      backend: name,
-      state,
-      restarts: b?.restarts ?? 0,
-      last_error: b?.lastError ?? null,
-    });
+    sendJson(res, 200, outcome);
   }
 
   async function login(req: IncomingMessage, res: ServerResponse, auth: PageAuth): Promise<void> {
@@ -299,7 +292,7 @@ export function statusPage(
 
   /** Whether `who` may see `event`: not the activity of a backend whose scopes it lacks. */
   function visible(event: GatewayEvent, who: AuthInfo | undefined): boolean {
-    return !event.backend || mayUse(gateway.config.mcpServers[event.backend]?.scopes, who);
+    return !event.backend || holdsScopes(who, gateway.config.mcpServers[event.backend]?.scopes);
   }
 
   async function events(

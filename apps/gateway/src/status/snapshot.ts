@@ -1,5 +1,4 @@
-import type { AuthInfo } from '@mcpkit/protocol';
-import { mayUse } from '../access.js';
+import { type AuthInfo, holdsScopes } from '@mcpkit/protocol';
 import type { Gateway } from '../gateway.js';
 
 /** One backend as the status page shows it. */
@@ -69,7 +68,7 @@ export function snapshot(gateway: Gateway, now = Date.now(), auth?: AuthInfo): S
   }
   const backends: BackendView[] = [];
   for (const [name, b] of gateway.backends) {
-    if (!mayUse(b.config.scopes, auth)) continue;
+    if (!holdsScopes(auth, b.config.scopes)) continue;
     const latency = b.latencyPercentiles();
     backends.push({
       name,
@@ -92,7 +91,7 @@ export function snapshot(gateway: Gateway, now = Date.now(), auth?: AuthInfo): S
   }
   for (const [name, config] of Object.entries(gateway.config.mcpServers)) {
     if (config.enabled !== false || gateway.backends.has(name)) continue;
-    if (!mayUse(config.scopes, auth)) continue;
+    if (!holdsScopes(auth, config.scopes)) continue;
     backends.push({
       name,
       namespace: config.namespace === false ? '' : (config.namespace ?? name),

@@ -1,5 +1,4 @@
-import { defineTool } from '@mcpkit/protocol';
-import { mayUse } from '../access.js';
+import { defineTool, holdsScopes } from '@mcpkit/protocol';
 import type { Gateway } from '../gateway.js';
 
 /**
@@ -19,7 +18,7 @@ export const gatewayStatus = (gateway: Gateway) =>
         [...map.values()].filter((r) => r.backend === backend).length;
       const backends: Record<string, unknown> = {};
       for (const [name, b] of gateway.backends) {
-        if (!mayUse(b.config.scopes, ctx.auth)) continue;
+        if (!holdsScopes(ctx.auth, b.config.scopes)) continue;
         backends[name] = {
           status: b.state,
           namespace: b.namespace,
@@ -42,7 +41,7 @@ export const gatewayStatus = (gateway: Gateway) =>
       }
       // Configured but `enabled: false`: shown, so a reader of the status sees the whole config.
       for (const [name, b] of Object.entries(gateway.config.mcpServers)) {
-        if (b.enabled === false && !(name in backends) && mayUse(b.scopes, ctx.auth)) {
+        if (b.enabled === false && !(name in backends) && holdsScopes(ctx.auth, b.scopes)) {
           backends[name] = {
             status: 'disabled',
             namespace: b.namespace === false ? '' : (b.namespace ?? name),

@@ -1,6 +1,5 @@
-import { defineTool, ErrorCode, RpcError } from '@mcpkit/protocol';
+import { defineTool, ErrorCode, holdsScopes, RpcError } from '@mcpkit/protocol';
 import { z } from 'zod';
-import { mayUse } from '../access.js';
 import { EventQueryError } from '../events.js';
 import type { Gateway } from '../gateway.js';
 
@@ -42,7 +41,7 @@ export const getEvents = (gateway: Gateway) =>
       // The events of a backend whose scopes the caller lacks (its calls, by other clients too)
       // are not its to see.
       events = events.filter(
-        (e) => !e.backend || mayUse(gateway.config.mcpServers[e.backend]?.scopes, ctx.auth),
+        (e) => !e.backend || holdsScopes(ctx.auth, gateway.config.mcpServers[e.backend]?.scopes),
       );
       // As in mcp-n8n's `get_events`, the text is the list of events itself.
       return {

@@ -20,24 +20,17 @@ export const restartBackend = (gateway: Gateway) =>
     annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: false },
     requiredScopes: [ADMIN_SCOPE],
     handler: async ({ backend }) => {
-      const state = await gateway.restartBackend(backend);
-      if (state === undefined) {
+      const outcome = await gateway.restartBackend(backend);
+      if (outcome === undefined) {
         throw new RpcError(ErrorCode.InvalidParams, `No enabled backend '${backend}'`, {
           field: 'backend',
           backends: [...gateway.backends.keys()],
         });
       }
-      const b = gateway.backends.get(backend);
-      const result = {
-        backend,
-        state,
-        restarts: b?.restarts ?? 0,
-        last_error: b?.lastError ?? null,
-      };
       return {
-        content: [{ type: 'text' as const, text: JSON.stringify(result) }],
-        structuredContent: result,
-        ...(state === 'running' ? {} : { isError: true }),
+        content: [{ type: 'text' as const, text: JSON.stringify(outcome) }],
+        structuredContent: { ...outcome },
+        ...(outcome.state === 'running' ? {} : { isError: true }),
       };
     },
   });

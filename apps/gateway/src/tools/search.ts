@@ -1,6 +1,5 @@
-import { defineTool } from '@mcpkit/protocol';
+import { defineTool, holdsScopes } from '@mcpkit/protocol';
 import { z } from 'zod';
-import { mayUse } from '../access.js';
 import type { Gateway } from '../gateway.js';
 
 /**
@@ -36,7 +35,7 @@ export const search = (gateway: Gateway) =>
         requiredScopes?: readonly string[],
       ) => {
         // What the caller may not use is not found for it either.
-        if (!mayUse(requiredScopes, ctx.auth)) return;
+        if (!holdsScopes(ctx.auth, requiredScopes)) return;
         const description = typeof entry.description === 'string' ? entry.description : '';
         const title = typeof entry.title === 'string' ? entry.title : '';
         // A resource's or template's key is its URI: its `name` ("item") is searched as well.

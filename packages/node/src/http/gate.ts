@@ -39,6 +39,10 @@ export class Gate {
   readonly failurePoints: number;
   /** Failed checks counted per remote address and per credential; undefined without auth. */
   readonly #failures: RateLimiterAbstract | undefined;
+  /** The throttle's window, ms. */
+  readonly #windowMs: number;
+  /** When a token last failed (ms since the epoch); 0 before the first. */
+  #lastFailure = 0;
   /** The per-caller budget; undefined without `rateLimit`. */
   readonly #limiter: RateLimiterAbstract | undefined;
   readonly #authError: (reason: string) => JsonRpcErrorObject;
@@ -51,11 +55,12 @@ export class Gate {
     this.authenticate =
       auth?.authenticate ?? (auth?.tokens?.length ? staticTokens(auth.tokens) : undefined);
     this.failurePoints = auth?.failures?.points ?? 20;
+    this.#windowMs = (auth?.failures?.durationSec ?? 60) * 1000;
     this.#failures = this.authenticate
       ? memoryRateLimiter({
           keyPrefix: 'auth-failures',
           points: this.failurePoints,
-          durationSec: auth?.failures?.durationSec ?? 60,
+          durationSec: this.#windowMs / 1000,
         })
       : undefined;
     const rate = options.rateLimit;
@@ -135,14 +140,19 @@ export class Gate {
    */
   async check(token: string, req: IncomingMessage): Promise<AuthInfo | Refusal> {
     const failures = this.#failures;
-    const credential = `token:${createHash('sha256').update(token, 'utf8').digest('base64url').slice(0, 22)}`;
-    const spent = await this.#throttled(credential);
-    if (spent !== undefined) {
-      this.#metrics?.rejected('rate_limit');
-      return { refused: 'throttled', retryAfter: spent };
+    // While nothing failed within the window no credential can be over: the usual request pays
+    // no digest and no lookup for the throttle.
+    if (Date.now() - this.#lastFailure < this.#windowMs) {
+      const spent = await this.#throttled(credentialKey(token));
+      if (spent !== undefined) {
+        this.#metrics?.rejected('rate_limit');
+        return { refused: 'throttled', retryAfter: spent };
+      }
     }
     const info = this.authenticate ? await this.authenticate(token, req) : undefined;
     if (info) return info;
+    this.#lastFailure = Date.now();
+    const credential = credentialKey(token);
     const address = `address:${req.socket.remoteAddress ?? 'unknown'}`;
     // Over before this failure: the first `failurePoints` failures are answered 401, the rest 429.
     const retryAfter = await this.#throttled(address);
@@ -198,6 +208,11 @@ export class Gate {
   get charges(): boolean {
     return this.#limiter !== undefined;
   }
+}
+
+/** The throttle's key of a credential: a digest, so the token itself is never kept. */
+function credentialKey(token: string): string {
+  return `token:${createHash('sha256').update(token, 'utf8').digest('base64url').slice(0, 22)}`;
 }
 
 /** A rate-limiter-flexible result (a spent budget), told from an Error by its shape. */

@@ -69,6 +69,34 @@ function hostLines(req: IncomingMessage): number {
 }
 
 /**
+ * The hosts and origins of `publicUrls`, parsed once per list (not on every request); throws a
+ * TypeError naming one that is not a URL (the server calls it when it is made).
+ */
+const publicParsed = new WeakMap<
+  readonly string[],
+  { hosts: ReadonlySet<string>; origins: ReadonlySet<string> }
+>();
+
+export function parsedPublic(urls: readonly string[]): {
+  hosts: ReadonlySet<string>;
+  origins: ReadonlySet<string>;
+} {
+  let parsed = publicParsed.get(urls);
+  if (!parsed) {
+    const list = urls.map((u) => {
+      if (!URL.canParse(u)) throw new TypeError(`publicUrls: '${u}' is not a URL`);
+      return new URL(u);
+    });
+    parsed = {
+      hosts: new Set(list.map((u) => u.hostname)),
+      origins: new Set(list.map((u) => u.origin)),
+    };
+    publicParsed.set(urls, parsed);
+  }
+  return parsed;
+}
+
+/**
  * DNS-rebinding protection: a page on evil.example that resolves its name to 127.0.0.1 sends
  * `Host: evil.example` and `Origin: http://evil.example`; both are refused (403).
  * Returns the reason for refusal, or undefined.
@@ -88,12 +116,14 @@ export function checkHostAndOrigin(
     if (name === undefined) return `Host '${hostHeader}' is malformed`;
     const allowed =
       (policy.allowedHosts ? policy.allowedHosts.includes(name) : isLoopback(name)) ||
-      (policy.publicUrls?.some((u) => new URL(u).hostname === name) ?? false);
+      (policy.publicUrls !== undefined && parsedPublic(policy.publicUrls).hosts.has(name));
     if (!allowed) return `Host '${hostHeader}' is not allowed`;
   }
   const origin = req.headers.origin;
   const published =
-    origin !== undefined && policy.publicUrls?.some((u) => new URL(u).origin === origin);
+    origin !== undefined &&
+    policy.publicUrls !== undefined &&
+    parsedPublic(policy.publicUrls).origins.has(origin);
   if (origin !== undefined && !published && !policy.corsOrigins?.includes(origin)) {
     if (policy.allowedOrigins) {
       if (!policy.allowedOrigins.includes(origin)) return `Origin '${origin}' is not allowed`;

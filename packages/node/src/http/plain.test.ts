@@ -654,6 +654,12 @@ describe('behind a reverse proxy (publicUrls)', () => {
     // The public name over plain http is another origin.
     expect(await status({ host: 'mcp.example.com', origin: 'http://mcp.example.com' })).toBe(403);
   });
+
+  it('refuses a public URL that is not one when the server is made', () => {
+    expect(() =>
+      createMcpHttpServer(createEverythingServer(), { publicUrls: ['mcp.example.com'] }),
+    ).toThrow("publicUrls: 'mcp.example.com' is not a URL");
+  });
 });
 
 describe('binding', () => {

@@ -15,7 +15,7 @@ import { Cors } from './cors.js';
 import { type Admitted, Gate } from './gate.js';
 import { Health } from './health.js';
 import type { McpHttpOptions, McpHttpServer } from './options.js';
-import { checkHostAndOrigin, isLoopback } from './origin.js';
+import { checkHostAndOrigin, isLoopback, parsedPublic } from './origin.js';
 import { createExtras } from './pages.js';
 import { PlainHttpHandler } from './plain.js';
 import { ANSWERED, sendEmpty, sendError, sendUnavailable } from './respond.js';
@@ -86,6 +86,8 @@ class HttpHost implements McpHttpServer {
         `refusing to listen on ${this.#host} without auth: configure tokens or bind to 127.0.0.1`,
       );
     }
+    // A public URL that is not one is refused now, not on the first request it would fail.
+    if (options.publicUrls) parsedPublic(options.publicUrls);
     this.#plainPaths = [...new Set(options.plainPaths ?? [])];
     this.#plain = this.#plainPaths.length > 0 ? mcp.connect(new PlainHttpHandler()) : undefined;
     this.#streamablePath = options.streamablePath === undefined ? '/mcp' : options.streamablePath;

@@ -677,3 +677,42 @@ describe('cancelling a call whose handler never reads its signal', () => {
     });
   });
 });
+
+describe('McpContext.declaresExtension', () => {
+  it("reads the client's declared extensions, in a 2025 session and in a 2026-07-28 request", async () => {
+    const seen: boolean[] = [];
+    const app = new McpServer({ name: 'ext', version: '1' }).addTool(
+      defineTool({
+        name: 'probe',
+        description: 'says whether the client declared the UI extension',
+        handler: (_args, ctx) => {
+          seen.push(ctx.declaresExtension('io.modelcontextprotocol/ui'));
+          return 'ok';
+        },
+      }),
+    );
+    const legacyWith = connectRaw(app);
+    await legacyWith.initialize({
+      protocolVersion: '2025-11-25',
+      capabilities: { extensions: { 'io.modelcontextprotocol/ui': {} } },
+      clientInfo: { name: 'x', version: '1' },
+    });
+    await legacyWith.callTool('probe');
+    const legacyWithout = connectRaw(app);
+    await legacyWithout.initialize();
+    await legacyWithout.callTool('probe');
+    const modern = connectRaw(app);
+    for (const extensions of [{ 'io.modelcontextprotocol/ui': {} }, { other: {} }]) {
+      await modern.result('tools/call', {
+        name: 'probe',
+        _meta: {
+          [META.protocolVersion]: '2026-07-28',
+          [META.clientCapabilities]: { extensions },
+          [META.clientInfo]: { name: 'x', version: '1' },
+        },
+      });
+    }
+    expect(seen).toEqual([true, false, true, false]);
+    await Promise.all([legacyWith.close(), legacyWithout.close(), modern.close()]);
+  });
+});

@@ -158,6 +158,14 @@ export class McpContext {
   get auth(): AuthInfo | undefined {
     return this.#ctx.extra.auth;
   }
+  /**
+   * Whether the client declared the MCP extension `id` (e.g. `io.modelcontextprotocol/ui`) in its
+   * capabilities' `extensions` — at initialize, or in a 2026-07-28 request's own capabilities.
+   */
+  declaresExtension(id: string): boolean {
+    const extensions = (this.session.clientCapabilities as { extensions?: unknown }).extensions;
+    return typeof extensions === 'object' && extensions !== null && Object.hasOwn(extensions, id);
+  }
   /** The request's `_meta`, if it sent one. */
   get meta(): Record<string, unknown> | undefined {
     return this.#meta;

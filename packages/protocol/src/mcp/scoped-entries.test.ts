@@ -10,6 +10,7 @@ import { META } from './era.js';
 import { definePrompt } from './prompt.js';
 import { defineResource, defineResourceTemplate } from './resource.js';
 import { McpServer } from './server.js';
+import { holdsScopes } from './session.js';
 
 let peers: RawPeer[] = [];
 afterEach(async () => {
@@ -158,5 +159,21 @@ describe('requiredScopes of resources, templates and prompts', () => {
     expect(guest.notifications.map((n) => n.method)).toEqual([
       'notifications/subscriptions/acknowledged',
     ]);
+  });
+});
+
+describe('holdsScopes', () => {
+  it('needs every required scope, except without auth or with allScopes', () => {
+    const auth = (scopes: string[], allScopes?: boolean) => ({
+      subject: 's',
+      scopes: new Set(scopes),
+      ...(allScopes ? { allScopes } : {}),
+    });
+    expect(holdsScopes(auth(['a', 'b']), ['a', 'b'])).toBe(true);
+    expect(holdsScopes(auth(['a']), ['a', 'b'])).toBe(false);
+    expect(holdsScopes(auth([]), [])).toBe(true);
+    expect(holdsScopes(auth([]), undefined)).toBe(true);
+    expect(holdsScopes(undefined, ['a'])).toBe(true);
+    expect(holdsScopes(auth([], true), ['a'])).toBe(true);
   });
 });

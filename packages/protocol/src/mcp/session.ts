@@ -43,6 +43,21 @@ export interface AuthInfo {
 }
 
 /**
+ * Whether `auth` holds every scope in `required` — the rule of `requiredScopes` (tools,
+ * resources, prompts), for code that guards something else the same way (a gateway's backend
+ * activity). True without scopes to hold, without auth (stdio, loopback without tokens) and for
+ * an operator's `allScopes`. A server's own `scopes` option narrows what its calls may use on
+ * top of this.
+ */
+export function holdsScopes(
+  auth: AuthInfo | undefined,
+  required: readonly string[] | undefined,
+): boolean {
+  if (!required || required.length === 0 || !auth || auth.allScopes) return true;
+  return required.every((scope) => auth.scopes.has(scope));
+}
+
+/**
  * The key of a session's in-flight calls (for `notifications/cancelled`): the server core and its
  * transports reach them through it; it is not exported from the package, so nothing else does.
  */

@@ -43,18 +43,22 @@ export function resourceMethods(server: ServerInternals) {
     ),
     method('resources/read', UriParams, async (params, ctx: RequestContext<McpCallExtra>) => {
       // One the caller may not use is, to it, not there: the same error as for a missing one.
-      if (!server.resourceAllowed(params.uri, ctx.extra)) throw server.resourceNotFound(params.uri);
+      const hidden = (entry: Scoped) => server.missingScope(entry, ctx.extra) !== undefined;
       const mcp = new McpContext(ctx, params._meta);
       const resource = server.resources.get(params.uri);
-      if (resource) return toReadResult(await resource.read(mcp), params.uri, resource.mimeType);
+      if (resource) {
+        if (hidden(resource)) throw server.resourceNotFound(params.uri);
+        return toReadResult(await resource.read(mcp), params.uri, resource.mimeType);
+      }
       for (const template of server.templates) {
         const vars = template.template.match(params.uri);
-        if (vars)
-          return toReadResult(
-            await template.read(params.uri, vars, mcp),
-            params.uri,
-            template.mimeType,
-          );
+        if (!vars) continue;
+        if (hidden(template)) throw server.resourceNotFound(params.uri);
+        return toReadResult(
+          await template.read(params.uri, vars, mcp),
+          params.uri,
+          template.mimeType,
+        );
       }
       throw server.resourceNotFound(params.uri);
     }),
