@@ -109,10 +109,25 @@ for (const dir of packages) {
     skips.push(JSON.parse(readFileSync(file, 'utf8')));
   }
 }
+const failures = skips
+  .filter((s) => packages.includes(s.package))
+  .flatMap((s) => (s.failed ?? []).map((f) => `${s.package}: ${f}`));
 const table = phaseTable();
 // `.ci/run` shows these rows in its own phase table.
+// The failed tests by name, last: the end of a CI log is the part that is shown.
+const failedText =
+  failures.length === 0
+    ? ''
+    : [
+        `Failed tests (${failures.length}):`,
+        ...failures.slice(0, 20).map((f) => `  ✗ ${f}`),
+        ...(failures.length > 20 ? [`  … and ${failures.length - 20} more`] : []),
+      ].join('\n');
 if (process.env.MCPKIT_PHASES_FILE) {
-  appendFileSync(process.env.MCPKIT_PHASES_FILE, `${table.split('\n').slice(1).join('\n')}\n`);
+  appendFileSync(
+    process.env.MCPKIT_PHASES_FILE,
+    `${table.split('\n').slice(1).join('\n')}\n${failedText ? `${failedText}\n` : ''}`,
+  );
 }
 const summary = formatSkips(
   skips.filter((s) => packages.includes(s.package)),
@@ -120,6 +135,7 @@ const summary = formatSkips(
 );
 process.stdout.write(`\n${table}\n`);
 if (summary) process.stdout.write(`\n${summary}\n`);
+if (failedText) process.stdout.write(`\n${failedText}\n`);
 process.stdout.write(
   `\n${ok ? 'All passed' : 'FAILED'} (${unit ? 'in-process tier' : 'whole suite'}).\n`,
 );

@@ -23,6 +23,8 @@ export const SKIPPED_FILE = join('node_modules', '.cache', 'mcpkit-test', 'skipp
  * @property {string} package   The package's directory, relative to the repository.
  * @property {Partial<Record<ServiceName, number>>} skipped  Tests skipped per missing service.
  * @property {Partial<Record<ServiceName, string>>} why      The probe's reason per missing service.
+ * @property {string[]} [failed]  Each failed test (file > name: the error's first line), so the
+ *   root command can name them at the end of its output, where a CI log's tail shows them.
  */
 
 /** @implements {Reporter} */
@@ -46,8 +48,18 @@ export class SkipReporter {
   onTestRunEnd(modules) {
     /** @type {Partial<Record<ServiceName, number>>} */
     const skipped = {};
+    /** @type {string[]} */
+    const failed = [];
     for (const module of modules) {
+      const file = relative(this.#root, module.moduleId);
+      // A file that failed outside its tests (a hook, an import): its own errors.
+      for (const error of module.errors()) failed.push(`${file}: ${firstLine(error)}`);
       for (const test of module.children.allTests()) {
+        const result = test.result();
+        if (result.state === 'failed') {
+          failed.push(`${file} > ${test.fullName}: ${firstLine(result.errors?.[0])}`);
+          continue;
+        }
         if (test.result().state !== 'skipped') continue;
         // Counted once, under the first missing service it needs.
         const service = SERVICE_NAMES.find((s) => this.#missing.has(s) && test.tags.includes(s));
@@ -59,6 +71,7 @@ export class SkipReporter {
       package: relative(REPO, this.#root) || '.',
       skipped,
       why: Object.fromEntries(this.#missing),
+      failed,
     };
     const file = join(this.#root, SKIPPED_FILE);
     mkdirSync(join(file, '..'), { recursive: true });
@@ -108,4 +121,14 @@ export function formatSkips(records, reasons = new Map()) {
     '  MCPKIT_REQUIRE_SERVICES=1 turns a missing service into a failure.',
   );
   return lines.join('\n');
+}
+
+/**
+ * The first line of a test error's message, at most 300 characters.
+ *
+ * @param {{ message?: string, name?: string } | undefined} error
+ */
+function firstLine(error) {
+  const text = `${error?.name ?? 'Error'}: ${error?.message ?? ''}`.split('\n')[0] ?? '';
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
