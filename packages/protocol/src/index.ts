@@ -117,6 +117,7 @@ export { type ServeMcpStdioOptions, serveMcpStdio } from './mcp/stdio.js';
 export {
   defineTool,
   type HeaderParam,
+  headerParamsOf,
   isCallToolResult,
   type ObjectSchema,
   TOOL_NAME,

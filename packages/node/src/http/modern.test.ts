@@ -482,6 +482,35 @@ describe.each(['streamable', 'plain'] as const)('MCP 2026-07-28 over HTTP (%s pa
     expect(effects.bumps).toBe(0);
   });
 
+  it('holds a 2025-era body to the Mcp-Method and Mcp-Name headers it carries', async () => {
+    const { endpoints, effects } = await start();
+    const plain = { jsonrpc: '2.0', id: 16, method: 'tools/call', params: { name: 'bump' } };
+    const legacyHeaders = (method: string, name: string) => ({
+      accept: ACCEPT,
+      'mcp-method': method,
+      'mcp-name': encodeHeaderValue(name),
+    });
+    // An intermediary that authorizes on the headers would see another tool than the one run.
+    const otherName = await post(endpoints[kind], plain, legacyHeaders('tools/call', 'get'));
+    expect(otherName.status).toBe(400);
+    expect(otherName.body).toMatchObject({
+      id: 16,
+      error: { code: -32020, data: { header: 'Mcp-Name', headerValue: 'get', bodyValue: 'bump' } },
+    });
+    const otherMethod = await post(endpoints[kind], plain, legacyHeaders('prompts/get', 'bump'));
+    expect(otherMethod.status).toBe(400);
+    expect(otherMethod.body).toMatchObject({
+      error: { code: -32020, data: { header: 'Mcp-Method', headerValue: 'prompts/get' } },
+    });
+    expect(effects.bumps).toBe(0);
+    if (kind === 'plain') {
+      // Headers that agree (or none) leave a 2025-era request to its own path.
+      const agreed = await post(endpoints[kind], plain, legacyHeaders('tools/call', 'bump'));
+      expect(agreed.status).toBe(200);
+      expect(effects.bumps).toBe(1);
+    }
+  });
+
   it('refuses a batch holding a modern request with 400 and -32600', async () => {
     const { endpoints, effects } = await start();
     const res = await post(

@@ -167,26 +167,42 @@ export function modernRefusal(
 }
 
 /**
- * Why a request without a modern envelope must be refused although its headers speak the modern
- * era, or undefined (2025-era traffic, which these headers do not concern). `initialize` under a modern
- * `MCP-Protocol-Version` contradicts its own header (-32020); anything else lacks the envelope the
- * header promises (-32602 naming the missing key).
+ * Why a request without a modern envelope must be refused, or undefined to serve it on the 2025
+ * path. Under a modern `MCP-Protocol-Version` it contradicts its own header: `initialize` is a
+ * -32020, anything else lacks the envelope the header promises (-32602 naming the missing key).
+ * Without one, the request metadata headers it carries anyway (`Mcp-Method`, `Mcp-Name`) must
+ * still agree with the body (-32020): an intermediary that routes or authorizes on them cannot
+ * tell the eras apart, so a 2025-era body must not be a way to call one thing under another's name.
  */
 export function legacyRefusal(
   headers: IncomingHttpHeaders,
   message: Extract<Incoming, { kind: 'request' }>,
 ): RpcError | undefined {
   const version = headers['mcp-protocol-version'];
-  if (typeof version !== 'string' || !isModernVersion(version)) return undefined;
-  if (message.method === 'initialize') {
-    const params = message.params as Record<string, unknown> | undefined;
-    return mismatch('MCP-Protocol-Version', version, params?.protocolVersion, 'mismatch');
+  if (typeof version === 'string' && isModernVersion(version)) {
+    if (message.method === 'initialize') {
+      const params = message.params as Record<string, unknown> | undefined;
+      return mismatch('MCP-Protocol-Version', version, params?.protocolVersion, 'mismatch');
+    }
+    return new RpcError(
+      ErrorCode.InvalidParams,
+      `Invalid _meta: ${META.protocolVersion} is missing (the MCP-Protocol-Version header names ${version})`,
+      { envelope: { key: META.protocolVersion, problem: 'is missing' } },
+    );
   }
-  return new RpcError(
-    ErrorCode.InvalidParams,
-    `Invalid _meta: ${META.protocolVersion} is missing (the MCP-Protocol-Version header names ${version})`,
-    { envelope: { key: META.protocolVersion, problem: 'is missing' } },
-  );
+  const method = single(headers['mcp-method']);
+  if (method !== undefined && method !== message.method) {
+    return mismatch('Mcp-Method', method, message.method, 'mismatch');
+  }
+  const raw = single(headers['mcp-name']);
+  const field = NAME_SOURCE[message.method];
+  if (raw === undefined || field === undefined) return undefined;
+  // As in the modern era: a body without the field is the handler's to refuse.
+  const bodyName = (message.params as Record<string, unknown> | undefined)?.[field];
+  if (typeof bodyName !== 'string') return undefined;
+  const name = decodeHeaderValue(raw);
+  if (name === undefined) return mismatch('Mcp-Name', raw, bodyName, 'invalid');
+  return name === bodyName ? undefined : mismatch('Mcp-Name', name, bodyName, 'mismatch');
 }
 
 /** The argument at `path` (a chain of `properties` keys), or undefined. */
