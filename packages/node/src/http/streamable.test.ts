@@ -366,6 +366,22 @@ describe('Streamable HTTP: limits', () => {
     await gone.arrayBuffer();
   });
 
+  it('without auth, gives each client program on an address its own share: a leaking one ends only its own sessions', async () => {
+    const { endpoint, http } = await start({ streamable: { maxSessionsPerIdentity: 2 } });
+    const named = (name: string) => ({ clientInfo: { name, version: '1' } });
+    const editor = await openSession(endpoint, named('editor'));
+    // Another program on the same address (every local client is 127.0.0.1) opens session after
+    // session: its own idlest makes room, the editor's idle session is not touched.
+    for (let i = 0; i < 4; i++) await openSession(endpoint, named('leaky-agent'));
+    expect(http.streamable?.sessionCount).toBe(3);
+    const alive = await post(endpoint, request(2, 'ping'), { session: editor });
+    expect(alive.status).toBe(200);
+    await alive.arrayBuffer();
+    // And a third program still gets a session of its own.
+    await openSession(endpoint, named('inspector'));
+    expect(http.streamable?.sessionCount).toBe(4);
+  });
+
   it('forgets a session left idle longer than sessionIdleMs', async () => {
     const { endpoint, http } = await start({ streamable: { sessionIdleMs: 40 } });
     const session = await openSession(endpoint);

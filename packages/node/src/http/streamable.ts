@@ -36,8 +36,9 @@ export interface StreamableOptions {
   /** Most sessions kept at once; initialize beyond it gets 503. Default 10 000. */
   maxSessions?: number;
   /**
-   * Most sessions one caller keeps at once — its token's subject, or its remote address without
-   * auth. An initialize beyond it ends that caller's longest-idle session without an open
+   * Most sessions one caller keeps at once — its token's subject; without auth, its remote
+   * address and the `clientInfo.name` it initializes with (every local client shares
+   * 127.0.0.1). An initialize beyond it ends that caller's longest-idle session without an open
    * stream; when every one has a stream, it gets 503. One client cannot take every session.
    * Default 100.
    */
@@ -293,7 +294,13 @@ export class StreamableHttpHandler implements ServerTransport {
       });
       return;
     }
-    const found = this.#sessionFor(req, res, auth, isInit, replyId);
+    const found = this.#sessionFor(
+      req,
+      res,
+      auth,
+      isInit ? clientNameOf(messages[0]) : undefined,
+      replyId,
+    );
     const opened = isPromiseLike(found) ? await found : found;
     if (!opened) return;
     if (!isInit && refuseUnsupportedVersion(req, res, replyId)) return;
@@ -342,20 +349,21 @@ export class StreamableHttpHandler implements ServerTransport {
     req: IncomingMessage,
     res: ServerResponse,
     auth: AuthInfo | undefined,
-    isInit: boolean,
+    /** The initialize's `clientInfo.name` ('' when it has none); undefined: not an initialize. */
+    client: string | undefined,
     replyId: JsonRpcId,
   ):
     | { session: HttpSession; created: boolean }
     | undefined
     | Promise<{ session: HttpSession; created: boolean } | undefined> {
     if (!this.#stateful) return { session: this.#newSession(auth), created: false };
-    if (!isInit) {
+    if (client === undefined) {
       const found = this.#lookup(req, res, auth, replyId);
       const opened = (session: HttpSession | undefined) =>
         session ? { session, created: false } : undefined;
       return isPromiseLike(found) ? Promise.resolve(found).then(opened) : opened(found);
     }
-    const identity = identityOf(req, auth);
+    const identity = identityOf(req, auth, client);
     const full = !this.#makeRoomFor(identity)
       ? 'Too many sessions for this client'
       : this.#sessions.size >= this.#maxSessions
@@ -821,11 +829,23 @@ export class StreamableHttpHandler implements ServerTransport {
   }
 }
 
-/** Whose session a new one is: the token's subject, or the remote address without auth. */
-function identityOf(req: IncomingMessage, auth: AuthInfo | undefined): string {
-  return auth?.subject !== undefined
-    ? `subject:${auth.subject}`
-    : `address:${req.socket.remoteAddress ?? ''}`;
+/**
+ * Whose session a new one is: the token's subject; without auth, the remote address and the
+ * client program's name (`clientInfo.name`, at most 64 characters). Every local client shares
+ * 127.0.0.1: by address alone, one client that leaks sessions would end the idle sessions of
+ * every other program on the machine and then refuse them new ones. The name is the client's
+ * own word — it separates honest programs, not a hostile one, which only auth can.
+ */
+function identityOf(req: IncomingMessage, auth: AuthInfo | undefined, client: string): string {
+  if (auth?.subject !== undefined) return `subject:${auth.subject}`;
+  return `address:${req.socket.remoteAddress ?? ''} client:${client.slice(0, 64)}`;
+}
+
+/** The `clientInfo.name` of an initialize request, '' when it names none. */
+function clientNameOf(message: Incoming | undefined): string {
+  if (message?.kind !== 'request') return '';
+  const info = (message.params as { clientInfo?: { name?: unknown } } | undefined)?.clientInfo;
+  return typeof info?.name === 'string' ? info.name : '';
 }
 
 /** A session record as this package writes them (anything else on the channel is ignored). */
