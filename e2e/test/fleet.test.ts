@@ -51,6 +51,7 @@ import {
 } from './helpers.js';
 
 const HAPROXY = process.env.HAPROXY ?? '/usr/sbin/haproxy';
+const EVERYTHING = join(REPO, 'packages', 'node', 'dist', 'fixtures', 'everything.js');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PG_URL = process.env.PROJECTS_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PROJECTS_URI = 'codefluss://projects';
@@ -206,6 +207,14 @@ async function startFleet(app: FleetApp): Promise<Fleet> {
               MCP_REDIS_URL: REDIS_URL,
               MCP_REDIS_PREFIX: `e2e-fleet-${id}-backends:`,
             },
+          },
+          // A backend that asks for input mid-call (the protocol's everything fixture, a 2025
+          // link): a modern client's call waits on the instance whose link runs it.
+          every: {
+            command: process.execPath,
+            args: [EVERYTHING, '--log-level', 'warn'],
+            namespace: 'every',
+            protocol: 'legacy',
           },
           // One backend that cannot start, in the config every instance shares (an npx package
           // that is gone, a server that crashes at once): each instance gives it up and stays
@@ -517,6 +526,76 @@ describe('three gateway instances behind HAProxy, Redis and PostgreSQL', () => {
       return seen.size >= 3 ? seen : undefined;
     });
     expect(instances.size).toBe(3);
+  });
+
+  it('finishes a 2026-07-28 input round wherever its retries land (round-robin, no stickiness)', async () => {
+    if (!fleet) throw new Error('the fleet did not start');
+    const lb = fleet.lb;
+    const tool = 'every__test_input_required_result_multi_round';
+    type Round = {
+      result?: {
+        resultType: string;
+        inputRequests?: Record<string, unknown>;
+        requestState?: string;
+        content?: unknown;
+      };
+      error?: unknown;
+    };
+    const served: string[] = [];
+    const round = async (id: number, extra: Record<string, unknown> = {}): Promise<Round> => {
+      const res = await fetch(`${lb}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': tool,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: {
+            name: tool,
+            arguments: {},
+            ...extra,
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+              'io.modelcontextprotocol/clientInfo': { name: 'fleet-e2e', version: '1' },
+            },
+          },
+        }),
+      });
+      served.push(res.headers.get('x-served-by') ?? '?');
+      return (await res.json()) as Round;
+    };
+    const answer = (r: Round, content: Record<string, unknown>) => {
+      const key = Object.keys(r.result?.inputRequests ?? {})[0] as string;
+      return {
+        inputResponses: { [key]: { action: 'accept', content } },
+        requestState: r.result?.requestState,
+      };
+    };
+    // Three calls of three rounds each: with round-robin over three instances, most retries
+    // land on an instance that does not hold the call.
+    for (const [name, color] of [
+      ['Ada', 'red'],
+      ['Grace', 'teal'],
+      ['Edsger', 'blue'],
+    ]) {
+      const first = await round(1);
+      expect(first.result?.resultType).toBe('input_required');
+      const second = await round(2, answer(first, { name }));
+      expect(second.result?.resultType).toBe('input_required');
+      const done = await round(3, answer(second, { color }));
+      expect(done.result).toMatchObject({
+        resultType: 'complete',
+        content: [{ type: 'text', text: `${name} likes ${color}` }],
+      });
+    }
+    expect(new Set(served).size).toBe(3);
   });
 
   it(`SDK v1 and SDK v2 make ${CALLS} calls each while an instance is SIGKILLed; nothing is lost`, async () => {

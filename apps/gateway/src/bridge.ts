@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   type CancelSource,
   ErrorCode,
@@ -102,7 +103,7 @@ export async function callThrough<R>(
   }
 }
 
-interface OpenAsk {
+export interface OpenAsk {
   method: string;
   params: Record<string, unknown>;
   resolve(value: unknown): void;
@@ -111,7 +112,8 @@ interface OpenAsk {
   sent: boolean;
 }
 
-const KEY = /^gateway\.input\.(\d+)\.\d+$/;
+/** An ask's key: the instance that holds the call, the call, the ask. */
+const KEY = /^gateway\.input\.([0-9a-f]+)\.(\d+)\.\d+$/;
 
 /**
  * A modern client's call in flight through the gateway: the backend call is cancelled through it
@@ -122,6 +124,8 @@ export class Park implements InputSink, CancelSource {
   readonly id: number;
   /** Whose call it is (the caller's subject): its parked calls count against its share. */
   readonly owner: string;
+  /** The instance holding the call (see InputBridge.instance), in its asks' keys. */
+  readonly #instance: string;
   /** Why the call was given up, once it was. */
   #cancelled: { reason: unknown } | undefined;
   #onCancel: ((reason: unknown) => void)[] = [];
@@ -131,16 +135,17 @@ export class Park implements InputSink, CancelSource {
   #wake: (() => void) | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(id: number, owner = '') {
+  constructor(id: number, owner = '', instance = '0') {
     this.id = id;
     this.owner = owner;
+    this.#instance = instance;
   }
 
   ask(method: string, params: Record<string, unknown>): Promise<unknown> {
     // Given up already: `fail` has run, and nothing would ever answer this ask.
     if (this.#cancelled) return Promise.reject(this.#cancelled.reason);
     if (method === 'roots/list') return Promise.resolve(NO_ROOTS);
-    const key = `gateway.input.${this.id}.${++this.#seq}`;
+    const key = `gateway.input.${this.#instance}.${this.id}.${++this.#seq}`;
     return new Promise((resolve, reject) => {
       this.#asks.set(key, { method, params, resolve, reject, sent: false });
       this.#wake?.();
@@ -164,6 +169,16 @@ export class Park implements InputSink, CancelSource {
       if (ask.sent && Object.hasOwn(responses, key)) {
         this.#asks.delete(key);
         ask.resolve(responses[key]);
+      }
+    }
+  }
+
+  /** Give the backend the errors of asks the client could not be put (another instance tried). */
+  refuse(errors: Readonly<Record<string, unknown>>): void {
+    for (const [key, ask] of this.#asks) {
+      if (ask.sent && Object.hasOwn(errors, key)) {
+        this.#asks.delete(key);
+        ask.reject(errors[key]);
       }
     }
   }
@@ -229,23 +244,42 @@ export class Park implements InputSink, CancelSource {
   }
 }
 
+/** What a parked call does next: it ended, or it asks the client these (already marked sent). */
+export type Step =
+  | { kind: 'ended'; outcome: { ok: true; value: unknown } | { ok: false; error: unknown } }
+  | { kind: 'asks'; asks: [key: string, ask: OpenAsk][] };
+
+/** A retry of a call parked on another instance of the fleet (see BridgeRelay). */
+export interface RemotePark {
+  /** The instance that holds the call. */
+  readonly instance: string;
+  readonly id: number;
+  /** The answers the retry carries for that call's asks. */
+  readonly responses: Record<string, unknown>;
+}
+
 /**
  * The parked calls of modern clients: each waits at most `ttlMs` for its retry, at most
  * `maxParkedPerCaller` of one caller and `maxParked` in all at once; then it is cancelled (the
  * backend gets `notifications/cancelled`). The share per caller keeps one caller from taking
  * every slot for the TTL and leaving the others none.
+ *
+ * A call is held by the instance whose backend link runs it; in a fleet its retry may land on
+ * another instance, which hands it to the holder (`resume` says where, BridgeRelay carries it).
  */
 export class InputBridge {
+  /** This instance, in the keys of its calls' asks: random, so two instances never share one. */
+  readonly instance = randomBytes(4).toString('hex');
+  readonly ttlMs: number;
   readonly #parks = new Map<number, Park>();
   /** Parked calls per owner (only owners with some). */
   readonly #perOwner = new Map<string, number>();
-  readonly #ttlMs: number;
   readonly #maxParked: number;
   readonly #maxPerCaller: number;
   #ids = 0;
 
   constructor(options: { ttlMs: number; maxParked: number; maxParkedPerCaller?: number }) {
-    this.#ttlMs = options.ttlMs;
+    this.ttlMs = options.ttlMs;
     this.#maxParked = options.maxParked;
     this.#maxPerCaller = options.maxParkedPerCaller ?? options.maxParked;
   }
@@ -257,34 +291,65 @@ export class InputBridge {
 
   /** A new call of a modern client, `owner`'s (its subject; '' without auth). */
   open(owner = ''): Park {
-    return new Park(++this.#ids, owner);
+    return new Park(++this.#ids, owner, this.instance);
   }
 
   /**
    * The parked call a modern retry resumes (found by the keys of the answers its verified
-   * `requestState` and `inputResponses` carry), given the answers; undefined on a first round.
-   * Throws -32602 when the call it names is no longer waiting.
+   * `requestState` and `inputResponses` carry), given the answers; undefined on a first round;
+   * where it is when another instance holds it. Throws -32602 when it is no longer waiting.
    */
-  resume(ctx: McpContext): Park | undefined {
+  resume(ctx: McpContext): Park | RemotePark | undefined {
     const responses = ctx.inputResponses;
+    let instance: string | undefined;
     let id: number | undefined;
     for (const key of Object.keys(responses)) {
       const match = KEY.exec(key);
-      if (match) id = Number(match[1]);
+      if (match) {
+        instance = match[1];
+        id = Number(match[2]);
+      }
     }
-    if (id === undefined) return undefined;
+    if (id === undefined || instance === undefined) return undefined;
+    if (instance !== this.instance) return { instance, id, responses: { ...responses } };
+    return this.take(id, responses);
+  }
+
+  /** Resume parked call `id` with the client's answers (and errors); -32602 when it is gone. */
+  take(
+    id: number,
+    responses: Readonly<Record<string, unknown>>,
+    errors: Readonly<Record<string, unknown>> = {},
+  ): Park {
     const park = this.#parks.get(id);
-    if (!park) {
-      throw new RpcError(
-        ErrorCode.InvalidParams,
-        'Invalid params: the call this input was for is no longer waiting (it ended or expired)',
-        { bridge: 'expired' },
-      );
-    }
+    if (!park) throw noLongerWaiting();
     this.#unpark(park);
     clearTimeout(park.timer);
     park.answer(responses);
+    park.refuse(errors);
     return park;
+  }
+
+  /** Hand answers (and errors) to parked call `id` and leave it parked; false when it is gone. */
+  settleAsks(
+    id: number,
+    responses: Readonly<Record<string, unknown>>,
+    errors: Readonly<Record<string, unknown>>,
+  ): boolean {
+    const park = this.#parks.get(id);
+    if (!park) return false;
+    park.answer(responses);
+    park.refuse(errors);
+    return true;
+  }
+
+  /** Give parked call `id` up (its client went away on another instance). */
+  cancel(id: number, reason: unknown): void {
+    const park = this.#parks.get(id);
+    if (!park) return;
+    this.#unpark(park);
+    clearTimeout(park.timer);
+    park.cancel(reason);
   }
 
   /**
@@ -295,46 +360,24 @@ export class InputBridge {
     // The client's request of this round: its cancellation gives the whole call up. Heard
     // through a listener, which the request's end forgets (no AbortController per call).
     let live = true;
-    let cancelled: { reason: unknown } | undefined;
     const forget = ctx.onCancel((reason) => {
       if (!live) return;
-      cancelled = { reason };
       park.cancel(reason);
       park.wake();
     });
     try {
       for (;;) {
-        await park.next();
-        if (cancelled) throw cancelled.reason;
-        const outcome = park.outcome;
-        if (outcome) {
-          if (outcome.ok) return outcome.value;
-          throw outcome.error;
+        const step = await this.step(park);
+        if (step.kind === 'ended') {
+          if (step.outcome.ok) return step.outcome.value;
+          throw step.outcome.error;
         }
-        if (this.#parks.size >= this.#maxParked) {
-          park.fail(
-            new RpcError(
-              McpErrorCode.ServerError,
-              `Too many calls are waiting for input through the gateway (bridge.max_parked ${this.#maxParked})`,
-            ),
-          );
-          continue;
-        }
-        if ((this.#perOwner.get(park.owner) ?? 0) >= this.#maxPerCaller) {
-          park.fail(
-            new RpcError(
-              McpErrorCode.ServerError,
-              `Too many of your calls are waiting for input through the gateway (bridge.max_parked_per_caller ${this.#maxPerCaller}): answer or cancel one first`,
-            ),
-          );
-          continue;
-        }
-        if (await this.#ask(park, ctx)) {
+        if (await this.#ask(step.asks, ctx)) {
           // The client's request was cancelled while its asks were put: there is no retry to
           // wait for, and a parked call would only hold its slot until the TTL.
           const given = park.cancelled;
           if (given) throw given.reason;
-          this.#park(park);
+          this.park(park);
           // Any error will do: the open asks make this round's answer `input_required`.
           throw new RpcError(McpErrorCode.ServerError, 'input required');
         }
@@ -346,12 +389,47 @@ export class InputBridge {
     }
   }
 
-  /** Put the unsent asks to the client; false when none could be (each then failed). */
-  async #ask(park: Park, ctx: McpContext): Promise<boolean> {
+  /**
+   * The call's next step: it ended, or it asks something new (those asks are marked sent). An
+   * ask beyond the bridge's limits fails at once (the backend hears why) and the wait goes on.
+   * Throws why the call was given up, once it was.
+   */
+  async step(park: Park): Promise<Step> {
+    for (;;) {
+      await park.next();
+      const given = park.cancelled;
+      if (given) throw given.reason;
+      const outcome = park.outcome;
+      if (outcome) return { kind: 'ended', outcome };
+      if (this.#parks.size >= this.#maxParked) {
+        park.fail(
+          new RpcError(
+            McpErrorCode.ServerError,
+            `Too many calls are waiting for input through the gateway (bridge.max_parked ${this.#maxParked})`,
+          ),
+        );
+        continue;
+      }
+      if ((this.#perOwner.get(park.owner) ?? 0) >= this.#maxPerCaller) {
+        park.fail(
+          new RpcError(
+            McpErrorCode.ServerError,
+            `Too many of your calls are waiting for input through the gateway (bridge.max_parked_per_caller ${this.#maxPerCaller}): answer or cancel one first`,
+          ),
+        );
+        continue;
+      }
+      const asks = park.unsent();
+      for (const [, ask] of asks) ask.sent = true;
+      return { kind: 'asks', asks };
+    }
+  }
+
+  /** Put the asks to the client; false when none could be (each then failed). */
+  async #ask(asks: [string, OpenAsk][], ctx: McpContext): Promise<boolean> {
     let pending = false;
     await Promise.all(
-      park.unsent().map(async ([key, ask]) => {
-        ask.sent = true;
+      asks.map(async ([key, ask]) => {
         const asked =
           ask.method === 'sampling/createMessage'
             ? ctx.sample(ask.params, { key })
@@ -369,13 +447,14 @@ export class InputBridge {
     return pending;
   }
 
-  #park(park: Park): void {
+  /** Park the call until its retry comes, at most the TTL. */
+  park(park: Park): void {
     this.#parks.set(park.id, park);
     this.#perOwner.set(park.owner, (this.#perOwner.get(park.owner) ?? 0) + 1);
     park.timer = setTimeout(() => {
       this.#unpark(park);
-      park.cancel(new RpcError(McpErrorCode.ServerError, `No retry within ${this.#ttlMs} ms`));
-    }, this.#ttlMs);
+      park.cancel(new RpcError(McpErrorCode.ServerError, `No retry within ${this.ttlMs} ms`));
+    }, this.ttlMs);
     park.timer.unref();
   }
 
@@ -385,4 +464,13 @@ export class InputBridge {
     if (left > 0) this.#perOwner.set(park.owner, left);
     else this.#perOwner.delete(park.owner);
   }
+}
+
+/** -32602: the retry names a call that ended, expired, or whose instance is gone. */
+export function noLongerWaiting(): RpcError {
+  return new RpcError(
+    ErrorCode.InvalidParams,
+    'Invalid params: the call this input was for is no longer waiting (it ended or expired)',
+    { bridge: 'expired' },
+  );
 }

@@ -1,10 +1,11 @@
-import type { FleetMember } from '@mcpkit/fleet';
+import type { FleetMember, StateStore } from '@mcpkit/fleet';
 import {
   type CacheableMethod,
   type CacheHint,
   type CallToolResult,
   type EngineLogger,
   ErrorCode,
+  headerParamsOf,
   holdsScopes,
   type JsonRpcParams,
   type LoggingLevel,
@@ -16,7 +17,15 @@ import {
   withoutReservedMeta,
 } from '@mcpkit/protocol';
 import { Backend, type BackendHooks, type BackendState } from './backends/backend.js';
-import { callThrough, clientSink, InputBridge, type InputSink, type Park } from './bridge.js';
+import {
+  callThrough,
+  clientSink,
+  InputBridge,
+  type InputSink,
+  noLongerWaiting,
+  Park,
+} from './bridge.js';
+import { BridgeRelay } from './bridge-relay.js';
 import type { BackendConfig, GatewayConfig } from './config.js';
 import type { EventLog } from './events.js';
 import { advertisedName, disambiguate } from './names.js';
@@ -124,6 +133,12 @@ export interface GatewayOptions {
   announce?: (uri: string) => void;
   /** The instances of the gateway's fleet (`joinFleet`), for gateway_status; none alone. */
   fleet?: () => Promise<FleetMember[]>;
+  /**
+   * The fleet's shared store (runCli's `RunContext.state`): a modern client's retry of a call
+   * parked on another instance is handed to that instance over its pub/sub (see BridgeRelay).
+   * Alone, such a retry is answered -32602 (no longer waiting).
+   */
+  state?: StateStore;
 }
 
 /**
@@ -157,7 +172,10 @@ export class Gateway {
   readonly #progress = new Map<Park, McpContext[]>();
   /** Calls in flight per backend: where a backend's sampling or elicitation request belongs. */
   readonly #inflight = new Map<Backend, Set<InputSink>>();
+  /** The calls whose backend is waiting for an answer to an ask of theirs (see #onBackendRequest). */
+  readonly #asking = new Map<InputSink, number>();
   readonly #bridge: InputBridge;
+  readonly #relay: BridgeRelay | undefined;
   readonly #hooks: BackendHooks;
   #stopped: Promise<void> | undefined;
   readonly #subscribed = new Set<string>();
@@ -176,6 +194,9 @@ export class Gateway {
       maxParked: config.gateway.bridge.max_parked,
       maxParkedPerCaller: config.gateway.bridge.max_parked_per_caller,
     });
+    this.#relay = options.state
+      ? new BridgeRelay(this.#bridge, options.state, options.logger)
+      : undefined;
     this.server = new McpServer({
       ...(options.requestState ? { requestState: options.requestState } : {}),
       name: config.gateway.name,
@@ -309,7 +330,7 @@ export class Gateway {
       source: this.config.gateway.name,
       data: { backends: [...this.backends.keys()], version: VERSION },
     });
-    await Promise.all([...this.backends.values()].map((b) => b.start()));
+    await Promise.all([this.#relay?.start(), ...[...this.backends.values()].map((b) => b.start())]);
     this.#sync();
   }
 
@@ -320,6 +341,7 @@ export class Gateway {
   }
 
   async #stop(): Promise<void> {
+    await this.#relay?.close().catch(() => undefined);
     await Promise.all([...this.backends.values()].map((b) => b.stop()));
     this.events.record({
       event_type: 'gateway.stopped',
@@ -477,6 +499,9 @@ export class Gateway {
   #proxyTool(name: string, route: Route & { entry: Record<string, unknown> }): Tool {
     return {
       name,
+      // The backend's `x-mcp-header` declarations hold here too: a modern HTTP client's
+      // `Mcp-Param-*` headers are checked against the arguments before the call is forwarded.
+      ...headerParamsFor(name, route.entry.inputSchema),
       inputSchema: undefined,
       outputSchema: undefined,
       requiredScopes: route.backend.config.scopes ?? [],
@@ -506,9 +531,17 @@ export class Gateway {
   ): Promise<CallToolResult> {
     // A retry of a call parked for input: the same backend call goes on, with the answers.
     const parked = this.#bridge.resume(ctx);
-    if (parked) {
+    if (parked instanceof Park) {
       this.#progress.get(parked)?.splice(0, 1, ctx);
       return (await this.#bridge.round(parked, ctx)) as CallToolResult;
+    }
+    if (parked) {
+      // Held by another instance of the fleet: it gets the answers and says what next. Its
+      // step takes at most the backend's deadline after the TTL (a call asking again parks).
+      if (!this.#relay) throw noLongerWaiting();
+      const ttl = this.#bridge.ttlMs;
+      const waitMs = ttl + (route.backend.timeoutMs || ttl);
+      return (await this.#relay.round(parked, ctx, waitMs)) as CallToolResult;
     }
     const park = this.#bridge.open(ctx.auth?.subject ?? '');
     this.#forward(route, name, args, ctx, park).then(
@@ -648,27 +681,47 @@ export class Gateway {
   }
 
   /**
-   * A backend asks for sampling or elicitation mid-call. MCP messages do not say which request
-   * they belong to, so it goes to the client whose call is the only one in flight on that
-   * backend; with none or several, it is refused rather than sent to the wrong client.
+   * A backend asks for sampling or elicitation mid-call. A 2025 backend's request does not say
+   * which call it belongs to, so it goes to the only call in flight on that backend that is not
+   * already waiting for an answer of its own: a call whose ask is open (a modern client's call
+   * parked for its retry, or a 2025 client still answering) is the backend waiting, not asking
+   * again, so it does not block everyone else's asks until it is answered or expires. With no
+   * such call, or several, it is refused rather than sent to the wrong client.
    */
   async #onBackendRequest(
     backend: Backend,
     method: string,
     params: Record<string, unknown> | undefined,
   ): Promise<unknown> {
-    const calls = this.#inflight.get(backend);
-    const sink = calls?.size === 1 ? [...calls][0] : undefined;
+    const sink = this.#askerOf(this.#inflight.get(backend));
     if (!sink) {
       throw new RpcError(
         ErrorCode.InternalError,
         `The gateway cannot tell which client '${method}' is for`,
-        {
-          callsInFlight: calls?.size ?? 0,
-        },
+        { callsInFlight: this.#inflight.get(backend)?.size ?? 0 },
       );
     }
-    return sink.ask(method, params ?? {});
+    this.#asking.set(sink, (this.#asking.get(sink) ?? 0) + 1);
+    try {
+      return await sink.ask(method, params ?? {});
+    } finally {
+      const left = (this.#asking.get(sink) ?? 1) - 1;
+      if (left > 0) this.#asking.set(sink, left);
+      else this.#asking.delete(sink);
+    }
+  }
+
+  /** The call a backend's ask belongs to, when only one can be its (see #onBackendRequest). */
+  #askerOf(calls: Set<InputSink> | undefined): InputSink | undefined {
+    if (!calls || calls.size === 0) return undefined;
+    if (calls.size === 1) return calls.values().next().value;
+    let found: InputSink | undefined;
+    for (const call of calls) {
+      if (this.#asking.has(call)) continue;
+      if (found) return undefined;
+      found = call;
+    }
+    return found;
   }
 
   #onNotification(
@@ -705,5 +758,19 @@ export class Gateway {
         if (route.backend === backend && route.original === params.uri) this.#announce(uri);
       }
     }
+  }
+}
+
+/**
+ * `headerParams` of a backend tool, when its schema declares any. Invalid declarations declare
+ * nothing here: a modern client leaves such a tool out of its list (spec `server/tools`
+ * §x-mcp-header), and a 2025 client never sends the headers.
+ */
+function headerParamsFor(name: string, schema: unknown): Pick<Tool, 'headerParams'> {
+  try {
+    const headerParams = headerParamsOf(name, schema);
+    return headerParams.length > 0 ? { headerParams } : {};
+  } catch {
+    return {};
   }
 }

@@ -92,6 +92,7 @@ process.exitCode = await runCli({
         ? {
             announce: (uri: string) => void notifier?.resourceUpdated(uri),
             fleet: async () => (await membership?.members()) ?? [],
+            state,
           }
         : {}),
     });

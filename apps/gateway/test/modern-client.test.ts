@@ -118,6 +118,32 @@ describe('a 2026-07-28 client in front of the gateway', () => {
     });
   });
 
+  it("a call parked on a 2025 backend does not block another call's ask on it", async () => {
+    const ask = (prompt: string) => ({ name: 'old__test_sampling', arguments: { prompt } });
+    const first = await peer.result<InputRequired>('tools/call', modern(ask('first'), caps));
+    expect(first.resultType).toBe('input_required');
+    // The backend waits on the first call's ask: the second call's ask is the second call's.
+    const second = await peer.result<InputRequired>('tools/call', modern(ask('second'), caps));
+    expect(second.resultType).toBe('input_required');
+    const [key2, request2] = Object.entries(second.inputRequests)[0] ?? [];
+    expect(JSON.stringify(request2?.params.messages)).toContain('second');
+    expect(gateway.parkedCalls).toBe(2);
+    const answer = async (round: InputRequired, key: string, text: string, prompt: string) =>
+      await peer.result('tools/call', {
+        ...modern(ask(prompt), caps),
+        inputResponses: { [key]: { ...pong, content: { type: 'text', text } } },
+        requestState: round.requestState,
+      });
+    await expect(answer(second, key2 as string, 'two', 'second')).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'LLM response: two' }],
+    });
+    const key1 = Object.keys(first.inputRequests)[0] as string;
+    await expect(answer(first, key1, 'one', 'first')).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'LLM response: one' }],
+    });
+    expect(gateway.parkedCalls).toBe(0);
+  });
+
   it('refuses a retry whose parked call is gone, and a requestState used twice', async () => {
     const params = { name: 'old__test_sampling', arguments: { prompt: 'twice' } };
     const first = await peer.result<InputRequired>('tools/call', modern(params, caps));
