@@ -596,6 +596,16 @@ describe('three gateway instances behind HAProxy, Redis and PostgreSQL', () => {
       });
     }
     expect(new Set(served).size).toBe(3);
+    // A spent requestState is refused by every instance, not only the one that took it (the
+    // claim is in Redis): replayed through the balancer, it reaches each of the three.
+    const first = await round(10);
+    const retry = answer(first, { name: 'Barbara' });
+    expect((await round(11, retry)).result?.resultType).toBe('input_required');
+    served.length = 0;
+    for (let i = 0; i < 3; i++) {
+      expect((await round(12 + i, retry)).error).toMatchObject({ code: -32602 });
+    }
+    expect(new Set(served).size).toBe(3);
   });
 
   it(`SDK v1 and SDK v2 make ${CALLS} calls each while an instance is SIGKILLed; nothing is lost`, async () => {

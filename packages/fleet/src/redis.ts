@@ -259,6 +259,15 @@ export class RedisStateStore implements StateStore {
     return secret;
   }
 
+  /** {@inheritDoc StateStore.claimOnce} */
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    // SET NX PX: one atomic command, so two instances claiming at once cannot both win.
+    const reply = await this.#run(() =>
+      this.#redis.set(this.#key('claim', key), '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX'),
+    );
+    return reply === 'OK';
+  }
+
   /** {@inheritDoc StateStore.heartbeat} */
   async heartbeat(group: string, member: string, json: string, ttlMs: number): Promise<void> {
     // A sorted set of expiry times beside a hash of what members said: one round trip.

@@ -140,6 +140,17 @@ for (const [kind, make] of stores)
       expect(await store.sharedSecret('two')).not.toBe(a);
     });
 
+    it('grants a claim once until it expires, whoever asks', async () => {
+      const store = await make();
+      expect(await store.claimOnce('state-1', 150)).toBe(true);
+      expect(await store.claimOnce('state-1', 150)).toBe(false);
+      expect(await store.claimOnce('state-2', 150)).toBe(true);
+      await waitFor(
+        'the claim expired',
+        async () => (await store.claimOnce('state-1', 150)) || undefined,
+      );
+    });
+
     it('lists the members of a fleet that beat, drops the silent and those that leave', async () => {
       const store = await make();
       const one = await joinFleet(store, 'g', { intervalMs: 50, info: () => ({ role: 'one' }) });
@@ -181,6 +192,9 @@ describe('Redis state store', () => {
     const two = await createRedisStateStore(REDIS_URL, { prefix: shared });
     opened.push(one, two);
     expect(await two.sharedSecret('k')).toBe(await one.sharedSecret('k'));
+    // A claim made through one connection holds for the other.
+    const claims = await Promise.all([one.claimOnce('rs', 10_000), two.claimOnce('rs', 10_000)]);
+    expect(claims.sort()).toEqual([false, true]);
     await one.putSession('shared', record, 10_000);
     expect(await two.getSession('shared')).toEqual(record);
     const heard: string[] = [];

@@ -122,6 +122,12 @@ export interface StateStore {
    * first to ask: what instances sign shared tokens with (the 2026-07-28 `requestState`).
    */
   sharedSecret(name: string): Promise<string>;
+  /**
+   * True for the first to claim `key` within `ttlMs`, on every instance; false for everyone
+   * after it until the claim expires: what makes a token single-use across a fleet (the
+   * 2026-07-28 `requestState`, which any instance verifies).
+   */
+  claimOnce(key: string, ttlMs: number): Promise<boolean>;
   /** Say that `member` of `group` is alive, with what it says of itself, for `ttlMs`. */
   heartbeat(group: string, member: string, json: string, ttlMs: number): Promise<void>;
   /** What the members of `group` heard from within their TTL said, in no order. */
@@ -181,6 +187,8 @@ export class MemoryStateStore implements StateStore {
   readonly #channels = new Map<string, Set<(message: string) => void>>();
   readonly #limiters = new Map<string, RateLimiterAbstract>();
   readonly #secrets = new Map<string, string>();
+  /** Claimed keys and when each claim expires (see claimOnce). */
+  readonly #claims = new Map<string, number>();
   readonly #groups = new Map<string, Map<string, { json: string; expires: number }>>();
   #swept = 0;
   #closed = false;
@@ -296,6 +304,16 @@ export class MemoryStateStore implements StateStore {
     return secret;
   }
 
+  /** {@inheritDoc StateStore.claimOnce} */
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    const until = this.#claims.get(key);
+    if (until !== undefined && until > now) return false;
+    this.#claims.set(key, now + ttlMs);
+    this.#sweep();
+    return true;
+  }
+
   /** {@inheritDoc StateStore.heartbeat} */
   async heartbeat(group: string, member: string, json: string, ttlMs: number): Promise<void> {
     let members = this.#groups.get(group);
@@ -352,5 +370,6 @@ export class MemoryStateStore implements StateStore {
     this.#swept = now;
     for (const [id, entry] of this.#sessions) if (entry.expires <= now) this.#sessions.delete(id);
     for (const [id, log] of this.#logs) if (log.expires <= now) this.#logs.delete(id);
+    for (const [key, until] of this.#claims) if (until <= now) this.#claims.delete(key);
   }
 }

@@ -80,6 +80,7 @@ export {
   paramHeaderRefusal,
   paramHeaders,
 } from './mcp/http-headers.js';
+export type { SharedClaim } from './mcp/input-rounds.js';
 export {
   type ArgumentIssue,
   type JsonSchema,

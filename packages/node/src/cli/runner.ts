@@ -6,7 +6,13 @@ import {
   traceServer,
   tracingRequested,
 } from '@mcpkit/observability';
-import { type AuthInfo, guardStdout, type McpServer, serveMcpStdio } from '@mcpkit/protocol';
+import {
+  type AuthInfo,
+  guardStdout,
+  type McpServer,
+  type SharedClaim,
+  serveMcpStdio,
+} from '@mcpkit/protocol';
 import type { Logger } from 'pino';
 import type { McpHttpOptions } from '../http/options.js';
 import type { HttpPage } from '../http/pages.js';
@@ -154,9 +160,10 @@ export interface RunContext {
   /**
    * The key every instance of a fleet signs 2026-07-28 `requestState` tokens with (`--redis-url`;
    * undefined alone): pass it as the `requestState` option of the app's `McpServer`, so a multi
-   * round-trip retry is good on whichever instance it lands.
+   * round-trip retry is good on whichever instance it lands — and single use across them all
+   * (`claim`: the fleet store's `claimOnce`).
    */
-  requestState?: { key: string };
+  requestState?: { key: string; claim: SharedClaim };
 }
 
 /** An app as {@link runCli} runs it: its name, flags, and how to build its server. */
@@ -291,7 +298,11 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
       });
       // For the app's McpServer: a 2026-07-28 `requestState` signed by one instance is good on
       // every other (its multi round-trip retry may land anywhere).
-      ctx.requestState = { key: await ctx.state.sharedSecret('request-state') };
+      const state = ctx.state;
+      ctx.requestState = {
+        key: await state.sharedSecret('request-state'),
+        claim: (key, ttlMs) => state.claimOnce(key, ttlMs),
+      };
     } catch (err) {
       await ctx.state?.close();
       if (!StoreUnavailableError.is(err)) throw err;

@@ -13,7 +13,7 @@ import { editResultText, resultText } from '../jsonrpc/result-text.js';
 import type { JsonRpcErrorObject, JsonRpcResponse } from '../jsonrpc/types.js';
 import type { McpCallExtra, ModernOutcome } from './context.js';
 import { modernClaim, parseEnvelope } from './era.js';
-import { INPUT_METHODS, InputRound, type RequestStateCodec } from './input-rounds.js';
+import { INPUT_METHODS, InputRound, invalidState, type RequestStateCodec } from './input-rounds.js';
 import { CANCELLATION, INPUT, McpSession } from './session.js';
 
 /** What a connection or an HTTP transport hands frames to: a Dispatcher, or the era router. */
@@ -138,8 +138,9 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
     const params = request.params as Record<string, unknown>;
     const subject = outer.auth?.subject ?? '';
     if (INPUT_METHODS.has(request.method)) {
+      let round: InputRound;
       try {
-        session[INPUT] = InputRound.open(
+        round = InputRound.open(
           this.#states,
           request.method,
           params,
@@ -149,7 +150,41 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
       } catch (err) {
         return this.#refuse(request, (err as RpcError).toJSON(), options);
       }
+      session[INPUT] = round;
+      // A fleet: the state is single use on every instance, not only on this one (a retry only
+      // carries one when it answers a round, so the hot path never waits for the store).
+      const claimed = round.spent && this.#states.claimShared(round.spent);
+      if (claimed) {
+        return claimed.then(
+          (first) =>
+            first
+              ? this.#serve(request, session, params, subject, options)
+              : this.#refuse(request, invalidState().toJSON(), options),
+          () =>
+            this.#refuse(
+              request,
+              {
+                code: ErrorCode.InternalError,
+                message:
+                  'requestState cannot be checked now (the fleet store is unavailable); retry',
+              },
+              options,
+            ),
+        );
+      }
     }
+    return this.#serve(request, session, params, subject, options);
+  }
+
+  /** Dispatch a modern request in its own scope, and finish its answer. */
+  #serve(
+    request: Request,
+    session: McpSession,
+    params: Record<string, unknown>,
+    subject: string,
+    options: DispatchInputs<McpCallExtra>,
+  ): MaybePromise<string | undefined> {
+    const outer = options.extra;
     const reply = this.#modern.dispatch(request, {
       extra: { ...outer, session },
       signalFor: options.signalFor,

@@ -89,7 +89,13 @@ function digest(params: Record<string, unknown>): string {
   return createHash('sha256').update(canonical(rest)).digest('base64url');
 }
 
-const invalidState = () =>
+/**
+ * Claims `key` for `ttlMs` where every instance of a fleet looks: true for the first, false for
+ * every later claim until it expires (`StateStore.claimOnce` of the fleet package).
+ */
+export type SharedClaim = (key: string, ttlMs: number) => Promise<boolean>;
+
+export const invalidState = () =>
   new RpcError(
     ErrorCode.InvalidParams,
     'Invalid params: requestState is not valid for this request',
@@ -111,23 +117,35 @@ export class RequestStateCodec {
   readonly #perCaller = new Map<string, number>();
   readonly #maxPerCaller: number;
   readonly #maxTotal: number;
+  readonly #claim: SharedClaim | undefined;
 
   /**
    * @param key the HMAC key; default a random one per process (a state is then only valid on
    *   the process that issued it — instances behind one load balancer share a key: runCli with
    *   `--redis-url` hands the fleet's to the app as `RunContext.requestState`)
    * @param ttlMs how long a state is valid. Default 10 minutes.
-   * @param limits spent states on record per caller (default 10,000) and in all (1,000,000)
+   * @param limits spent states on record per caller (default 10,000) and in all (1,000,000);
+   *   `claim`, a fleet's: see {@link RequestStateCodec.claimShared}
    */
   constructor(
     key?: Uint8Array | string,
     ttlMs = 600_000,
-    limits: { perCaller?: number; total?: number } = {},
+    limits: { perCaller?: number; total?: number; claim?: SharedClaim } = {},
   ) {
     this.#key = key === undefined ? randomBytes(32) : Buffer.from(key);
     this.#ttlMs = ttlMs;
     this.#maxPerCaller = limits.perCaller ?? MAX_SPENT_PER_CALLER;
     this.#maxTotal = limits.total ?? MAX_SPENT;
+    this.#claim = limits.claim;
+  }
+
+  /**
+   * A spent state claimed where every instance of a fleet looks (`claim`, e.g. the fleet
+   * store's `claimOnce`): resolves false when another instance spent it first. Undefined without
+   * a shared claim: this process's record is all there is.
+   */
+  claimShared(payload: StatePayload): Promise<boolean> | undefined {
+    return this.#claim?.(`request-state:${payload.n}`, Math.max(1, payload.exp - Date.now()));
   }
 
   mint(payload: Omit<StatePayload, 'exp' | 'n'>): string {
@@ -205,6 +223,8 @@ export class InputRound {
   readonly #method: string;
   readonly #capabilities: Record<string, unknown>;
   readonly #answers: Record<string, unknown>;
+  /** The `requestState` this request spent, once verified (see RequestStateCodec.claimShared). */
+  spent: StatePayload | undefined;
   // Made on the first ask: every modern tools/call opens a round, few ever ask.
   #counters: Map<string, number> | undefined;
   #pending: Map<string, InputRequest> | undefined;
@@ -243,6 +263,9 @@ export class InputRound {
       const responses = isObject(params.inputResponses) ? params.inputResponses : {};
       // Only answers to what was asked count; anything else in inputResponses is ignored.
       for (const key of state.q) if (isObject(responses[key])) answers[key] = responses[key];
+      const round = new InputRound(method, capabilities, answers);
+      round.spent = state;
+      return round;
     }
     return new InputRound(method, capabilities, answers);
   }

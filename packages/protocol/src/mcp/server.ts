@@ -21,7 +21,7 @@ import { lifecycleMethods } from './handlers/lifecycle.js';
 import { promptMethods } from './handlers/prompts.js';
 import { resourceMethods } from './handlers/resources.js';
 import { toolMethods } from './handlers/tools.js';
-import { RequestStateCodec } from './input-rounds.js';
+import { RequestStateCodec, type SharedClaim } from './input-rounds.js';
 import type { Scoped, ServerInternals } from './internals.js';
 import type { ArgumentIssue } from './json-schema.js';
 import { dispatchObserver, type McpObserver } from './observe.js';
@@ -128,9 +128,11 @@ export interface McpServerOptions {
   /**
    * How the `requestState` of 2026-07-28 multi round-trip input is signed: `key` (default random
    * per process — give every instance behind a load balancer the same one) and `ttlMs` (how long
-   * a client has to answer; default 10 minutes).
+   * a client has to answer; default 10 minutes). `claim` makes a state single use across those
+   * instances, not only on each: every spent state is claimed there and refused if another
+   * instance claimed it first (runCli with `--redis-url` passes the fleet store's `claimOnce`).
    */
-  requestState?: { key?: string | Uint8Array; ttlMs?: number };
+  requestState?: { key?: string | Uint8Array; ttlMs?: number; claim?: SharedClaim };
   /**
    * Cache hints of 2026-07-28 results, by method: how long a modern client may reuse a list or a
    * read, and whether it is the same for every caller (`public`) or per caller (`private`).
@@ -301,7 +303,11 @@ export class McpServer {
       this.#dispatcher,
       this.#modern,
       (method, result) => decorateModernResult(method, result, serverInfo, this.#hints),
-      new RequestStateCodec(options.requestState?.key, options.requestState?.ttlMs),
+      new RequestStateCodec(
+        options.requestState?.key,
+        options.requestState?.ttlMs,
+        options.requestState?.claim ? { claim: options.requestState.claim } : {},
+      ),
       serverInfo,
       (method) => modernResultSuffix(method, serverInfo, this.#hints),
     );
