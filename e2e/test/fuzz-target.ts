@@ -486,6 +486,13 @@ function claimsModern(input: FuzzInput): boolean {
   );
 }
 
+/** A 400 -32020 to an input that carries a request metadata header (any era: see httpProblems). */
+function refusedForItsHeaders(input: FuzzInput, reply: HttpReply): boolean {
+  const carries =
+    input.headers['mcp-method'] !== undefined || input.headers['mcp-name'] !== undefined;
+  return carries && reply.status === 400 && reply.text.includes('"code":-32020');
+}
+
 /** The JSON-RPC messages of an SSE body (`data:` lines of each event; priming events have none). */
 function sseMessages(text: string): string[] {
   const out: string[] = [];
@@ -513,8 +520,15 @@ export function httpProblems(
     problems.push(`HTTP ${reply.status}`);
   }
   // The plain paths answer every JSON-RPC reply 200 — but a request of the modern era (its
-  // `_meta`, or the header naming it), which gets that revision's 400/404.
-  if (plain && (reply.status === 400 || reply.status === 404) && !claimsModern(input)) {
+  // `_meta`, or the header naming it), which gets that revision's 400/404, and a 2025-era body
+  // whose Mcp-Method or Mcp-Name header disagrees with it (400, -32020: an intermediary routing
+  // on the header must not be shown another call than the one that runs).
+  if (
+    plain &&
+    (reply.status === 400 || reply.status === 404) &&
+    !claimsModern(input) &&
+    !refusedForItsHeaders(input, reply)
+  ) {
     problems.push(`HTTP ${reply.status} on a plain path for an input of the 2025 era`);
   }
   if (reply.text === '') {
