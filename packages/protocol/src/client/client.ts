@@ -93,9 +93,10 @@ export interface McpClientOptions {
    *   request carries the version, capabilities and client info in `params._meta`. A server that
    *   does not speak it fails `connect` (an {@link UnsupportedVersionError} or its error).
    * - `'auto'`: probe with `server/discover`; a discover result or a modern error (`-32022`
-   *   naming a version we speak) means modern, anything else (`-32601` from a 2025 server, no
-   *   answer within `probeTimeoutMs`, an HTTP 4xx without a modern error) falls back to
-   *   initialize on the same connection.
+   *   naming a version we speak) means modern, anything else (`-32601` from a 2025 server, an
+   *   HTTP 4xx without a modern error, on stdio no answer within `probeTimeoutMs`) falls back to
+   *   initialize on the same connection. Over HTTP a slow answer is waited for, as long as
+   *   initialize would be (see {@link ClientTransport.eraDetection}).
    *
    * The default stays `'legacy'`: a modern connection hears `notifications/…/list_changed`
    * only through a `subscriptions/listen` ({@link McpClient.listen}, or `listChanged: true`),
@@ -126,7 +127,10 @@ export interface McpClientOptions {
    * `subscribe` uses) for every list the server declares. Default false.
    */
   listChanged?: boolean;
-  /** `protocol: 'auto'`: how long the `server/discover` probe may take before falling back. Default 5000. */
+  /**
+   * `protocol: 'auto'` over stdio: how long the `server/discover` probe may go unanswered before
+   * the server is taken for a 2025 one. Not over HTTP, where every probe is answered. Default 5000.
+   */
   probeTimeoutMs?: number;
   /** Answers to the server's own requests; each one declares its capability. */
   handlers?: ClientHandlers;
@@ -458,8 +462,10 @@ export class McpClient {
   /**
    * The modern era (MCP 2026-07-28): `server/discover` with the envelope, pinned or as the
    * probe of `'auto'` (spec `basic/transports/stdio` §Backward Compatibility): a discover result
-   * or a recognised modern error keeps the connection modern; in `'auto'` any other error, or no
-   * answer in time, falls back to initialize — never keyed to one error code.
+   * or a recognised modern error keeps the connection modern; in `'auto'` any other error, or on
+   * stdio no answer in time, falls back to initialize — never keyed to one error code. Over HTTP
+   * the answer decides (`basic/transports/streamable-http` §Backward Compatibility): the probe
+   * waits for it under initialize's deadline, and a timeout fails `connect` as initialize's would.
    */
   async #negotiate(
     connection: JsonRpcConnection,
@@ -472,7 +478,9 @@ export class McpClient {
       throw new UnsupportedVersionError(mode, MODERN_PROTOCOL_VERSIONS.join(', '));
     }
     let version: ModernProtocolVersion = auto ? MODERN_PROTOCOL_VERSIONS[0] : mode;
-    const probeTimeoutMs = auto
+    // Only stdio reads silence as an era (a 2025 server may ignore what precedes initialize).
+    const silenceIsLegacy = auto && transport.eraDetection !== 'http';
+    const probeTimeoutMs = silenceIsLegacy
       ? (this.#options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS)
       : timeoutMs;
     for (let attempt = 0; ; attempt++) {
@@ -481,7 +489,7 @@ export class McpClient {
       try {
         result = await this.request('server/discover', undefined, { timeoutMs: probeTimeoutMs });
       } catch (err) {
-        const verdict = probeVerdict(err, version, auto, attempt);
+        const verdict = probeVerdict(err, version, auto, silenceIsLegacy, attempt);
         if (verdict.next === 'retry') {
           version = verdict.version;
           continue;
@@ -1281,12 +1289,14 @@ export class McpClient {
  * How a failed `server/discover` probe decides the era (spec `basic/versioning` §Backward
  * Compatibility). Throws when the connection must not go on: pinned modern, a modern server that
  * refused us (`-32020`, `-32021`, a `-32022` naming nothing we speak), an HTTP answer that is no
- * era signal (401/403, 5xx, no status), a closed connection.
+ * era signal (401/403, 5xx, no status), a timeout where silence is no era signal (HTTP), a
+ * closed connection.
  */
 function probeVerdict(
   err: unknown,
   version: ModernProtocolVersion,
   auto: boolean,
+  silenceIsLegacy: boolean,
   attempt: number,
 ): ProbeVerdict {
   if (RpcError.is(err)) {
@@ -1314,7 +1324,7 @@ function probeVerdict(
     }
     return { next: 'initialize' };
   }
-  if (auto && RequestTimeoutError.is(err)) {
+  if (silenceIsLegacy && RequestTimeoutError.is(err)) {
     return { next: 'initialize' };
   }
   if (auto && TransportError.is(err)) {

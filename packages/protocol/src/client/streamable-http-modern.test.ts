@@ -7,6 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { RequestTimeoutError } from '../jsonrpc/client.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { META } from '../mcp/era.js';
 import {
@@ -212,6 +213,49 @@ describe('StreamableHttpClientTransport, modern era', () => {
       ['POST', 'tools/list', 'tools/list', 'sess-9', '2025-11-25'],
       ['DELETE', undefined, undefined, 'sess-9', '2025-11-25'],
     ]);
+  });
+
+  it("'auto' waits for a slow discover answer over HTTP: modern, not legacy (no probe timeout)", async () => {
+    const probeTimeoutMs = 20;
+    const { url, seen } = await scriptHttp((req, res, s) => {
+      if (s.body?.method === 'server/discover') {
+        // Held until the client's probe timer, armed before this POST was sent with the same
+        // delay, has fired: on stdio that silence would mean a 2025 server.
+        setTimeout(() => modernServer(req, res, s), probeTimeoutMs);
+      } else if (s.body?.method === 'initialize') {
+        // What a modern server makes of an initialize without the modern headers.
+        answerJson(res, 400, {
+          jsonrpc: '2.0',
+          id: s.body.id,
+          error: { code: -32020, message: 'Header mismatch' },
+        });
+      } else {
+        modernServer(req, res, s);
+      }
+    });
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
+      protocol: 'auto',
+      probeTimeoutMs,
+    });
+    expect(client.era).toBe('modern');
+    expect(client.serverInfo).toEqual({ name: 'scripted-modern', version: '2' });
+    await expect(client.callTool('after')).resolves.toMatchObject({ echo: 'tools/call' });
+    await client.close();
+    expect(seen.map((s) => s.body?.method)).toEqual(['server/discover', 'tools/call']);
+  });
+
+  it("'auto' over HTTP: a discover never answered fails connect at its deadline, no fallback", async () => {
+    const { url, seen } = await scriptHttp((req, res, s) => {
+      if (s.body?.method === 'server/discover') return; // held open until the client gives up
+      modernServer(req, res, s);
+    });
+    const err = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
+      protocol: 'auto',
+      probeTimeoutMs: 1,
+      initializeTimeoutMs: 100,
+    }).catch((e: unknown) => e);
+    expect(RequestTimeoutError.is(err) && err.method).toBe('server/discover');
+    expect(seen.map((s) => s.body?.method)).toEqual(['server/discover']);
   });
 
   it("'auto' does not fall back on 401: the credentials are the problem", async () => {

@@ -123,6 +123,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
   #ended = false;
   /** Modern era: the `x-mcp-header` declarations of a tool, from the client's last tools/list. */
   #toolHeaders: ToolHeaderLookup | undefined;
+  /** A server's era shows in its HTTP answer to the probe, never in its silence. */
+  readonly eraDetection = 'http';
   /** Set by McpClient: fail one request with an error that is not a JSON-RPC answer. */
   onRequestError: ((id: JsonRpcId, error: Error) => void) | undefined;
 

@@ -9,6 +9,14 @@ import type { HeaderParam } from '../mcp/tool.js';
  * `McpClient` calls during the lifecycle.
  */
 export interface ClientTransport extends FrameTransport {
+  /**
+   * Which binding's rules tell a server's era when `McpClient` probes it with `server/discover`
+   * (`protocol: 'auto'`; MCP 2026-07-28 `basic/versioning` §Backward Compatibility). `'stdio'`
+   * (the default): a server that does not answer within `probeTimeoutMs` is a 2025 one. `'http'`
+   * (Streamable HTTP): every POST is answered — a 2025 server refuses the probe with a 4xx — so a
+   * slow answer is only slow, and the probe waits for it as long as any request.
+   */
+  readonly eraDetection?: 'stdio' | 'http';
   /** The version initialize settled on (HTTP sends it as `MCP-Protocol-Version` from now on). */
   setProtocolVersion?(version: string): void;
   /**
