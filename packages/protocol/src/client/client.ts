@@ -1249,9 +1249,12 @@ export class McpClient {
       }),
       method('notifications/cancelled', (params, c) => {
         const requestId = (params as { requestId?: unknown }).requestId;
-        // Sent as a request naming itself (see the server's handler): nothing else to cancel.
+        // Sent as a request naming itself (see the server's handler): nothing else to cancel. A
+        // bigint is an id beyond 2^53, as the codec decodes one exactly.
         if (
-          (typeof requestId === 'string' || typeof requestId === 'number') &&
+          (typeof requestId === 'string' ||
+            typeof requestId === 'number' ||
+            typeof requestId === 'bigint') &&
           requestId !== c.id
         ) {
           this.#connection?.cancel(requestId, (params as { reason?: unknown }).reason);

@@ -1,4 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { McpServer } from '../mcp/server.js';
+import { defineTool } from '../mcp/tool.js';
+import { connectRaw } from '../testing/raw.js';
 import { CancellationRegistry } from './cancellation.js';
 
 describe('CancellationRegistry listeners', () => {
@@ -232,5 +236,63 @@ describe('CancellationRegistry listeners', () => {
       throw new Error('never');
     });
     expect(registry.active).toBe(0);
+  });
+});
+
+describe('a cancellation naming an id beyond 2^53 (an McpServer over raw frames)', () => {
+  /** A server whose `hold` tool answers once released, telling when each call has started. */
+  function holding() {
+    const started: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const server = new McpServer({ name: 'exact', version: '1' }).addTool(
+      defineTool({
+        name: 'hold',
+        description: 'Answers once the test releases it',
+        inputSchema: z.object({ call: z.string() }),
+        handler: async ({ call }, ctx) => {
+          started.push(call);
+          await Promise.race([released, new Promise((resolve) => ctx.onCancel(resolve))]);
+          return call;
+        },
+      }),
+    );
+    return { peer: connectRaw(server), started, release };
+  }
+  const call = (id: string, name: string) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"hold","arguments":{"call":"${name}"}}}`;
+  const cancel = (requestId: string) =>
+    `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${requestId}}}`;
+
+  it('does not cancel the call in flight whose id it rounds to: that call is answered', async () => {
+    const { peer, started, release } = holding();
+    await peer.initialize();
+    const answered = peer.send(call('9007199254741000', 'a'));
+    await peer.settle();
+    expect(started).toEqual(['a']);
+    // JSON.parse makes 9007199254741000 of it: an id never sent.
+    await peer.send(cancel('9007199254741001'));
+    release();
+    await peer.settle();
+    const reply = peer.received.find((text) => text.includes('"id":9007199254741000,'));
+    expect(reply).toMatch(/^\{"jsonrpc":"2\.0","id":9007199254741000,"result":/);
+    expect(JSON.parse(reply as string).result.content).toEqual([{ type: 'text', text: 'a' }]);
+    await expect(answered).resolves.toBe(reply);
+    await peer.close();
+  });
+
+  it('still cancels the call it names exactly: no answer', async () => {
+    const { peer, started, release } = holding();
+    await peer.initialize();
+    void peer.send(call('9007199254741000', 'b'));
+    await peer.settle();
+    expect(started).toEqual(['b']);
+    await peer.send(cancel('9007199254741000'));
+    release();
+    await peer.settle();
+    expect(peer.received.filter((text) => text.includes('9007199254741000'))).toEqual([]);
+    await peer.close();
   });
 });

@@ -541,8 +541,7 @@ describe('send failures and serialization', () => {
 
   it('rejects unserializable params without sending', async () => {
     const { client, frames } = makeClient();
-    await expect(client.request('big', [1n])).rejects.toBeInstanceOf(TypeError);
-    const circular: Record<string, unknown> = {};
+    const circular: Record<string, unknown> = { n: 1n };
     circular.self = circular;
     await expect(client.request('loop', circular)).rejects.toBeInstanceOf(TypeError);
     expect(frames).toHaveLength(0);
@@ -616,6 +615,17 @@ describe('notifications', () => {
     expect(client.pendingCount).toBe(0);
   });
 
+  it("sends back a peer's integer beyond 2^53 (decoded as a bigint) digit for digit", () => {
+    const { client, frames } = makeClient();
+    client.notify('notifications/progress', { progressToken: 9007199254741003n, progress: 1 });
+    ignore(client.request('notifications/cancelled', { requestId: -18014398509481987n }));
+    expect(frames).toEqual([
+      '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":9007199254741003,"progress":1}}',
+      '{"jsonrpc":"2.0","id":1,"method":"notifications/cancelled","params":{"requestId":-18014398509481987}}',
+    ]);
+    client.close();
+  });
+
   it('does not consume request ids', () => {
     const { client, sent } = makeClient();
     client.notify('n');
@@ -633,7 +643,9 @@ describe('notifications', () => {
 
   it('throws when params cannot be serialized', () => {
     const { client, frames } = makeClient();
-    expect(() => client.notify('big', [1n])).toThrow(TypeError);
+    const circular: unknown[] = [1n];
+    circular.push(circular);
+    expect(() => client.notify('loop', circular)).toThrow(TypeError);
     expect(frames).toHaveLength(0);
   });
 });

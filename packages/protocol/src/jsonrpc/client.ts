@@ -1,4 +1,5 @@
 import { hasBrand } from './brand.js';
+import { encodeMessage } from './codec.js';
 import { Deadlines } from './deadlines.js';
 import { RpcError } from './errors.js';
 import type { JsonRpcParams, JsonRpcResponse } from './types.js';
@@ -146,7 +147,7 @@ export class JsonRpcClient {
     const id = this.#nextId++;
     let frame: string;
     try {
-      frame = JSON.stringify(
+      frame = encodeMessage(
         params === undefined
           ? { jsonrpc: '2.0', id, method }
           : { jsonrpc: '2.0', id, method, params },
@@ -197,7 +198,7 @@ export class JsonRpcClient {
   notify(method: string, params?: JsonRpcParams): void {
     if (this.#closed) throw this.#closed;
     this.#send(
-      JSON.stringify(
+      encodeMessage(
         params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
       ),
     );

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { classify, decodeFrame, encodeBatch, encodeResponse, type Incoming } from './codec.js';
+import {
+  classify,
+  decodeFrame,
+  encodeBatch,
+  encodeMessage,
+  encodeResponse,
+  type Incoming,
+} from './codec.js';
 import type { JsonRpcResponse } from './types.js';
 
 /** Decode a frame that must hold a single message and return that message. */
@@ -327,6 +334,60 @@ describe('classify: id handling', () => {
     if (frame.kind !== 'batch') throw new Error(frame.kind);
     const ids = frame.messages.map((m) => (m.kind === 'request' ? m.id : m.kind));
     expect(ids).toEqual([9007199254740993n, 'invalid', 1, 9007199254740995n]);
+  });
+
+  it('decodes the id a cancellation names exactly where JSON.parse rounds it to another', () => {
+    const named = (text: string) => {
+      const message = single(text);
+      return message.kind === 'notification' || message.kind === 'request'
+        ? (message.params as Record<string, unknown>).requestId
+        : message.kind;
+    };
+    const cancel = (requestId: string, extra = '') =>
+      `{"jsonrpc":"2.0","method":"notifications/cancelled",${extra}"params":{"reason":"r","requestId" : ${requestId}}}`;
+    // 9007199254741001 parses as 9007199254741000: a call never sent would name one in flight.
+    expect(named(cancel('9007199254741001'))).toBe(9007199254741001n);
+    expect(named(cancel('-18014398509481987'))).toBe(-18014398509481987n);
+    expect(named(cancel('18014398509481987', '"id":9007199254741003,'))).toBe(18014398509481987n);
+    // A double that is the very integer names the same call as a bigint id of its digits.
+    expect(named(cancel('9007199254741000'))).toBe(9007199254741000);
+    expect(named(cancel('"9007199254741001"'))).toBe('9007199254741001');
+    // Only where an id is named: the same member of another method, or deeper, is left alone.
+    const other = single(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"requestId":9007199254741001}}',
+    );
+    expect(other.kind === 'request' && other.params).toEqual({ requestId: 9007199254741000 });
+    const frame = decodeFrame(
+      '[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"x":{"requestId":9007199254741001},"requestId":1}},' +
+        `${cancel('9007199254741003')},` +
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"k":"\\"requestId\\":5"},"params.requestId":9007199254741001}]',
+    );
+    if (frame.kind !== 'batch') throw new Error(frame.kind);
+    expect(
+      frame.messages.map((m) =>
+        m.kind === 'notification' ? (m.params as Record<string, unknown>).requestId : m.kind,
+      ),
+    ).toEqual([1, 9007199254741003n, 2]);
+  });
+
+  it('encodes a bigint in an outgoing message digit for digit, as a JSON number', () => {
+    const tagLike = 'bigint-00000000-0000-0000-0000-000000000000-0';
+    const message = {
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: {
+        progressToken: 18014398509481987n,
+        progress: 1,
+        tags: [-9007199254741001n, tagLike],
+      },
+    };
+    expect(encodeMessage(message)).toBe(
+      `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":18014398509481987,"progress":1,"tags":[-9007199254741001,"${tagLike}"]}}`,
+    );
+    expect(encodeMessage({ a: [1, 'x'] })).toBe('{"a":[1,"x"]}');
+    const cyclic: Record<string, unknown> = { n: 1n };
+    cyclic.self = cyclic;
+    expect(() => encodeMessage(cyclic)).toThrow(TypeError);
   });
 
   it('answers a big id that is invalid otherwise with the exact id', () => {

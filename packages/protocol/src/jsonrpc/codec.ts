@@ -133,16 +133,43 @@ function isWhitespace(c: number): boolean {
 }
 
 /**
- * The number tokens of the messages' `id` members in valid JSON `text`, by message (0 for a
- * single message, the element's index in a batch). Called only when an id lost precision in
- * `JSON.parse`, so the common frame pays one type check per message and nothing else.
+ * The number tokens, as they appear in a message's text, where it carries an integer a peer chose
+ * and its receiver echoes or matches: the request id (`id`), and the id a cancellation names
+ * (`params.requestId`, MCP `notifications/cancelled`). `JSON.parse` rounds an integer beyond
+ * 2^53 to the nearest double, which may be another value a peer chose: a cancellation naming an
+ * id never sent would stop the call whose id it rounds to.
  */
-export function rawIds(text: string): Map<number, string> {
-  const ids = new Map<number, string>();
+interface RawNumbers {
+  /** The token of the message's `id`. */
+  id?: string;
+  /** The token of `params.requestId`. */
+  requestId?: string;
+}
+
+/** Which member of {@link RawNumbers} a member is: `path` from the message down, then `key`. */
+function echoedAt(path: readonly (string | null)[], key: string): keyof RawNumbers | undefined {
+  // path[0] is the message itself (its own name, if any, is not part of the path).
+  if (path.length === 1) return key === 'id' ? 'id' : undefined;
+  if (path.length === 2 && path[1] === 'params')
+    return key === 'requestId' ? 'requestId' : undefined;
+  return undefined;
+}
+
+/**
+ * The {@link RawNumbers} of the messages in valid JSON `text`, by message (0
+ * for a single message, the element's index in a batch). Called only when such a number lost
+ * precision in `JSON.parse`, so the common frame pays a type check or two per message and
+ * nothing else.
+ */
+function rawNumbers(text: string): Map<number, RawNumbers> {
+  const found = new Map<number, RawNumbers>();
   const n = text.length;
-  let depth = 0;
-  let messageDepth = 1;
+  // The member names from the message down to the container being read (`null`: an array).
+  const path: (string | null)[] = [];
+  let batch = false;
   let element = 0;
+  // The member name just read, until its value has been.
+  let key: string | undefined;
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
@@ -154,15 +181,27 @@ export function rawIds(text: string): Map<number, string> {
         else if (d === 0x22) break;
         else i++;
       }
-      const key = text.slice(start, ++i);
-      if (depth !== messageDepth) continue;
+      const token = text.slice(start, ++i);
       let j = i;
       while (j < n && isWhitespace(text.charCodeAt(j))) j++;
-      if (text.charCodeAt(j) !== 0x3a) continue;
-      if (key !== '"id"' && !(key.includes('\\') && JSON.parse(key) === 'id')) continue;
-      j++;
-      while (j < n && isWhitespace(text.charCodeAt(j))) j++;
-      let end = j;
+      if (text.charCodeAt(j) === 0x3a && path[path.length - 1] !== null) {
+        key = token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
+        i = j + 1;
+      } else key = undefined;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) {
+      if (path.length === 0 && c === 0x5b) batch = true;
+      else path.push(c === 0x5b ? null : (key ?? ''));
+      key = undefined;
+    } else if (c === 0x7d || c === 0x5d) {
+      path.pop();
+      key = undefined;
+    } else if (c === 0x2c) {
+      if (batch && path.length === 0) element++;
+      key = undefined;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      let end = i;
       for (; end < n; end++) {
         const d = text.charCodeAt(end);
         // - + . 0-9 e E
@@ -178,30 +217,67 @@ export function rawIds(text: string): Map<number, string> {
         )
           break;
       }
-      if (end > j) ids.set(element, text.slice(j, end));
+      const at = key === undefined ? undefined : echoedAt(path, key);
+      if (at !== undefined) {
+        let numbers = found.get(element);
+        if (numbers === undefined) {
+          numbers = {};
+          found.set(element, numbers);
+        }
+        numbers[at] = text.slice(i, end);
+      }
+      key = undefined;
       i = end;
       continue;
     }
-    if (c === 0x7b || c === 0x5b) {
-      if (depth === 0 && c === 0x5b) messageDepth = 2;
-      depth++;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-    else if (c === 0x2c && depth === 1 && messageDepth === 2) element++;
     i++;
   }
-  return ids;
+  return found;
 }
 
-/** Whether a decoded message's id is a number JSON.parse could not hold exactly. */
+const isUnsafeInteger = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value);
+
+/** The params of a cancellation, when it names the request by a number JSON.parse may have rounded. */
+function roundedCancellation(value: unknown): Record<string, unknown> | undefined {
+  const msg = value as { method?: unknown; params?: unknown };
+  if (msg.method !== 'notifications/cancelled') return undefined;
+  const params = msg.params;
+  if (typeof params !== 'object' || params === null) return undefined;
+  return isUnsafeInteger((params as { requestId?: unknown }).requestId)
+    ? (params as Record<string, unknown>)
+    : undefined;
+}
+
+/** Whether a decoded message holds one of its {@link RawNumbers} as a double that may be rounded. */
 function lostPrecision(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const id = (value as { id?: unknown }).id;
-  return typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id);
+  return (
+    isUnsafeInteger((value as { id?: unknown }).id) || roundedCancellation(value) !== undefined
+  );
 }
 
 /**
- * Decode one frame of text into a single message, a batch, or an invalid frame. Integer ids
- * beyond 2^53 are taken from the text itself (as `bigint`), since `JSON.parse` rounds them.
+ * One decoded message, with its {@link RawNumbers} taken from its text. A request id beyond 2^53
+ * becomes a `bigint` (see {@link classify}). The id a cancellation names becomes one when the
+ * double JSON.parse made of it is another integer; a double that is the very integer stays a
+ * number, which names the same call as a `bigint` id of its digits (the cancellation registry
+ * keys both by their digits) and which the MCP layer's params schema takes.
+ */
+function classifyExact(value: unknown, raw: RawNumbers | undefined): Incoming {
+  const token = raw?.requestId;
+  const params = token === undefined ? undefined : roundedCancellation(value);
+  if (params !== undefined && token !== undefined && INTEGER_TOKEN.test(token)) {
+    const exact = BigInt(token);
+    if (BigInt(params.requestId as number) !== exact) params.requestId = exact;
+  }
+  return classify(value, raw?.id);
+}
+
+/**
+ * Decode one frame of text into a single message, a batch, or an invalid frame. Integers beyond
+ * 2^53 where a peer's value is echoed or matched (see {@link RawNumbers}) are taken from
+ * the text itself (as `bigint`), since `JSON.parse` rounds them.
  */
 export function decodeFrame(text: string): Frame {
   let source = text;
@@ -228,17 +304,19 @@ export function decodeFrame(text: string): Frame {
       };
     }
     const messages = new Array<Incoming>(value.length);
-    let raw: Map<number, string> | undefined;
+    let raw: Map<number, RawNumbers> | undefined;
     for (let i = 0; i < value.length; i++) {
       const element: unknown = value[i];
-      if (lostPrecision(element)) raw ??= rawIds(source);
-      messages[i] = classify(element, raw?.get(i));
+      if (lostPrecision(element)) raw ??= rawNumbers(source);
+      messages[i] = raw === undefined ? classify(element) : classifyExact(element, raw.get(i));
     }
     return { kind: 'batch', messages };
   }
   return {
     kind: 'single',
-    message: classify(value, lostPrecision(value) ? rawIds(source).get(0) : undefined),
+    message: lostPrecision(value)
+      ? classifyExact(value, rawNumbers(source).get(0))
+      : classify(value),
   };
 }
 
@@ -269,6 +347,29 @@ export function encodeResponse(response: JsonRpcResponse): string {
  */
 export function encodeResultJson(id: JsonRpcId, resultJson: string): string {
   return `{"jsonrpc":"2.0","id":${encodeId(id)},"result":${resultJson}}`;
+}
+
+/**
+ * JSON text of a request or notification this side sends. A `bigint` in it — an integer beyond
+ * 2^53 a peer chose, decoded as one and sent back — is written digit for digit as a JSON number,
+ * where `JSON.stringify` would throw; anything else that has no JSON form still throws.
+ */
+export function encodeMessage(message: unknown): string {
+  try {
+    return JSON.stringify(message);
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+  }
+  // Rare: each bigint goes through JSON.stringify as a string no value of the message can equal
+  // (a fresh random tag), which is then replaced, quotes and all, by the bigint's digits.
+  const tag = `bigint-${globalThis.crypto.randomUUID()}-`;
+  const bigints: bigint[] = [];
+  const text = JSON.stringify(message, (_key, value: unknown) =>
+    typeof value === 'bigint' ? `${tag}${bigints.push(value) - 1}` : value,
+  );
+  return text.replace(new RegExp(`"${tag}(\\d+)"`, 'g'), (_match, at: string) =>
+    String(bigints[Number(at)]),
+  );
 }
 
 /** An id as JSON text; a `bigint` (an integer id beyond 2^53) is written digit for digit. */
