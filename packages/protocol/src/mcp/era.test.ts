@@ -685,6 +685,39 @@ describe('request ids', () => {
   });
 });
 
+describe('error codes per era', () => {
+  it('answers a modern request -32602 where a handler (or a relayed 2025 peer) says -32002, and a 2025 session -32002', async () => {
+    const app = new McpServer({ name: 'codes', version: '1' })
+      .addTool(
+        defineTool({
+          name: 'lookup',
+          description: 'Finds nothing, the 2025 way',
+          handler: () => {
+            throw new RpcError(-32002, 'Resource not found', { uri: 'mem://gone' });
+          },
+        }),
+      )
+      .addResource(defineResource({ uri: 'mem://here', name: 'here', read: () => 'here' }));
+    peer = connectRaw(app);
+    // 2026-07-28 basic/index: -32002 MUST NOT be emitted; its message and data stay.
+    await expect(peer.error('tools/call', modern({ name: 'lookup' }))).resolves.toEqual({
+      code: -32602,
+      message: 'Resource not found',
+      data: { uri: 'mem://gone' },
+    });
+    await expect(
+      peer.error('resources/read', modern({ uri: 'mem://elsewhere' })),
+    ).resolves.toMatchObject({ code: -32602 });
+    await peer.initialize();
+    await expect(
+      peer.error('tools/call', { name: 'lookup', arguments: {} }),
+    ).resolves.toMatchObject({ code: -32002 });
+    await expect(peer.error('resources/read', { uri: 'mem://elsewhere' })).resolves.toMatchObject({
+      code: -32002,
+    });
+  });
+});
+
 describe('both eras on one connection', () => {
   it('keeps the 2025 session as it was while modern requests come and go', async () => {
     peer = connectRaw(server());
