@@ -4,7 +4,7 @@
  * modern client can only answer through input_required rounds: the backend call waits, parked,
  * for the retry that brings the answer (bounded in time and number).
  */
-import { META } from '@mcpkit/protocol';
+import { META, SUPPORTED_PROTOCOL_VERSIONS } from '@mcpkit/protocol';
 import { connectRaw, type RawPeer, waitFor } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
@@ -58,7 +58,8 @@ describe('a 2026-07-28 client in front of the gateway', () => {
       'server/discover',
       modern({}),
     );
-    expect(discover.supportedVersions).toEqual(['2026-07-28']);
+    // A dual-era server: the 2025 revisions are served through initialize.
+    expect(discover.supportedVersions).toEqual(['2026-07-28', ...SUPPORTED_PROTOCOL_VERSIONS]);
     expect(discover.capabilities).toMatchObject({ tools: { listChanged: true } });
     const sum = await peer.result(
       'tools/call',

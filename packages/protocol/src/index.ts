@@ -147,6 +147,7 @@ export {
   type ModernProtocolVersion,
   negotiateVersion,
   type ProtocolVersion,
+  SERVED_PROTOCOL_VERSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp/versions.js';
 // Processes: ending a child and everything it started

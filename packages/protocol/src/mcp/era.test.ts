@@ -106,7 +106,7 @@ describe('modern requests (2026-07-28) without initialize', () => {
     peer = connectRaw(server());
     const result = await peer.result('server/discover', modern());
     expect(result).toEqual({
-      supportedVersions: ['2026-07-28'],
+      supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
       // listChanged and subscribe: delivered through subscriptions/listen.
       capabilities: {
         logging: {},
@@ -222,7 +222,10 @@ describe('modern requests (2026-07-28) without initialize', () => {
     expect(error).toEqual({
       code: -32022,
       message: 'Unsupported protocol version: 1900-01-01',
-      data: { supported: ['2026-07-28'], requested: '1900-01-01' },
+      data: {
+        supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
+        requested: '1900-01-01',
+      },
     });
   });
 

@@ -9,8 +9,8 @@ import type { ClientCapabilities, Implementation, LoggingLevel } from './types.j
 import { MCP_LOGGING_LEVELS } from './types.js';
 import {
   isModernVersion,
-  MODERN_PROTOCOL_VERSIONS,
   type ModernProtocolVersion,
+  SERVED_PROTOCOL_VERSIONS,
 } from './versions.js';
 
 /** The reserved `_meta` keys of a modern request (spec `schema.ts`, `RequestMetaObject`). */
@@ -91,7 +91,7 @@ export function parseEnvelope(meta: Record<string, unknown>): Envelope {
     throw new RpcError(
       McpErrorCode.UnsupportedProtocolVersion,
       `Unsupported protocol version: ${version}`,
-      { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
+      { supported: [...SERVED_PROTOCOL_VERSIONS], requested: version },
     );
   }
   return {

@@ -22,6 +22,17 @@ export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
 /** A modern-era revision this package speaks. */
 export type ModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number];
 
+/**
+ * Every revision a server of this package serves, modern first: what `server/discover` lists in
+ * `supportedVersions` and -32022 in `supported`. A dual-era server names its 2025 revisions too
+ * (spec `basic/versioning`'s own example lists `2025-11-25`): a client that picks one of them
+ * speaks it through `initialize`.
+ */
+export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [
+  ...MODERN_PROTOCOL_VERSIONS,
+  ...SUPPORTED_PROTOCOL_VERSIONS,
+];
+
 /** Whether `version` is a modern-era revision this package speaks. */
 export function isModernVersion(version: string): version is ModernProtocolVersion {
   return (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version);

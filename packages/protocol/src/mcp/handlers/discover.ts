@@ -1,6 +1,6 @@
 import { method } from '../../jsonrpc/method.js';
 import type { ServerInternals } from '../internals.js';
-import { MODERN_PROTOCOL_VERSIONS } from '../versions.js';
+import { SERVED_PROTOCOL_VERSIONS } from '../versions.js';
 
 /** 2025-era methods that `resources/*` brings and the modern era dropped (spec changelog). */
 export const LEGACY_ONLY: ReadonlySet<string> = new Set([
@@ -55,7 +55,7 @@ export function discoverMethods(
   return [
     method('server/discover', () => {
       const result: Record<string, unknown> = {
-        supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
+        supportedVersions: [...SERVED_PROTOCOL_VERSIONS],
         capabilities: capabilities(),
       };
       if (server.instructions !== undefined) result.instructions = server.instructions;
