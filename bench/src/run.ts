@@ -5,12 +5,15 @@
  *   --rounds N        rounds per side, stdio and HTTP (default 5; the median is reported)
  *   --count N         requests per stdio round (default 20000)
  *   --duration S      seconds each HTTP server is measured per round (default 5, after a 1 s warm-up)
- *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|observability|fleet|startup  run one group of benchmarks
+ *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|attack|observability|fleet|startup
+ *                     run one group of benchmarks (attack: what stalled or oversized listens make a
+ *                     server hold)
  *   --check           exit 1 when a target is missed
  *   --short           CI's mode: every group and ratio, on fewer and smaller rounds (mode.ts)
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { attackMemoryBench } from './attack-memory-bench.js';
 import { clientBench } from './client-bench.js';
 import { eventsBench } from './events-bench.js';
 import { fleetBench } from './fleet-bench.js';
@@ -69,6 +72,7 @@ const GROUPS = [
   'projects',
   'gateway',
   'memory',
+  'attack',
   'observability',
   'fleet',
   'startup',
@@ -319,6 +323,7 @@ if (only === undefined || only === 'projects')
 if (only === undefined || only === 'gateway')
   results.push(await gatewayBench(), await gatewayHttpBench(rounds));
 if (only === undefined || only === 'memory') results.push(await fuzzRssBench());
+if (only === undefined || only === 'attack') results.push(await attackMemoryBench());
 if (only === undefined || only === 'observability')
   results.push(await observabilityBench(rounds, duration));
 if (only === undefined || only === 'fleet') results.push(await fleetBench());
