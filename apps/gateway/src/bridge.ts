@@ -289,7 +289,7 @@ export class InputBridge {
     return this.#parks.size;
   }
 
-  /** A new call of a modern client, `owner`'s (its subject; '' without auth). */
+  /** A new call of a modern client, `owner`'s (McpContext.caller: its subject, else who the transport says). */
   open(owner = ''): Park {
     return new Park(++this.#ids, owner, this.instance);
   }

@@ -543,7 +543,7 @@ export class Gateway {
       const waitMs = ttl + (route.backend.timeoutMs || ttl);
       return (await this.#relay.round(parked, ctx, waitMs)) as CallToolResult;
     }
-    const park = this.#bridge.open(ctx.auth?.subject ?? '');
+    const park = this.#bridge.open(ctx.caller);
     this.#forward(route, name, args, ctx, park).then(
       (value) => park.settle({ ok: true, value }),
       (error: unknown) => park.settle({ ok: false, error }),

@@ -18,6 +18,7 @@ import {
   legacyRefusal,
   McpErrorCode,
   McpSession,
+  META,
   type ModernOutcome,
   modernClaim,
   modernRefusal,
@@ -25,6 +26,7 @@ import {
   paramHeaderRefusal,
   type ServerPort,
 } from '@mcpkit/protocol';
+import { anonymousCaller, clientNameOf } from './caller.js';
 import { sendEmpty, sendError, sendJson } from './respond.js';
 import { notificationFrame, SseStream } from './sse.js';
 
@@ -149,6 +151,9 @@ export function serveModern(
   const reply = port.dispatch(frame, {
     session: new McpSession(undefined, call.calls),
     auth,
+    // Every modern request is a connection of its own: without auth, per-caller limits key on
+    // the address and the client's name, as a 2025 session's identity does.
+    ...(auth ? {} : { caller: anonymousCaller(req, clientNameOf(meta[META.clientInfo])) }),
     channel: call,
     // Classified here already: the router takes this claim, and tells how it answered.
     claim: meta,

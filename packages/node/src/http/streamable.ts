@@ -21,6 +21,7 @@ import {
   type ServerTransport,
 } from '@mcpkit/protocol';
 import { acceptsMediaType } from './accept.js';
+import { anonymousCaller, clientNameOf } from './caller.js';
 import { LegacyPostReply } from './legacy-post.js';
 import { answerByEra } from './modern.js';
 import { ANSWERED, sendEmpty, sendError, sendJson } from './respond.js';
@@ -298,7 +299,7 @@ export class StreamableHttpHandler implements ServerTransport {
       req,
       res,
       auth,
-      isInit ? clientNameOf(messages[0]) : undefined,
+      isInit ? initializeClientName(messages[0]) : undefined,
       replyId,
     );
     const opened = isPromiseLike(found) ? await found : found;
@@ -829,23 +830,15 @@ export class StreamableHttpHandler implements ServerTransport {
   }
 }
 
-/**
- * Whose session a new one is: the token's subject; without auth, the remote address and the
- * client program's name (`clientInfo.name`, at most 64 characters). Every local client shares
- * 127.0.0.1: by address alone, one client that leaks sessions would end the idle sessions of
- * every other program on the machine and then refuse them new ones. The name is the client's
- * own word — it separates honest programs, not a hostile one, which only auth can.
- */
+/** Whose session a new one is: the token's subject; without auth, see anonymousCaller. */
 function identityOf(req: IncomingMessage, auth: AuthInfo | undefined, client: string): string {
-  if (auth?.subject !== undefined) return `subject:${auth.subject}`;
-  return `address:${req.socket.remoteAddress ?? ''} client:${client.slice(0, 64)}`;
+  return auth?.subject !== undefined ? `subject:${auth.subject}` : anonymousCaller(req, client);
 }
 
 /** The `clientInfo.name` of an initialize request, '' when it names none. */
-function clientNameOf(message: Incoming | undefined): string {
+function initializeClientName(message: Incoming | undefined): string {
   if (message?.kind !== 'request') return '';
-  const info = (message.params as { clientInfo?: { name?: unknown } } | undefined)?.clientInfo;
-  return typeof info?.name === 'string' ? info.name : '';
+  return clientNameOf((message.params as { clientInfo?: unknown } | undefined)?.clientInfo);
 }
 
 /** A session record as this package writes them (anything else on the channel is ignored). */

@@ -87,6 +87,12 @@ export interface McpCallExtra {
   /** Who the caller is, when the transport authenticated it. */
   auth?: AuthInfo | undefined;
   /**
+   * Who the caller is without credentials, as the transport tells callers apart (HTTP: the
+   * remote address and the client's `clientInfo.name`): the key of per-caller limits when there
+   * is no `auth`. Undefined: the connection is the caller (stdio has one client).
+   */
+  caller?: string | undefined;
+  /**
    * The path back to the client for this request (the POST's SSE stream on Streamable HTTP);
    * falls back to the session's channel.
    */
@@ -157,6 +163,16 @@ export class McpContext {
   /** Who the caller is (token subject, scopes), when the transport authenticated it. */
   get auth(): AuthInfo | undefined {
     return this.#ctx.extra.auth;
+  }
+  /**
+   * Whose share of a per-caller limit this call counts against: its token's subject; without
+   * auth, the caller as the transport tells it (HTTP: address and client name, see
+   * `McpCallExtra.caller`); else '' (a channel's one client). Callers never share a key.
+   */
+  get caller(): string {
+    const extra = this.#ctx.extra;
+    if (extra.auth?.subject !== undefined) return `subject:${extra.auth.subject}`;
+    return extra.caller === undefined ? '' : `anonymous:${extra.caller}`;
   }
   /**
    * Whether the client declared the MCP extension `id` (e.g. `io.modelcontextprotocol/ui`) in its

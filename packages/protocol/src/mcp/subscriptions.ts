@@ -66,7 +66,7 @@ interface Listener {
   readonly drop: () => void;
   /** The cancellations of the connection it came on: identifies that connection. */
   readonly connection: object;
-  /** Whose share it counts against: the caller's subject, or its connection without auth. */
+  /** Whose share it counts against: the caller's subject; without auth, the transport's caller or the connection. */
   readonly owner: unknown;
 }
 
@@ -75,7 +75,8 @@ export interface SubscriptionLimits {
   /** Open listens in all. Default 1024. */
   max?: number;
   /**
-   * Open listens of one caller (its token's subject; without auth, its connection). Default 64:
+   * Open listens of one caller (its token's subject; without auth, as the transport tells
+   * callers apart — HTTP: address and client name — or its connection). Default 64:
    * one caller cannot take every slot and leave the others none.
    */
   maxPerCaller?: number;
@@ -152,14 +153,16 @@ export class SubscriptionHub {
             scope: 'server',
           });
         }
-        const owner = ctx.extra.auth?.subject ?? ctx.extra.session[CANCELLATION];
+        // Without auth: as the transport tells callers apart (HTTP: address and client name —
+        // each modern HTTP request is a connection of its own), else the connection.
+        const mcp = new McpContext(ctx, params._meta as Record<string, unknown> | undefined);
+        const owner: unknown = mcp.caller || ctx.extra.session[CANCELLATION];
         if ((this.#perOwner.get(owner) ?? 0) >= this.#maxPerCaller) {
           throw new RpcError(ErrorCode.InternalError, 'Subscription limit reached', {
             limit: this.#maxPerCaller,
             scope: 'caller',
           });
         }
-        const mcp = new McpContext(ctx, params._meta as Record<string, unknown> | undefined);
         const asked = params.notifications;
         // What this server honours: every list it has, and the URIs the app lets the caller
         // watch (a refused URI is left out of the acknowledgment, not an error for the rest).
