@@ -70,11 +70,20 @@ const GC_ON_SIGNAL = [
   '--import',
   'data:text/javascript,process.on("SIGUSR2",()=>globalThis.gc())',
 ];
-const META = {
+/**
+ * The envelope of listen `id`, from a client program of its own: without auth the per-caller
+ * share (64 listens) keys on the address and `clientInfo.name`, which an attacker chooses — so
+ * the attack varies it, and what bounds memory is the limits measured here, not that share.
+ * Names of one length, so every listen's size is the same.
+ */
+const metaFor = (id: string) => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'attack-memory-bench', version: '0' },
-};
+  'io.modelcontextprotocol/clientInfo': {
+    name: `attacker-${id}`.padEnd(24, '.').slice(0, 24),
+    version: '0',
+  },
+});
 const MAX_LISTEN_BYTES = 64 * 1024;
 const MAX_LISTEN_URIS = 256;
 const MAX_URI_CHARS = 2048;
@@ -141,7 +150,7 @@ function listenBody(id: string, notifications: Record<string, unknown>): string 
     jsonrpc: '2.0',
     id,
     method: 'subscriptions/listen',
-    params: { notifications, _meta: META },
+    params: { notifications, _meta: metaFor(id) },
   });
 }
 
@@ -285,7 +294,7 @@ async function slowStreams(): Promise<Figures> {
 function listenParams(id: string, count: number, chars: number) {
   const uris = Array.from({ length: count }, (_, i) => `mem://${id}/${i}/`.padEnd(chars, 'x'));
   const notifications = { resourceSubscriptions: uris };
-  return { notifications, bytes: JSON.stringify({ notifications, _meta: META }).length };
+  return { notifications, bytes: JSON.stringify({ notifications, _meta: metaFor(id) }).length };
 }
 
 /**
