@@ -16,6 +16,7 @@ import {
   type McpClientOptions,
   META,
   RpcError,
+  SERVED_PROTOCOL_VERSIONS,
   StdioClientTransport,
   UnsupportedVersionError,
 } from '@mcpkit/protocol';
@@ -74,7 +75,7 @@ function suite(name: string, open: () => ClientTransport, protocol: 'auto' | '20
       expect(client.serverCapabilities).toMatchObject({ tools: {}, resources: {}, logging: {} });
       expect(client.instructions).toContain('conformance');
       expect(client.discoverResult).toMatchObject({
-        supportedVersions: ['2026-07-28'],
+        supportedVersions: [...SERVED_PROTOCOL_VERSIONS],
         resultType: 'complete',
         ttlMs: expect.any(Number),
         cacheScope: expect.stringMatching(/^(public|private)$/),

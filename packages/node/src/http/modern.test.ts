@@ -14,6 +14,7 @@ import {
   McpServer,
   META,
   MethodNotFoundError,
+  SERVED_PROTOCOL_VERSIONS,
 } from '@mcpkit/protocol';
 import { type PostReply, postJson } from '@mcpkit/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -348,7 +349,7 @@ describe.each(['streamable', 'plain'] as const)('MCP 2026-07-28 over HTTP (%s pa
       { 'mcp-protocol-version': '1900-01-01' },
       400,
       -32022,
-      { supported: [VERSION], requested: '1900-01-01' },
+      { supported: [...SERVED_PROTOCOL_VERSIONS], requested: '1900-01-01' },
     ],
     [
       'an unknown version under a header naming another: the mismatch first (-32020)',
@@ -616,7 +617,9 @@ describe('MCP 2026-07-28 over Streamable HTTP: request-scoped streams', () => {
       standardHeaders('server/discover'),
     );
     expect(modernReply.status).toBe(200);
-    expect(modernReply.body?.result).toMatchObject({ supportedVersions: [VERSION] });
+    expect(modernReply.body?.result).toMatchObject({
+      supportedVersions: [...SERVED_PROTOCOL_VERSIONS],
+    });
     expect((await legacy.listTools()).map((t) => t.name)).toContain('bump');
     expect(s.http.streamable?.sessionCount).toBe(1);
   });
