@@ -6,7 +6,13 @@ import {
   McpErrorCode,
   RpcError,
 } from '@mcpkit/protocol';
-import { type InputBridge, noLongerWaiting, type RemotePark, type Step } from './bridge.js';
+import {
+  type InputBridge,
+  noLongerWaiting,
+  type Park,
+  type RemotePark,
+  type Step,
+} from './bridge.js';
 
 /*
  * A fleet's modern retries, routed to the instance that holds their call. A 2026-07-28 client's
@@ -65,6 +71,8 @@ export class BridgeRelay {
   readonly #store: StateStore;
   readonly #logger: EngineLogger | undefined;
   readonly #waiters = new Map<number, Waiter>();
+  /** Calls this instance holds whose step another instance waits for, by call id. */
+  readonly #serving = new Map<number, Park>();
   #corr = 0;
   #unsubscribe: (() => Promise<void>) | undefined;
 
@@ -97,11 +105,11 @@ export class BridgeRelay {
    */
   async round(remote: RemotePark, ctx: McpContext, waitMs: number): Promise<unknown> {
     const forget = ctx.onCancel((reason) => {
-      void this.#send(remote.instance, {
+      this.#send(remote.instance, {
         t: 'cancel',
         id: remote.id,
         reason: reason instanceof Error ? reason.message : String(reason),
-      });
+      }).catch(() => undefined); // logged by #send; the holder's TTL ends the call then
     });
     try {
       let responses = remote.responses;
@@ -186,17 +194,21 @@ export class BridgeRelay {
     }
     switch (message.t) {
       case 'resume':
-        void this.#serve(message);
+        // Its failures are logged by #send; nothing may reach the process as unhandled.
+        this.#serve(message).catch(() => undefined);
         return;
       case 'settle':
         this.#bridge.settleAsks(message.id, message.responses ?? {}, errors(message.errors));
         return;
-      case 'cancel':
-        this.#bridge.cancel(
-          message.id,
-          new RpcError(McpErrorCode.ServerError, `Cancelled: ${message.reason}`),
-        );
+      case 'cancel': {
+        const reason = new RpcError(McpErrorCode.ServerError, `Cancelled: ${message.reason}`);
+        // Parked, or running a step for the instance whose client went away.
+        const serving = this.#serving.get(message.id);
+        if (!serving) return this.#bridge.cancel(message.id, reason);
+        serving.cancel(reason);
+        serving.wake();
         return;
+      }
       case 'ack':
         this.#waiters.get(message.corr)?.acked();
         return;
@@ -210,7 +222,7 @@ export class BridgeRelay {
   async #serve(message: Extract<Message, { t: 'resume' }>): Promise<void> {
     const reply = (step: WireStep) =>
       this.#send(message.from, { t: 'reply', corr: message.corr, step });
-    let park: ReturnType<InputBridge['take']>;
+    let park: Park;
     try {
       park = this.#bridge.take(message.id, message.responses ?? {}, errors(message.errors));
     } catch (err) {
@@ -219,11 +231,14 @@ export class BridgeRelay {
     }
     await this.#send(message.from, { t: 'ack', corr: message.corr });
     let step: Step;
+    this.#serving.set(park.id, park);
     try {
       step = await this.#bridge.step(park);
     } catch (err) {
       await reply({ kind: 'failed', error: wireError(err) });
       return;
+    } finally {
+      this.#serving.delete(park.id);
     }
     if (step.kind === 'ended') {
       const { outcome } = step;

@@ -6,7 +6,7 @@
  * and the backend call is made once, on the instance that holds it. The same path runs through
  * HAProxy and Redis in e2e/test/fleet.test.ts.
  */
-import { MemoryStateStore } from '@mcpkit/fleet';
+import { MemoryStateStore, type StateStore, StoreUnavailableError } from '@mcpkit/fleet';
 import { META } from '@mcpkit/protocol';
 import { connectRaw, type RawPeer, waitFor } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,11 +33,22 @@ const modern = (params: Record<string, unknown>, capabilities: Record<string, un
 const accept = (content: Record<string, unknown>) => ({ action: 'accept', content });
 
 const store = new MemoryStateStore();
+/** B's way to the store: its publishes fail while `cutOff` is set (Redis unreachable from B). */
+let cutOff = false;
+const storeOfB: StateStore = new Proxy(store, {
+  get(target, key, receiver) {
+    if (key === 'publish' && cutOff) {
+      return () => Promise.reject(new StoreUnavailableError('Redis: connection refused'));
+    }
+    const value = Reflect.get(target, key, receiver);
+    return typeof value === 'function' ? value.bind(target) : value;
+  },
+});
 const gateways: Gateway[] = [];
 const peers: RawPeer[] = [];
 
 beforeAll(async () => {
-  for (let i = 0; i < 2; i++) {
+  for (let i = 0; i < 3; i++) {
     const gateway = new Gateway(
       parseConfig({
         mcpServers: { old: everythingBackend('legacy') },
@@ -46,7 +57,7 @@ beforeAll(async () => {
       {
         events: EventLog.open(':memory:'),
         requestState: { key: 'fleet-bridge-test-key-of-32-bytes!' },
-        state: store,
+        state: i === 1 ? storeOfB : store,
       },
     );
     await gateway.start();
@@ -149,6 +160,54 @@ describe('a call parked for input on one gateway instance', () => {
       ...modern(params),
       inputResponses: { [key2]: accept({ color: 'red' }) },
       requestState: second.requestState,
+    });
+    expect(late.error).toMatchObject({ code: -32602, data: { bridge: 'expired' } });
+  });
+
+  it('a retry the instance cannot hand over (the store unreachable from it) is refused; the held call waits out its TTL', async () => {
+    const [a, b, c] = peers as [RawPeer, RawPeer, RawPeer];
+    const [gwA] = gateways as [Gateway, Gateway, Gateway];
+    const params = { name: 'old__test_sampling', arguments: { prompt: 'cut' } };
+    const first = await a.result<InputRequired>('tools/call', modern(params));
+    const [key] = onlyAsk(first);
+    const retry = {
+      ...modern(params),
+      inputResponses: {
+        [key]: { role: 'assistant', model: 'm', content: { type: 'text', text: 'later' } },
+      },
+      requestState: first.requestState,
+    };
+    cutOff = true;
+    try {
+      const refused = await b.request('tools/call', retry);
+      expect(refused.error).toMatchObject({
+        code: -32000,
+        message: expect.stringMatching(/cannot reach the gateway instance/),
+      });
+    } finally {
+      cutOff = false;
+    }
+    expect(gwA.parkedCalls).toBe(1);
+    // The state was spent on B, so the client calls again; the held call then expires on A.
+    await waitFor('the held call expired', () => gwA.parkedCalls === 0 || undefined, 30_000);
+    await expect(c.result('tools/call', modern(params))).resolves.toMatchObject({
+      resultType: 'input_required',
+    });
+  });
+
+  it('a retry whose holder is gone (its instance stopped) is refused -32602 once nothing answers', async () => {
+    const [a, , c] = peers as [RawPeer, RawPeer, RawPeer];
+    const [gwA] = gateways as [Gateway, Gateway, Gateway];
+    const params = { name: 'old__test_sampling', arguments: { prompt: 'gone' } };
+    const first = await a.result<InputRequired>('tools/call', modern(params));
+    const [key] = onlyAsk(first);
+    await gwA.stop();
+    const late = await c.request('tools/call', {
+      ...modern(params),
+      inputResponses: {
+        [key]: { role: 'assistant', model: 'm', content: { type: 'text', text: 'late' } },
+      },
+      requestState: first.requestState,
     });
     expect(late.error).toMatchObject({ code: -32602, data: { bridge: 'expired' } });
   });
