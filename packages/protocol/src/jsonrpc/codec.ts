@@ -276,7 +276,7 @@ function classifyExact(value: unknown, raw: RawNumbers | undefined): Incoming {
 
 /**
  * Decode one frame of text into a single message, a batch, or an invalid frame. Integers beyond
- * 2^53 where a peer's value is echoed or matched (see {@link RawNumbers}) are taken from
+ * 2^53 where a peer's value is echoed or matched (see `RawNumbers`) are taken from
  * the text itself (as `bigint`), since `JSON.parse` rounds them.
  */
 export function decodeFrame(text: string): Frame {
