@@ -341,7 +341,7 @@ async function restartBackend(name) {
     const body = await res.json().catch(() => ({}));
     if (res.status === 401) return location.assign('/status/login');
     note.textContent = res.ok
-      ? `${name}: ${body.state}` + (body.last_error ? ` (${body.last_error})` : '')
+      ? `${name}: ${body.state}${body.last_error ? ` (${body.last_error})` : ''}`
       : `${name} not restarted: ${body.error || res.status}`;
   } catch (err) {
     note.textContent = `${name} not restarted: ${err}`;

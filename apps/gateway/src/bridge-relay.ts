@@ -204,9 +204,12 @@ export class BridgeRelay {
         const reason = new RpcError(McpErrorCode.ServerError, `Cancelled: ${message.reason}`);
         // Parked, or running a step for the instance whose client went away.
         const serving = this.#serving.get(message.id);
-        if (!serving) return this.#bridge.cancel(message.id, reason);
-        serving.cancel(reason);
-        serving.wake();
+        if (serving) {
+          serving.cancel(reason);
+          serving.wake();
+        } else {
+          this.#bridge.cancel(message.id, reason);
+        }
         return;
       }
       case 'ack':
