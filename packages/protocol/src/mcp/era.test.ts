@@ -168,9 +168,13 @@ describe('modern requests (2026-07-28) without initialize', () => {
       'tools/list': { ttlMs: 600_000, cacheScope: 'public' },
       'resources/read': { ttlMs: 5_000, cacheScope: 'private' },
     } as const;
-    const hinted = new McpServer({ name: 'h', version: '1', cache }).addResource(
-      defineResource({ uri: 'mem://r', name: 'r', read: () => 'r' }),
-    );
+    // prompts declared without any: an unhinted list (a server serves prompts/list only then).
+    const hinted = new McpServer({
+      name: 'h',
+      version: '1',
+      cache,
+      declare: { prompts: true },
+    }).addResource(defineResource({ uri: 'mem://r', name: 'r', read: () => 'r' }));
     peer = connectRaw(hinted);
     await expect(peer.result('tools/list', modern())).resolves.toMatchObject({
       ttlMs: 600_000,

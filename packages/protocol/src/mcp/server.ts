@@ -2,7 +2,7 @@ import { decodeFrame } from '../jsonrpc/codec.js';
 import { JsonRpcConnection } from '../jsonrpc/connection.js';
 import { Dispatcher, type EngineLogger } from '../jsonrpc/dispatcher.js';
 import { ErrorCode, McpErrorCode, RpcError } from '../jsonrpc/errors.js';
-import type { MethodDefinition } from '../jsonrpc/method.js';
+import { isPromiseLike, type MethodDefinition } from '../jsonrpc/method.js';
 import type { FrameTransport } from '../jsonrpc/transport.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
 import { logLevelAdmits, type McpCallExtra, type McpContext } from './context.js';
@@ -68,6 +68,14 @@ export interface McpErrorOptions {
   invalidArguments?: (tool: string, issues: ArgumentIssue[]) => RpcError | undefined;
   /** `resources/read` of a URI no resource or template serves. Default -32002 "Resource not found". */
   resourceNotFound?: (uri: string) => RpcError;
+  /**
+   * Every RpcError a 2026-07-28 request is about to be answered with — thrown by a handler or
+   * returned by a hook above: return the error to send instead. The hooks and an app's handlers
+   * speak its 2025-era contract; 2026-07-28 (`basic/index` §Error Codes) forbids -32002 and says
+   * implementations SHOULD NOT use -32000…-32019, so an app whose contract uses them maps each to
+   * the spec's code here, in one place. Default: sent as thrown.
+   */
+  modernEra?: (error: RpcError) => RpcError;
 }
 
 /** What `new McpServer(options)` takes: who the server is, and how it answers. */
@@ -162,6 +170,52 @@ const defaultUnknownTool = (name: string) =>
 
 type ListKind = 'tools' | 'resources' | 'prompts';
 
+/** A capability declared only once there is something of its kind (or `declare` says so). */
+type ServedKind = 'resources' | 'prompts' | 'completions';
+
+/**
+ * The methods each optional capability brings. A server serves them only while it declares the
+ * capability: a client must not find a method the handshake (`initialize`, `server/discover`)
+ * said is not there — it gets -32601, which HTTP answers 404 in the modern era.
+ */
+const METHODS_OF: Readonly<Record<ServedKind, ReadonlySet<string>>> = {
+  resources: new Set([
+    'resources/list',
+    'resources/templates/list',
+    'resources/read',
+    'resources/subscribe',
+    'resources/unsubscribe',
+  ]),
+  prompts: new Set(['prompts/list', 'prompts/get']),
+  completions: new Set(['completion/complete']),
+};
+const SERVED_KINDS = Object.keys(METHODS_OF) as ServedKind[];
+const kindOf = (name: string): ServedKind | undefined =>
+  SERVED_KINDS.find((kind) => METHODS_OF[kind].has(name));
+
+/** `definition` whose RpcErrors pass through `map` on their way out (see `errors.modernEra`). */
+function mappingErrors<E>(
+  definition: MethodDefinition<E>,
+  map: (error: RpcError) => RpcError,
+): MethodDefinition<E> {
+  const mapped = (err: unknown): never => {
+    throw RpcError.is(err) ? map(err) : err;
+  };
+  return {
+    ...definition,
+    handler: (params, ctx) => {
+      let outcome: unknown;
+      try {
+        outcome = definition.handler(params, ctx);
+      } catch (err) {
+        return mapped(err);
+      }
+      // A synchronous answer stays synchronous (the hot path costs no promise).
+      return isPromiseLike(outcome) ? Promise.resolve(outcome).then(undefined, mapped) : outcome;
+    },
+  };
+}
+
 /**
  * The MCP server core: the tools, resources and prompts it serves, the sessions of its clients,
  * and the methods that answer them. Create it once; every transport meets it through
@@ -213,6 +267,22 @@ export class McpServer {
   readonly #port: ServerPort;
   readonly #privateToolList: boolean;
   readonly #changedLists = new Set<ListKind>();
+  /** `errors.modernEra`: what a modern request's RpcErrors pass through. */
+  readonly #modernErrors: ((error: RpcError) => RpcError) | undefined;
+  /**
+   * The methods of each optional capability, per dispatcher, registered once the capability is
+   * declared (see {@link METHODS_OF}).
+   */
+  readonly #servedMethods = new Map<
+    ServedKind,
+    [Dispatcher<McpCallExtra>, MethodDefinition<McpCallExtra>][]
+  >();
+  /**
+   * The optional capabilities declared so far. One stays declared once it was — a 2025 session
+   * told of it at initialize may list it again after its last entry is removed, and an empty
+   * list is then the true answer.
+   */
+  readonly #served = new Set<ServedKind>();
   #held: Promise<unknown> | undefined;
   #observers: McpObserver[] = [];
   #hints: Partial<Record<CacheableMethod, CacheHint>>;
@@ -260,13 +330,13 @@ export class McpServer {
     this.#dispatcher = new Dispatcher<McpCallExtra>(
       options.logger ? { logger: options.logger } : {},
     );
-    this.#dispatcher.register(
+    this.#registerServed(this.#dispatcher, [
       ...lifecycleMethods(internals),
       ...toolMethods(internals),
       ...resourceMethods(internals),
       ...promptMethods(internals),
       ...completionMethods(internals),
-    );
+    ]);
     // The modern era (2026-07-28) serves the same tools, resources, prompts and completions
     // without the session methods it dropped, and with the spec's codes where the 2025-era
     // hooks would say otherwise (a modern server "MUST NOT emit -32002").
@@ -287,14 +357,19 @@ export class McpServer {
         : { maxPerCaller: options.maxSubscriptionsPerCaller }),
     });
     this.#modern = new Dispatcher<McpCallExtra>(options.logger ? { logger: options.logger } : {});
-    this.#modern.register(
-      ...discoverMethods(modern, () => this.capabilities()),
-      this.#hub.method(modern),
-      ...toolMethods(modern),
-      ...resourceMethods(modern).filter((m) => !LEGACY_ONLY.has(m.name)),
-      ...promptMethods(modern),
-      ...completionMethods(modern),
+    this.#modernErrors = errors.modernEra;
+    this.#registerServed(
+      this.#modern,
+      [
+        ...discoverMethods(modern, () => this.capabilities()),
+        this.#hub.method(modern),
+        ...toolMethods(modern),
+        ...resourceMethods(modern).filter((m) => !LEGACY_ONLY.has(m.name)),
+        ...promptMethods(modern),
+        ...completionMethods(modern),
+      ].map((m) => this.#forModern(m)),
     );
+    this.#serveDeclared();
     const serverInfo = { [META.serverInfo]: info };
     this.#privateToolList = options.listPermittedToolsOnly === true;
     this.requestStateKeyed = options.requestState?.key !== undefined;
@@ -434,11 +509,57 @@ export class McpServer {
     this.#modern.observe(observer);
   }
 
-  /** Add JSON-RPC methods of your own beside the MCP ones (they get the session as `ctx.extra`). */
+  /**
+   * Add JSON-RPC methods of your own beside the MCP ones (they get the session as `ctx.extra`).
+   * Throws for a name MCP already gives a meaning, served or not.
+   */
   addMethods(...methods: MethodDefinition<McpCallExtra>[]): this {
+    const taken = methods.find((m) => kindOf(m.name) !== undefined);
+    if (taken) throw new Error(`method '${taken.name}' is an MCP method`);
     this.#dispatcher.register(...methods);
-    this.#modern.register(...methods);
+    this.#modern.register(...methods.map((m) => this.#forModern(m)));
     return this;
+  }
+
+  /** A modern-era method whose errors pass through `errors.modernEra`, if given. */
+  #forModern(definition: MethodDefinition<McpCallExtra>): MethodDefinition<McpCallExtra> {
+    return this.#modernErrors ? mappingErrors(definition, this.#modernErrors) : definition;
+  }
+
+  /** Register `methods` now, except those of an optional capability: kept for its declaring. */
+  #registerServed(
+    dispatcher: Dispatcher<McpCallExtra>,
+    methods: MethodDefinition<McpCallExtra>[],
+  ): void {
+    for (const definition of methods) {
+      const kind = kindOf(definition.name);
+      if (kind === undefined) dispatcher.register(definition);
+      else {
+        const held = this.#servedMethods.get(kind) ?? [];
+        held.push([dispatcher, definition]);
+        this.#servedMethods.set(kind, held);
+      }
+    }
+  }
+
+  /** Serve the methods of every optional capability that is now declared and was not before. */
+  #serveDeclared(): void {
+    const declared = this.#declare ?? {};
+    const prompts = [...this.#prompts.values()];
+    const now: Record<ServedKind, boolean> = {
+      resources: !!declared.resources || this.#resources.size > 0 || this.#templates.length > 0,
+      prompts: !!declared.prompts || prompts.length > 0,
+      completions:
+        !!declared.completions ||
+        this.#templates.some((t) => Object.keys(t.complete).length > 0) ||
+        prompts.some((p) => Object.keys(p.complete).length > 0),
+    };
+    for (const kind of SERVED_KINDS) {
+      if (!now[kind] || this.#served.has(kind)) continue;
+      this.#served.add(kind);
+      for (const [dispatcher, definition] of this.#servedMethods.get(kind) ?? [])
+        dispatcher.register(definition);
+    }
   }
 
   // --- Registries -----------------------------------------------------------------------------
@@ -534,19 +655,17 @@ export class McpServer {
     return [...this.#prompts.values()];
   }
 
-  /** Capabilities derived from what is registered (the initialize result's). */
+  /**
+   * Capabilities derived from what is registered (the initialize result's): resources, prompts
+   * and completions once there is something of the kind or `declare` says so, and from then on
+   * — exactly the methods the server serves.
+   */
   capabilities(): Record<string, unknown> {
     const caps: Record<string, unknown> = { logging: {} };
     caps.tools = { listChanged: true };
-    const declared = this.#declare ?? {};
-    if (declared.resources || this.#resources.size > 0 || this.#templates.length > 0)
-      caps.resources = { subscribe: true, listChanged: true };
-    if (declared.prompts || this.#prompts.size > 0) caps.prompts = { listChanged: true };
-    const completable =
-      declared.completions ||
-      this.#templates.some((t) => Object.keys(t.complete).length > 0) ||
-      [...this.#prompts.values()].some((p) => Object.keys(p.complete).length > 0);
-    if (completable) caps.completions = {};
+    if (this.#served.has('resources')) caps.resources = { subscribe: true, listChanged: true };
+    if (this.#served.has('prompts')) caps.prompts = { listChanged: true };
+    if (this.#served.has('completions')) caps.completions = {};
     if (this.#extensions && Object.keys(this.#extensions).length > 0) {
       caps.extensions = { ...this.#extensions };
     }
@@ -710,9 +829,12 @@ export class McpServer {
     return this.#templates.findIndex((t) => t.template.template === uriTemplate);
   }
 
-  /** After an add: notify when something was added. */
+  /** After an add: serve what is now declared, and notify when something was added. */
   #changed(kind: ListKind, added: boolean): this {
-    if (added) this.#listChanged(kind);
+    if (added) {
+      this.#serveDeclared();
+      this.#listChanged(kind);
+    }
     return this;
   }
 
