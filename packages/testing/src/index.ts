@@ -44,3 +44,5 @@ export { type SpawnedServer, type SpawnServerOptions, spawnServer } from './stdi
 export { removeTempDirs, tempDir } from './temp.js';
 // Waiting, scratch space and repeatable data.
 export { sleep, TimeoutError, waitFor, within } from './wait.js';
+// MCP on the wire: a message checked against the published JSON schema of its revision.
+export { type SchemaRevision, schemaProblems, wireProblems } from './wire-schema.js';
