@@ -61,11 +61,9 @@ describe('the design-system view (MCP Apps)', () => {
         _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } },
       }),
     );
-    // Everyone else gets the CODEFLUSS protocol's list, exactly.
-    expect(uris(await plain.result('resources/list'))).toEqual([
-      'codefluss://projects',
-      'codefluss://design-system/{projectId}',
-    ]);
+    // Everyone else gets the one concrete resource (the design-system template is listed by
+    // resources/templates/list only: a Resource's uri must be a URI).
+    expect(uris(await plain.result('resources/list'))).toEqual(['codefluss://projects']);
     const { tools } = await plain.result<{ tools: { name: string; _meta?: unknown }[] }>(
       'tools/list',
     );

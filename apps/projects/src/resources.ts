@@ -37,16 +37,10 @@ export function projectResources(store: Store) {
     name: 'Design System',
     description: 'Design Tokens eines Projekts',
     mimeType: 'application/json',
-    // The CODEFLUSS protocol's resources/list shows the template itself among the resources;
-    // templates/list has it too.
-    list: () => [
-      {
-        uri: 'codefluss://design-system/{projectId}',
-        name: 'Design System',
-        description: 'Design Tokens eines Projekts',
-        mimeType: 'application/json',
-      },
-    ],
+    // Listed by resources/templates/list only. The CODEFLUSS protocol page's resources/list
+    // example shows the template among the resources, but a Resource's `uri` is a URI (MCP
+    // schema, every revision) and `{projectId}` is none: a client that checks it refuses the
+    // whole list.
     // Completing offers the user's project ids: reading them, so the same scope as reading.
     complete: {
       projectId: async (value, ctx) => {

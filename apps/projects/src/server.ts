@@ -12,7 +12,7 @@ import { apiKeyAuthenticator } from './auth.js';
 import type { Store } from './db/types.js';
 import { designSystemView, UI_EXTENSION, UI_MIME_TYPE } from './design-system-view.js';
 import { TOKEN_LIMITS } from './dtcg.js';
-import { authorizationFailed, Code, invalidParams, notFound } from './errors.js';
+import { authorizationFailed, Code, invalidParams, modernError, notFound } from './errors.js';
 import { projectResources } from './resources.js';
 import { PROJECTS_URI } from './tools/common.js';
 import { allTools } from './tools/index.js';
@@ -77,11 +77,13 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
     title: 'CODEFLUSS projects',
     instructions:
       'Projects of a website builder: their content blocks, assets and design tokens (W3C DTCG). Read with list_projects / get_project; writes need an API key with scope write.',
-    // Core failures answered with the CODEFLUSS protocol's codes (errors.ts).
+    // Core failures answered with the CODEFLUSS protocol's codes (errors.ts) in 2025 sessions;
+    // every error of a 2026-07-28 request, core's or the tools', with that revision's codes.
     errors: {
       scopeDenied: (_tool, scope) => authorizationFailed(`API key lacks scope '${scope}'`),
       resourceNotFound: (uri) => notFound('resource', uri),
       invalidArguments,
+      modernEra: modernError,
     },
     // 2026-07-28 cache hints: the tools are the same for every key; projects, blocks and tokens
     // are per user and change under the client, so their lists and reads keep the default (not

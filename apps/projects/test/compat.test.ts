@@ -113,14 +113,24 @@ describe("the CODEFLUSS MCP server's JSON-RPC protocol page, over HTTP", () => {
             description: 'Alle Projekte des Benutzers',
             mimeType: 'application/json',
           },
-          {
-            uri: 'codefluss://design-system/{projectId}',
-            name: 'Design System',
-            description: 'Design Tokens eines Projekts',
-            mimeType: 'application/json',
-          },
         ],
       },
+    });
+  });
+
+  it('resources/templates/list: the design system, which the page lists among the resources', async () => {
+    // The page's resources/list example shows `codefluss://design-system/{projectId}` as a
+    // resource; a Resource's `uri` must be a URI (MCP schema), so it is listed here only.
+    const { body } = await post(
+      '{"jsonrpc": "2.0", "id": 4, "method": "resources/templates/list", "params": {}}',
+    );
+    const templates = (body?.result as { resourceTemplates: Json[] } | undefined)
+      ?.resourceTemplates;
+    expect(templates?.[0]).toEqual({
+      uriTemplate: 'codefluss://design-system/{projectId}',
+      name: 'Design System',
+      description: 'Design Tokens eines Projekts',
+      mimeType: 'application/json',
     });
   });
 
