@@ -4,6 +4,7 @@ import { dashboardResource, UI_EXTENSION, UI_MIME_TYPE } from './dashboard.js';
 import { type Collectors, systemCollectors, TIERS, WARM_KEYS } from './sampler/collectors.js';
 import { Sampler, type SamplerOptions } from './sampler/sampler.js';
 import { type Scope, scopeError } from './scopes.js';
+import { modernError } from './tools/common.js';
 import { allTools } from './tools/index.js';
 
 /** serverInfo.name. */
@@ -51,7 +52,8 @@ export function createSystemInfoServer(options: SystemInfoOptions = {}): {
     instructions:
       'Read-only facts about the machine this server runs on. Start with get_system_snapshot to find out why a machine is slow; every answer carries sampled_at.',
     scopes,
-    errors: { scopeDenied: scopeError },
+    // MCP System Info's codes in 2025 sessions; a 2026-07-28 request hears the spec's.
+    errors: { scopeDenied: scopeError, modernEra: modernError },
     // 2026-07-28 cache hints: the tool list is fixed for the life of the process and the same
     // for every caller (scopes refuse calls, they do not hide tools); readings are live.
     cache: {

@@ -1,4 +1,4 @@
-import { McpErrorCode, RpcError } from '@mcpkit/protocol';
+import { ErrorCode, McpErrorCode, RpcError } from '@mcpkit/protocol';
 import { z } from 'zod';
 import type { Collectors } from '../sampler/collectors.js';
 import type { Sample, Sampler } from '../sampler/sampler.js';
@@ -11,6 +11,19 @@ export interface ToolDeps {
 
 /** MCP System Info's -32000 "Query execution error": a collector failed. */
 export const QUERY_EXECUTION_ERROR = McpErrorCode.ServerError;
+
+/**
+ * An error as a 2026-07-28 request hears it (`McpServerOptions.errors.modernEra`). MCP System
+ * Info's -32000 is that API's contract, kept in 2025 sessions; 2026-07-28 (`basic/index` §Error
+ * Codes) says implementations SHOULD NOT use -32000…-32019, and a collector that failed is the
+ * server's internal error (-32603, as the spec's resources page names it). Message and data stay.
+ * The scope refusal (-32600) is a JSON-RPC code already and passes as it is.
+ */
+export function modernError(error: RpcError): RpcError {
+  return error.code === QUERY_EXECUTION_ERROR
+    ? new RpcError(ErrorCode.InternalError, error.message, error.data, { cause: error })
+    : error;
+}
 
 /** A collector's failure as a line of text: what "Query execution error: …" goes on with. */
 export const reasonOf = (err: unknown): string =>

@@ -1,0 +1,145 @@
+/**
+ * Every message the system-info server sends, in both eras, checked against the published JSON
+ * schema of the revision it speaks (`wireProblems` of the kit: MCP 2025-11-25 for a session that
+ * initialized, 2026-07-28 for requests that carry its envelope) — every tool's result, the lists,
+ * the dashboard view, and every error path — and each error's code by condition and era: MCP
+ * System Info's codes in 2025 sessions, the 2026-07-28 spec's in the modern era.
+ */
+
+import { connectRaw, type RawPeer, wireProblems } from '@mcpkit/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CONFIG_PLACEHOLDER, DASHBOARD_URI, UI_EXTENSION, UI_MIME_TYPE } from '../src/dashboard.js';
+import type { Collectors } from '../src/sampler/collectors.js';
+import type { Scope } from '../src/scopes.js';
+import { createSystemInfoServer } from '../src/server.js';
+import { failing, NOW, normalMachine } from './fixtures.js';
+
+const VIEW = `<!doctype html><html><head>${CONFIG_PLACEHOLDER}</head><body></body></html>`;
+/** A host that draws MCP Apps views: resources/list then shows the dashboard. */
+const UI_CAPS = { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } };
+
+type Era = 'legacy' | 'modern';
+const REVISION = { legacy: '2025-11-25', modern: '2026-07-28' } as const;
+
+let peers: RawPeer[] = [];
+afterEach(async () => {
+  await Promise.all(peers.map((p) => p.close()));
+  peers = [];
+});
+
+/** A client of one era that checks every frame it receives against that era's schema. */
+async function client(era: Era, collectors: Collectors, scopes: Scope[]) {
+  const { server } = createSystemInfoServer({
+    collectors,
+    scopes,
+    sampler: { now: () => NOW },
+    warm: false,
+    loadDashboard: async () => VIEW,
+  });
+  const peer = connectRaw(server);
+  peers.push(peer);
+  const problems: string[] = [];
+  let id = 0;
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': UI_CAPS,
+    'io.modelcontextprotocol/clientInfo': { name: 'wire-test', version: '0.1.0' },
+  };
+  const send = async (method: string, params: Record<string, unknown> = {}) => {
+    const text = await peer.send({
+      jsonrpc: '2.0',
+      id: ++id,
+      method,
+      params: era === 'modern' ? { ...params, _meta: meta } : params,
+    });
+    if (text === undefined) throw new Error(`${method}: no reply`);
+    problems.push(...wireProblems(REVISION[era], text, method).map((p) => `${method}: ${p}`));
+    return JSON.parse(text) as {
+      result?: Record<string, unknown>;
+      error?: { code: number; message: string };
+    };
+  };
+  if (era === 'legacy') {
+    const init = await send('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: UI_CAPS,
+      clientInfo: { name: 'wire-test', version: '0.1.0' },
+    });
+    expect(init.result?.protocolVersion).toBe('2025-11-25');
+    await peer.notify('notifications/initialized');
+  } else {
+    await send('server/discover');
+  }
+  const allProblems = async () => {
+    await peer.settle();
+    const notes = peer.notifications.flatMap((n) =>
+      wireProblems(REVISION[era], { jsonrpc: '2.0', ...n }).map((p) => `${n.method}: ${p}`),
+    );
+    return [...problems, ...notes];
+  };
+  const error = async (method: string, params?: Record<string, unknown>) =>
+    (await send(method, params)).error;
+  return { send, error, allProblems };
+}
+
+describe.each(['legacy', 'modern'] as const)(
+  'the system-info server on the wire (%s era)',
+  (era) => {
+    it('answers every tool, list and read within the schema', async () => {
+      const c = await client(era, normalMachine(), ['core', 'sensitive']);
+      const tools = (await c.send('tools/list')).result?.tools as { name: string }[];
+      expect(tools.length).toBeGreaterThan(10);
+      for (const { name } of tools) {
+        const reply = await c.send('tools/call', { name, arguments: {} });
+        expect(reply.error, name).toBeUndefined();
+      }
+      const listed = (await c.send('resources/list')).result?.resources as { uri: string }[];
+      // The dashboard is a template without variables: listed, to a host that draws views, by
+      // its concrete URI.
+      expect(listed.map((r) => r.uri)).toEqual([DASHBOARD_URI]);
+      const templates = (await c.send('resources/templates/list')).result?.resourceTemplates;
+      expect(templates).toMatchObject([{ uriTemplate: DASHBOARD_URI }]);
+      expect((await c.send('resources/read', { uri: DASHBOARD_URI })).result).toBeDefined();
+      // Arguments the schema refuses: a tool result the model can read (isError), in both eras.
+      const bad = await c.send('tools/call', { name: 'get_processes', arguments: { top: 'all' } });
+      expect(bad.result?.isError).toBe(true);
+      expect(await c.allProblems()).toEqual([]);
+    });
+
+    it('answers each failure with the code of its condition in this era, within the schema', async () => {
+      const legacy = era === 'legacy';
+      const broken = await client(era, failing(normalMachine(), 'filesystems'), ['core']);
+      // A collector that failed: MCP System Info's -32000 "Query execution error" in 2025; the
+      // spec's internal error in 2026-07-28 (its legacy range is not to be used).
+      expect(
+        await broken.error('tools/call', { name: 'get_disk_info', arguments: {} }),
+      ).toMatchObject({
+        code: legacy ? -32000 : -32603,
+        message: expect.stringMatching(/^Query execution error: /),
+      });
+      // A scope the server does not enable: the exact -32600 of MCP System Info, in both eras.
+      expect(await broken.error('tools/call', { name: 'get_auth_logs', arguments: {} })).toEqual({
+        code: -32600,
+        message: "Query 'get_auth_logs' requires scope 'sensitive' which is not enabled",
+      });
+      expect(
+        await broken.error('tools/call', { name: 'get_nothing', arguments: {} }),
+      ).toMatchObject({
+        code: -32602,
+      });
+      expect(
+        await broken.error('resources/read', { uri: 'ui://system-info/nothing' }),
+      ).toMatchObject({ code: legacy ? -32002 : -32602 });
+      // Methods of capabilities the server does not declare.
+      expect(await broken.error('prompts/list')).toMatchObject({ code: -32601 });
+      expect(await broken.error('prompts/get', { name: 'x' })).toMatchObject({ code: -32601 });
+      expect(
+        await broken.error('completion/complete', {
+          ref: { type: 'ref/prompt', name: 'x' },
+          argument: { name: 'a', value: '' },
+        }),
+      ).toMatchObject({ code: -32601 });
+      expect(await broken.allProblems()).toEqual([]);
+    });
+  },
+);
