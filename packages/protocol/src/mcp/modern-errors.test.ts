@@ -74,6 +74,13 @@ function server(): McpServer {
           throw new RpcError(-32011, 'Locked', { why: 'read' });
         },
       }),
+      defineResourceTemplate({
+        uriTemplate: 'crash://{id}',
+        name: 'c',
+        read: async () => {
+          throw new Error('secret detail');
+        },
+      }),
     );
 }
 
@@ -118,6 +125,11 @@ describe('errors.modernEra', () => {
     // A crash of a tool is a tool result (isError), untouched by the mapping.
     expect(crashed.result).toMatchObject({ isError: true });
     expect(crashed.error).toBeUndefined();
+    // Anything but an RpcError passes the mapping by: -32603 without its details, as always.
+    expect(await peer.error('resources/read', modern({ uri: 'crash://x' }))).toEqual({
+      code: -32603,
+      message: 'Internal error',
+    });
   });
 
   it('leaves 2025 sessions their contract', async () => {
