@@ -6,7 +6,8 @@
  * System Info's codes in 2025 sessions, the 2026-07-28 spec's in the modern era.
  */
 
-import { connectRaw, type RawPeer, wireProblems } from '@mcpkit/testing';
+import { serveHttp } from '@mcpkit/node';
+import { connectRaw, postJson, type RawPeer, wireProblems } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONFIG_PLACEHOLDER, DASHBOARD_URI, UI_EXTENSION, UI_MIME_TYPE } from '../src/dashboard.js';
 import type { Collectors } from '../src/sampler/collectors.js';
@@ -143,3 +144,42 @@ describe.each(['legacy', 'modern'] as const)(
     });
   },
 );
+
+describe('a method the server does not declare, over HTTP', () => {
+  it('is 404 with -32601 for a 2026-07-28 request, and -32601 in a 2025 reply', async () => {
+    const { server } = createSystemInfoServer({ collectors: normalMachine(), warm: false });
+    // As the CLI serves it: MCP System Info's plain JSON-RPC endpoint at / beside /mcp.
+    const http = await serveHttp(server, { plainPaths: ['/'] });
+    try {
+      const headers = {
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'prompts/list',
+      };
+      const body = {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'prompts/list',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      };
+      const modern = await postJson(`${http.url}/mcp`, body, { headers });
+      expect(modern.status).toBe(404);
+      expect(modern.body).toMatchObject({ id: 9, error: { code: -32601 } });
+      expect(wireProblems('2026-07-28', modern.body, 'prompts/list')).toEqual([]);
+      // MCP System Info's plain JSON-RPC endpoint answers every reply 200.
+      const plain = await postJson(`${http.url}/`, {
+        jsonrpc: '2.0',
+        id: 10,
+        method: 'prompts/list',
+      });
+      expect(plain.body).toMatchObject({ id: 10, error: { code: -32601 } });
+    } finally {
+      await http.close();
+    }
+  });
+});
