@@ -29,6 +29,18 @@ const SCENARIOS = [
   'dns-rebinding-protection',
 ] as const;
 
+/**
+ * Scenarios an app fails by design, with why — never a spec violation: each is kept running and
+ * must still fail (a pass means the reason is gone, and the entry with it).
+ */
+const EXPECTED_FAILURES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'system-info': {
+    // MCP: a method of a capability the server does not declare is -32601 (the suite's
+    // server-stateless scenario requires it); this scenario calls prompts/list regardless.
+    'prompts-list': 'system-info has no prompts and does not declare them: prompts/list is -32601',
+  },
+};
+
 /** One scenario per process (the CLI takes a single --scenario); this many at once. */
 const CONCURRENCY = 3;
 const SCENARIO_TIMEOUT_MS = 60_000;
@@ -67,6 +79,14 @@ const summary = (r: RunResult) => /Passed: \d+\/\d+, \d+ failed, \d+ warnings/.e
 
 function expectAllPassed(label: string, results: Map<string, RunResult>): void {
   for (const [scenario, r] of results) {
+    const why = EXPECTED_FAILURES[label]?.[scenario];
+    if (why !== undefined) {
+      expect
+        .soft(r.code, `${label} / ${scenario} passes now: drop its expected failure`)
+        .not.toBe(0);
+      console.log(`${label} / ${scenario}: expected to fail — ${why}`);
+      continue;
+    }
     const shown = `${label} / ${scenario}: exit ${r.code}${r.timedOut ? ' (timed out)' : ''} in ${r.ms} ms\n${r.stdout.slice(-3000)}\n${r.stderr
       .split('\n')
       .filter((l) => !l.startsWith('npm warn'))
