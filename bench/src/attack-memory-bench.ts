@@ -24,12 +24,18 @@
  * the highest of a few samples. Bounded in count, time and memory; the children are killed in
  * `finally` whatever happens.
  */
-import { readFileSync } from 'node:fs';
 import { Agent, type IncomingMessage, request } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type HttpProcess, spawnHttpServer } from '@mcpkit/testing';
+import {
+  GC_ON_SIGNAL,
+  type HttpProcess,
+  openRawListen,
+  procMemoryMb,
+  rssAfterGc,
+  spawnHttpServer,
+} from '@mcpkit/testing';
 import { size } from './mode.js';
 
 const STALLED = 200;
@@ -65,11 +71,6 @@ const EVERYTHING = join(
   'fixtures',
   'everything.js',
 );
-const GC_ON_SIGNAL = [
-  '--expose-gc',
-  '--import',
-  'data:text/javascript,process.on("SIGUSR2",()=>globalThis.gc())',
-];
 /**
  * The envelope of listen `id`, from a client program of its own: without auth the per-caller
  * share (64 listens) keys on the address and `clientInfo.name`, which an attacker chooses — so
@@ -88,22 +89,7 @@ const MAX_LISTEN_BYTES = 64 * 1024;
 const MAX_LISTEN_URIS = 256;
 const MAX_URI_CHARS = 2048;
 
-/** A field of the child's /proc status (VmRSS, VmHWM) in MB. */
-function procMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status)?.[1]);
-  if (!Number.isFinite(kb)) throw new Error(`no ${field} for process ${pid}`);
-  return kb / 1024;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function rssAfterGc(pid: number): Promise<number> {
-  await sleep(SETTLE_MS);
-  process.kill(pid, 'SIGUSR2');
-  await sleep(SETTLE_MS);
-  return procMb(pid, 'VmRSS');
-}
 
 /**
  * RSS after GC once the attackers have gone: read about every second, until it is back within
@@ -116,7 +102,7 @@ async function rssAfterClose(pid: number, before: number): Promise<{ mb: number;
   const started = Date.now();
   let lowest = { mb: Number.POSITIVE_INFINITY, s: 0 };
   while (Date.now() - started < SETTLE_MAX_S * 1000) {
-    const mb = await rssAfterGc(pid);
+    const mb = await rssAfterGc(pid, SETTLE_MS);
     if (mb < lowest.mb) lowest = { mb, s: (Date.now() - started) / 1000 };
     if (mb <= before + 2) break;
     await sleep(1000 - 2 * SETTLE_MS);
@@ -152,30 +138,6 @@ function listenBody(id: string, notifications: Record<string, unknown>): string 
     method: 'subscriptions/listen',
     params: { notifications, _meta: metaFor(id) },
   });
-}
-
-/**
- * A raw HTTP/1.1 listen on a socket of its own (a held request takes its connection). The
- * headers a conforming client sends; what the socket does with the answer is the caller's.
- */
-function openListen(url: string, body: string): Socket {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  socket.on('error', () => {});
-  socket.write(
-    [
-      'POST /mcp HTTP/1.1',
-      `Host: ${hostname}:${port}`,
-      'Content-Type: application/json',
-      'Accept: application/json, text/event-stream',
-      'MCP-Protocol-Version: 2026-07-28',
-      'Mcp-Method: subscriptions/listen',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      '',
-      body,
-    ].join('\r\n'),
-  );
-  return socket;
 }
 
 /** One POST read to the end: its body as JSON. */
@@ -238,11 +200,11 @@ async function slowStreams(): Promise<Figures> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   try {
     server = await spawnServer(EVERYTHING);
-    const before = await rssAfterGc(server.pid);
+    const before = await rssAfterGc(server.pid, SETTLE_MS);
     for (let i = 0; i < STALLED; i++) {
       const id = `stalled-${i}-`.padEnd(ID_CHARS, 'x');
       const body = listenBody(id, { resourceSubscriptions: ['test://watched-resource'] });
-      const socket = openListen(server.url, body);
+      const socket = openRawListen(server.url, body);
       // Paused before anything arrives: nothing is read, ever (the attack).
       socket.pause();
       sockets.push(socket);
@@ -262,14 +224,14 @@ async function slowStreams(): Promise<Figures> {
     const { url, pid } = server;
     const worker = async () => {
       while (live > 0 && calls < MAX_TRIGGERS && Date.now() < deadline && !tooLarge) {
-        if (calls % 20 === 0) tooLarge = procMb(pid, 'VmRSS') > ABORT_MB;
+        if (calls % 20 === 0) tooLarge = procMemoryMb(pid, 'VmRSS') > ABORT_MB;
         calls++;
         // Replies may come back out of order; streams only ever end, so the least is current.
         live = Math.min(live, await trigger(agent, url));
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    const peak = procMb(server.pid, 'VmHWM');
+    const peak = procMemoryMb(server.pid, 'VmHWM');
     for (const socket of sockets) socket.destroy();
     const after = await rssAfterClose(server.pid, before);
     const ended = STALLED - live;
@@ -337,7 +299,7 @@ async function largeListens(): Promise<Figures> {
   try {
     server = await spawnServer(SYSTEM_INFO);
     const url = server.url;
-    const before = await rssAfterGc(server.pid);
+    const before = await rssAfterGc(server.pid, SETTLE_MS);
     const headers = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' };
     const refusal = async (notifications: Record<string, unknown>) =>
       (await post(undefined, `${url}/mcp`, listenBody('over', notifications), headers)).error?.code;
@@ -348,13 +310,13 @@ async function largeListens(): Promise<Figures> {
     const honoured: Promise<number>[] = [];
     for (let i = 0; i < LARGE; i++) {
       const id = `l-${String(i).padStart(3, '0')}`;
-      const socket = openListen(url, listenBody(id, largestListen(id).notifications));
+      const socket = openRawListen(url, listenBody(id, largestListen(id).notifications));
       sockets.push(socket);
       honoured.push(acknowledged(socket));
     }
     const held = (await Promise.all(honoured)).filter((n) => n === MAX_LISTEN_URIS).length;
-    const whileHeld = await rssAfterGc(server.pid);
-    const peak = procMb(server.pid, 'VmHWM');
+    const whileHeld = await rssAfterGc(server.pid, SETTLE_MS);
+    const peak = procMemoryMb(server.pid, 'VmHWM');
     for (const socket of sockets) socket.destroy();
     const after = await rssAfterClose(server.pid, before);
     const refused = overSize === -32602 && overCount === -32602;

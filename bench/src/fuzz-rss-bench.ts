@@ -17,12 +17,17 @@
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { Agent, type IncomingMessage, request } from 'node:http';
 import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { type HttpProcess, seededRandom, spawnHttpServer } from '@mcpkit/testing';
+import {
+  GC_ON_SIGNAL,
+  type HttpProcess,
+  rssAfterGc,
+  seededRandom,
+  spawnHttpServer,
+} from '@mcpkit/testing';
 import { size } from './mode.js';
 
 const ROUNDS = size(12, 8);
@@ -35,12 +40,6 @@ const CONCURRENCY = 8;
 const SETTLE_MS = 300;
 
 const CLI = join(dirname(fileURLToPath(import.meta.resolve('@mcpkit/system-info'))), 'cli.js');
-/** Node flags for the child: SIGUSR2 runs a full GC in it (nothing else changes). */
-const GC_ON_SIGNAL = [
-  '--expose-gc',
-  '--import',
-  'data:text/javascript,process.on("SIGUSR2",()=>globalThis.gc())',
-];
 
 type Bad = string | Buffer;
 
@@ -80,24 +79,6 @@ const BAD: ((n: number, random: () => number) => Bad)[] = [
 function badInputs(seed: number): (i: number) => Bad {
   const random = seededRandom(seed);
   return (i) => (BAD[Math.floor(random() * BAD.length)] as (typeof BAD)[number])(i, random);
-}
-
-/** The child's resident set in MB, from /proc (Linux). */
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
-  if (!Number.isFinite(kb)) throw new Error(`no VmRSS for process ${pid}`);
-  return kb / 1024;
-}
-
-const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-
-/** The child's RSS in MB once it is idle and has run a full GC. */
-async function rssAfterGc(pid: number): Promise<number> {
-  await settle();
-  process.kill(pid, 'SIGUSR2');
-  await settle();
-  return rssMb(pid);
 }
 
 type Child = ChildProcessByStdio<Writable, Readable, null>;
@@ -143,7 +124,7 @@ async function stdioRounds(): Promise<number[]> {
       }
       child.stdin.write(`{"jsonrpc":"2.0","id":"rss-round-${round}","method":"ping"}\n`);
       await closed;
-      rss.push(await rssAfterGc(child.pid as number));
+      rss.push(await rssAfterGc(child.pid as number, SETTLE_MS));
     }
     return rss;
   } finally {
@@ -221,7 +202,7 @@ async function httpRounds(): Promise<number[]> {
         }
       };
       await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-      rss.push(await rssAfterGc(server.pid));
+      rss.push(await rssAfterGc(server.pid, SETTLE_MS));
     }
     return rss;
   } finally {

@@ -231,6 +231,11 @@ async function startFleet(app: FleetApp): Promise<Fleet> {
   }
   const instances = await Promise.all([1, 2, 3].map((n) => startInstance(app, env, s, n)));
   undo.push(() => Promise.all(instances.map((i) => i.stop())));
+  // Listening is not ready: a gateway is not ready while its backends' first start is under
+  // way, and HAProxy (which takes a server as up until its checks fail) would route to each
+  // instance for a moment, then take all three out until they are. On a loaded machine that
+  // window is seconds long; the tests start once every instance says it is ready.
+  await Promise.all(instances.map((i) => ready(i.url)));
   const port = await freePort();
   const haproxy = spawn(HAPROXY, ['-db', '-f', join(REPO, 'deploy', 'haproxy.cfg')], {
     env: {
@@ -259,6 +264,21 @@ async function startFleet(app: FleetApp): Promise<Fleet> {
     200,
   );
   return made;
+}
+
+/** Resolves when `origin`'s `/readyz` is 200; the last answer is in the error otherwise. */
+async function ready(origin: string): Promise<void> {
+  await waitFor(
+    `${origin}/readyz to be 200`,
+    async () => {
+      const res = await fetch(`${origin}/readyz`);
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`${res.status} ${body}`);
+      return true;
+    },
+    60_000,
+    100,
+  );
 }
 
 /** Which instances answered `n` probes through the balancer. */
@@ -292,7 +312,7 @@ describe('three projects instances behind HAProxy, Redis and PostgreSQL', () => 
   let fleet: Fleet | undefined;
   beforeAll(async () => {
     fleet = await startFleet('projects');
-  }, 90_000);
+  }, 120_000);
   afterAll(teardown, 30_000);
 
   const the = (): Fleet => {
@@ -445,7 +465,7 @@ describe('three gateway instances behind HAProxy, Redis and PostgreSQL', () => {
   let fleet: Fleet | undefined;
   beforeAll(async () => {
     fleet = await startFleet('gateway');
-  }, 120_000);
+  }, 150_000);
   afterAll(teardown, 30_000);
 
   it('lists the three instances in gateway_status, whichever answers', async () => {

@@ -10,6 +10,7 @@ import {
   type InputBridge,
   noLongerWaiting,
   type Park,
+  putAsks,
   type RemotePark,
   type Step,
 } from './bridge.js';
@@ -120,9 +121,14 @@ export class BridgeRelay {
         if (step.kind === 'failed') {
           throw new RpcError(step.error.code, step.error.message, step.error.data);
         }
-        const put = await putAsks(step.asks, ctx);
+        const put = await putAsks(
+          step.asks.map(([key, method, params]) => [key, { method, params }] as const),
+          ctx,
+        );
         responses = put.responses;
-        errors = put.errors;
+        errors = Object.fromEntries(
+          Object.entries(put.errors).map(([key, err]) => [key, wireError(err)]),
+        );
         if (!put.pending) continue;
         // What was answered or refused at once goes to the holder now; the rest is the client's
         // to answer in its retry.
@@ -270,35 +276,6 @@ export class BridgeRelay {
       );
     }
   }
-}
-
-/** Put asks another instance holds to this client, as InputBridge does its own. */
-async function putAsks(
-  asks: [string, string, Record<string, unknown>][],
-  ctx: McpContext,
-): Promise<{
-  responses: Record<string, unknown>;
-  errors: Record<string, unknown>;
-  pending: boolean;
-}> {
-  const responses: Record<string, unknown> = {};
-  const errors: Record<string, unknown> = {};
-  let pending = false;
-  await Promise.all(
-    asks.map(async ([key, method, params]) => {
-      const asked =
-        method === 'sampling/createMessage'
-          ? ctx.sample(params, { key })
-          : ctx.elicit(params, { key });
-      try {
-        responses[key] = await asked;
-      } catch (err) {
-        if (RpcError.is(err)) errors[key] = wireError(err);
-        else pending = true;
-      }
-    }),
-  );
-  return { responses, errors, pending };
 }
 
 /** An error as it travels between instances: a JSON-RPC error object. */

@@ -425,26 +425,16 @@ export class InputBridge {
     }
   }
 
-  /** Put the asks to the client; false when none could be (each then failed). */
+  /** Put the asks to the client; false when none is left open (each answered or failed). */
   async #ask(asks: [string, OpenAsk][], ctx: McpContext): Promise<boolean> {
-    let pending = false;
-    await Promise.all(
-      asks.map(async ([key, ask]) => {
-        const asked =
-          ask.method === 'sampling/createMessage'
-            ? ctx.sample(ask.params, { key })
-            : ctx.elicit(ask.params, { key });
-        try {
-          // Answered already (a key this request carries): hand it on at once.
-          ask.resolve(await asked);
-        } catch (err) {
-          // The client cannot answer it (a capability it lacks): the backend hears why.
-          if (RpcError.is(err)) ask.reject(err);
-          else pending = true;
-        }
-      }),
-    );
-    return pending;
+    const put = await putAsks(asks, ctx);
+    for (const [key, ask] of asks) {
+      // Answered already (a key this request carries): handed on at once. Refused (a
+      // capability the client lacks): the backend hears why.
+      if (Object.hasOwn(put.responses, key)) ask.resolve(put.responses[key]);
+      else if (Object.hasOwn(put.errors, key)) ask.reject(put.errors[key]);
+    }
+    return put.pending;
   }
 
   /** Park the call until its retry comes, at most the TTL. */
@@ -464,6 +454,42 @@ export class InputBridge {
     if (left > 0) this.#perOwner.set(park.owner, left);
     else this.#perOwner.delete(park.owner);
   }
+}
+
+/** What putting asks to a client came to: each answered at once, refused, or left open. */
+export interface PutAsks {
+  /** By key: answers the request carried already. */
+  responses: Record<string, unknown>;
+  /** By key: asks the client cannot answer (a capability it lacks). */
+  errors: Record<string, RpcError>;
+  /** Some ask is left for the client's retry (this round answers `input_required`). */
+  pending: boolean;
+}
+
+/**
+ * Put a call's asks to the client of `ctx` — the asks of a call this instance holds, or of one
+ * another instance holds (BridgeRelay): one way to ask, whoever parked the call.
+ */
+export async function putAsks(
+  asks: readonly (readonly [key: string, ask: Pick<OpenAsk, 'method' | 'params'>])[],
+  ctx: McpContext,
+): Promise<PutAsks> {
+  const put: PutAsks = { responses: {}, errors: {}, pending: false };
+  await Promise.all(
+    asks.map(async ([key, { method, params }]) => {
+      const asked =
+        method === 'sampling/createMessage'
+          ? ctx.sample(params, { key })
+          : ctx.elicit(params, { key });
+      try {
+        put.responses[key] = await asked;
+      } catch (err) {
+        if (RpcError.is(err)) put.errors[key] = err;
+        else put.pending = true;
+      }
+    }),
+  );
+  return put;
 }
 
 /** -32602: the retry names a call that ended, expired, or whose instance is gone. */

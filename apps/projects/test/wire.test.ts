@@ -1,13 +1,13 @@
 /**
  * Every message the projects server sends, in both eras, checked against the published JSON
- * schema of the revision it speaks (`wireProblems` of the kit: MCP 2025-11-25 for a session that
+ * schema of the revision it speaks (the kit's `connectWire`: MCP 2025-11-25 for a session that
  * initialized, 2026-07-28 for requests that carry its envelope) — lists, reads, tool calls and
  * every error path — and each error's code by condition and era: the CODEFLUSS protocol page's
  * codes in 2025 sessions, the 2026-07-28 spec's in the modern era (README "Errors").
  */
 
 import type { AuthInfo } from '@mcpkit/protocol';
-import { connectRaw, type RawPeer, removeTempDirs, wireProblems } from '@mcpkit/testing';
+import { connectWire, type RawPeer, removeTempDirs, type WireEra } from '@mcpkit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../src/db/types.js';
 import { UI_EXTENSION, UI_MIME_TYPE } from '../src/design-system-view.js';
@@ -17,9 +17,6 @@ import { tempStore } from './helpers.js';
 const VIEW = '<!doctype html><html><body>view</body></html>';
 /** A host that draws MCP Apps views: resources/list then shows the view too. */
 const UI_CAPS = { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } };
-
-type Era = 'legacy' | 'modern';
-const REVISION = { legacy: '2025-11-25', modern: '2026-07-28' } as const;
 
 let store: Store;
 let writer: AuthInfo;
@@ -53,57 +50,16 @@ afterEach(async () => {
   peers = [];
 });
 
-/**
- * A client of one era that checks every frame it receives against that era's schema: replies by
- * the method they answer, notifications as they come.
- */
-async function client(era: Era, who: AuthInfo) {
-  const peer = connectRaw(createProjectsServer({ store, loadDesignSystemView: async () => VIEW }), {
-    auth: who,
-  });
-  peers.push(peer);
-  const problems: string[] = [];
-  let id = 0;
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientCapabilities': UI_CAPS,
-    'io.modelcontextprotocol/clientInfo': { name: 'wire-test', version: '0.1.0' },
-  };
-  const send = async (method: string, params: Record<string, unknown> = {}) => {
-    const text = await peer.send({
-      jsonrpc: '2.0',
-      id: ++id,
-      method,
-      params: era === 'modern' ? { ...params, _meta: meta } : params,
-    });
-    if (text === undefined) throw new Error(`${method}: no reply`);
-    problems.push(...wireProblems(REVISION[era], text, method).map((p) => `${method}: ${p}`));
-    return JSON.parse(text) as { result?: Record<string, unknown>; error?: { code: number } };
-  };
-  if (era === 'legacy') {
-    const init = await send('initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: UI_CAPS,
-      clientInfo: { name: 'wire-test', version: '0.1.0' },
-    });
-    expect(init.result?.protocolVersion).toBe('2025-11-25');
-    await peer.notify('notifications/initialized');
-  } else {
-    await send('server/discover');
-  }
-  /** Problems of everything received so far, the notifications included. */
-  const allProblems = async () => {
-    await peer.settle();
-    const notes = peer.notifications.flatMap((n) =>
-      wireProblems(REVISION[era], { jsonrpc: '2.0', ...n }).map((p) => `${n.method}: ${p}`),
-    );
-    return [...problems, ...notes];
-  };
+/** A schema-checking client of one era (the kit's `connectWire`), closed after each test. */
+async function client(era: WireEra, who: AuthInfo) {
+  const server = createProjectsServer({ store, loadDesignSystemView: async () => VIEW });
+  const c = await connectWire(server, era, { auth: who, capabilities: UI_CAPS });
+  peers.push(c.peer);
   const code = async (method: string, params?: Record<string, unknown>) =>
-    (await send(method, params)).error?.code;
+    (await c.error(method, params))?.code;
   const call = (name: string, args: Record<string, unknown>) =>
     code('tools/call', { name, arguments: args });
-  return { send, code, call, allProblems };
+  return { ...c, code, call };
 }
 
 describe.each(['legacy', 'modern'] as const)('the projects server on the wire (%s era)', (era) => {
@@ -132,7 +88,7 @@ describe.each(['legacy', 'modern'] as const)('the projects server on the wire (%
     expect(await c.call('get_project', { projectId: own })).toBeUndefined();
     expect(await c.call('get_design_system', { projectId: own })).toBeUndefined();
     expect(await c.call('create_project', { name: `Wire ${era}` })).toBeUndefined();
-    expect(await c.allProblems()).toEqual([]);
+    expect(await c.problems()).toEqual([]);
   });
 
   it('answers each failure with the code of its condition in this era, within the schema', async () => {
@@ -162,6 +118,6 @@ describe.each(['legacy', 'modern'] as const)('the projects server on the wire (%
     // Methods of capabilities the server does not declare.
     expect(await c.code('prompts/list')).toBe(-32601);
     expect(await c.code('prompts/get', { name: 'x' })).toBe(-32601);
-    expect([...(await c.allProblems()), ...(await r.allProblems())]).toEqual([]);
+    expect([...(await c.problems()), ...(await r.problems())]).toEqual([]);
   });
 });

@@ -1,13 +1,13 @@
 /**
  * Every message the system-info server sends, in both eras, checked against the published JSON
- * schema of the revision it speaks (`wireProblems` of the kit: MCP 2025-11-25 for a session that
+ * schema of the revision it speaks (the kit's `connectWire`: MCP 2025-11-25 for a session that
  * initialized, 2026-07-28 for requests that carry its envelope) — every tool's result, the lists,
  * the dashboard view, and every error path — and each error's code by condition and era: MCP
  * System Info's codes in 2025 sessions, the 2026-07-28 spec's in the modern era.
  */
 
 import { serveHttp } from '@mcpkit/node';
-import { connectRaw, postJson, type RawPeer, wireProblems } from '@mcpkit/testing';
+import { connectWire, postJson, type RawPeer, type WireEra, wireProblems } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONFIG_PLACEHOLDER, DASHBOARD_URI, UI_EXTENSION, UI_MIME_TYPE } from '../src/dashboard.js';
 import type { Collectors } from '../src/sampler/collectors.js';
@@ -19,17 +19,14 @@ const VIEW = `<!doctype html><html><head>${CONFIG_PLACEHOLDER}</head><body></bod
 /** A host that draws MCP Apps views: resources/list then shows the dashboard. */
 const UI_CAPS = { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } };
 
-type Era = 'legacy' | 'modern';
-const REVISION = { legacy: '2025-11-25', modern: '2026-07-28' } as const;
-
 let peers: RawPeer[] = [];
 afterEach(async () => {
   await Promise.all(peers.map((p) => p.close()));
   peers = [];
 });
 
-/** A client of one era that checks every frame it receives against that era's schema. */
-async function client(era: Era, collectors: Collectors, scopes: Scope[]) {
+/** A schema-checking client of one era (the kit's `connectWire`), closed after each test. */
+async function client(era: WireEra, collectors: Collectors, scopes: Scope[]) {
   const { server } = createSystemInfoServer({
     collectors,
     scopes,
@@ -37,50 +34,9 @@ async function client(era: Era, collectors: Collectors, scopes: Scope[]) {
     warm: false,
     loadDashboard: async () => VIEW,
   });
-  const peer = connectRaw(server);
-  peers.push(peer);
-  const problems: string[] = [];
-  let id = 0;
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientCapabilities': UI_CAPS,
-    'io.modelcontextprotocol/clientInfo': { name: 'wire-test', version: '0.1.0' },
-  };
-  const send = async (method: string, params: Record<string, unknown> = {}) => {
-    const text = await peer.send({
-      jsonrpc: '2.0',
-      id: ++id,
-      method,
-      params: era === 'modern' ? { ...params, _meta: meta } : params,
-    });
-    if (text === undefined) throw new Error(`${method}: no reply`);
-    problems.push(...wireProblems(REVISION[era], text, method).map((p) => `${method}: ${p}`));
-    return JSON.parse(text) as {
-      result?: Record<string, unknown>;
-      error?: { code: number; message: string };
-    };
-  };
-  if (era === 'legacy') {
-    const init = await send('initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: UI_CAPS,
-      clientInfo: { name: 'wire-test', version: '0.1.0' },
-    });
-    expect(init.result?.protocolVersion).toBe('2025-11-25');
-    await peer.notify('notifications/initialized');
-  } else {
-    await send('server/discover');
-  }
-  const allProblems = async () => {
-    await peer.settle();
-    const notes = peer.notifications.flatMap((n) =>
-      wireProblems(REVISION[era], { jsonrpc: '2.0', ...n }).map((p) => `${n.method}: ${p}`),
-    );
-    return [...problems, ...notes];
-  };
-  const error = async (method: string, params?: Record<string, unknown>) =>
-    (await send(method, params)).error;
-  return { send, error, allProblems };
+  const c = await connectWire(server, era, { capabilities: UI_CAPS });
+  peers.push(c.peer);
+  return c;
 }
 
 describe.each(['legacy', 'modern'] as const)(
@@ -104,7 +60,7 @@ describe.each(['legacy', 'modern'] as const)(
       // Arguments the schema refuses: a tool result the model can read (isError), in both eras.
       const bad = await c.send('tools/call', { name: 'get_processes', arguments: { top: 'all' } });
       expect(bad.result?.isError).toBe(true);
-      expect(await c.allProblems()).toEqual([]);
+      expect(await c.problems()).toEqual([]);
     });
 
     it('answers each failure with the code of its condition in this era, within the schema', async () => {
@@ -140,7 +96,7 @@ describe.each(['legacy', 'modern'] as const)(
           argument: { name: 'a', value: '' },
         }),
       ).toMatchObject({ code: -32601 });
-      expect(await broken.allProblems()).toEqual([]);
+      expect(await broken.problems()).toEqual([]);
     });
   },
 );

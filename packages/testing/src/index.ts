@@ -26,6 +26,8 @@ export {
 // HTTP: a server in a child process; plain JSON-RPC POSTs read to the end (an McpServer on a
 // free port in this process is @mcpkit/node's `serveHttp`).
 export { type HttpProcess, type HttpProcessOptions, spawnHttpServer } from './http-process.js';
+// A child's memory (/proc), after a full GC; a raw listen to hold a stream open.
+export { GC_ON_SIGNAL, procMemoryMb, rssAfterGc } from './memory.js';
 export { type PostOptions, type PostReply, postJson } from './post.js';
 export { isAlive, killGroup, killSpawned, waitGone } from './processes.js';
 // Prometheus: a strict parser of the text format, to test a /metrics endpoint.
@@ -36,6 +38,7 @@ export {
   sampleValue,
 } from './prometheus.js';
 export { seededRandom } from './random.js';
+export { openRawListen } from './raw-listen.js';
 export { type RawProcess, spawnRaw } from './raw-process.js';
 export { type RunOptions, type RunResult, runProcess } from './run.js';
 export type { ProcessOptions } from './spawn.js';
@@ -45,4 +48,11 @@ export { removeTempDirs, tempDir } from './temp.js';
 // Waiting, scratch space and repeatable data.
 export { sleep, TimeoutError, waitFor, within } from './wait.js';
 // MCP on the wire: a message checked against the published JSON schema of its revision.
+export {
+  connectWire,
+  type WireClient,
+  type WireClientOptions,
+  type WireEra,
+  type WireReply,
+} from './wire-client.js';
 export { type SchemaRevision, schemaProblems, wireProblems } from './wire-schema.js';

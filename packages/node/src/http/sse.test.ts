@@ -2,8 +2,9 @@
  * A stream whose client stops reading is ended once it falls MAX_QUEUED_BYTES behind, instead of
  * having every later notification queued for it in memory; a client that reads is not touched.
  */
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { defineResource, McpServer, META } from '@mcpkit/protocol';
+import { openRawListen } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ServedHttp, serveHttp } from './serve.js';
 import { MAX_QUEUED_BYTES } from './sse.js';
@@ -20,7 +21,6 @@ const URI = `mem://${'u'.repeat(2000)}`;
 
 /** A raw HTTP/1.1 `subscriptions/listen` of URI on a socket that is paused: it never reads. */
 function listenWithoutReading(url: string): Socket {
-  const { hostname, port } = new URL(url);
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: 'l',
@@ -34,21 +34,8 @@ function listenWithoutReading(url: string): Socket {
       },
     },
   });
-  const socket = connect(Number(port), hostname);
+  const socket = openRawListen(url, body);
   socket.pause();
-  socket.write(
-    [
-      'POST /mcp HTTP/1.1',
-      `Host: ${hostname}:${port}`,
-      'Content-Type: application/json',
-      'Accept: application/json, text/event-stream',
-      'MCP-Protocol-Version: 2026-07-28',
-      'Mcp-Method: subscriptions/listen',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      '',
-      body,
-    ].join('\r\n'),
-  );
   sockets.push(socket);
   return socket;
 }

@@ -233,14 +233,9 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
         },
       });
     }
-    if (response !== undefined && 'error' in response) {
-      // 2026-07-28 `basic/index` §Error Codes: -32002 (resource not found, 2025-11-25 and
-      // earlier) MUST NOT be emitted — it became -32602. Whoever threw it (an app written for
-      // 2025 sessions, a 2025 backend behind the gateway), a modern client hears the new code.
-      if (response.error.code === LEGACY_RESOURCE_NOT_FOUND) {
-        response = { ...response, error: { ...response.error, code: ErrorCode.InvalidParams } };
-      }
-      if (outcome) outcome.errorCode = response.error.code;
+    // The error's code is the spec's already (McpServer's modernErrors).
+    if (response !== undefined && 'error' in response && outcome) {
+      outcome.errorCode = response.error.code;
     }
     return this.#encode(method, response);
   }
@@ -291,9 +286,6 @@ export class EraRouter implements FrameHandler<McpCallExtra> {
     return encodeResponse(response);
   }
 }
-
-/** Resource not found before 2026-07-28, which that revision forbids emitting (see #finish). */
-const LEGACY_RESOURCE_NOT_FOUND = -32002;
 
 /** The members a modern result's envelope sets (see decorateModernResult). */
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['resultType', '_meta', 'ttlMs', 'cacheScope']);

@@ -66,14 +66,18 @@ export interface McpErrorOptions {
    * undefined to keep that for a call.
    */
   invalidArguments?: (tool: string, issues: ArgumentIssue[]) => RpcError | undefined;
-  /** `resources/read` of a URI no resource or template serves. Default -32002 "Resource not found". */
+  /**
+   * `resources/read` of a URI no resource or template serves. Default -32002 "Resource not
+   * found" (-32602 for a 2026-07-28 request, see `modernEra`).
+   */
   resourceNotFound?: (uri: string) => RpcError;
   /**
    * Every RpcError a 2026-07-28 request is about to be answered with — thrown by a handler or
    * returned by a hook above: return the error to send instead. The hooks and an app's handlers
    * speak its 2025-era contract; 2026-07-28 (`basic/index` §Error Codes) forbids -32002 and says
    * implementations SHOULD NOT use -32000…-32019, so an app whose contract uses them maps each to
-   * the spec's code here, in one place. Default: sent as thrown.
+   * the spec's code here, in one place. Default: sent as thrown. Either way a -32002 is then
+   * sent as -32602 with its message and data: a modern server MUST NOT emit it.
    */
   modernEra?: (error: RpcError) => RpcError;
 }
@@ -193,6 +197,25 @@ const SERVED_KINDS = Object.keys(METHODS_OF) as ServedKind[];
 const kindOf = (name: string): ServedKind | undefined =>
   SERVED_KINDS.find((kind) => METHODS_OF[kind].has(name));
 
+/** Resource not found before 2026-07-28, which that revision forbids emitting. */
+const LEGACY_RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * What a modern request's RpcErrors pass through: the app's own mapping (`errors.modernEra`),
+ * then the rule every server of that era follows — 2026-07-28 (`basic/index` §Error Codes) says
+ * -32002 MUST NOT be emitted, it became -32602. Whoever threw it (the default
+ * `resourceNotFound`, an app written for 2025 sessions, a 2025 backend behind the gateway), a
+ * modern client hears the new code with the same message and data.
+ */
+function modernErrors(app?: (error: RpcError) => RpcError): (error: RpcError) => RpcError {
+  return (error) => {
+    const mapped = app ? app(error) : error;
+    return mapped.code === LEGACY_RESOURCE_NOT_FOUND
+      ? new RpcError(ErrorCode.InvalidParams, mapped.message, mapped.data)
+      : mapped;
+  };
+}
+
 /** `definition` whose RpcErrors pass through `map` on their way out (see `errors.modernEra`). */
 function mappingErrors<E>(
   definition: MethodDefinition<E>,
@@ -268,7 +291,7 @@ export class McpServer {
   readonly #privateToolList: boolean;
   readonly #changedLists = new Set<ListKind>();
   /** `errors.modernEra`: what a modern request's RpcErrors pass through. */
-  readonly #modernErrors: ((error: RpcError) => RpcError) | undefined;
+  readonly #modernErrors: (error: RpcError) => RpcError;
   /**
    * The methods of each optional capability, per dispatcher, registered once the capability is
    * declared (see {@link METHODS_OF}).
@@ -339,11 +362,9 @@ export class McpServer {
     ]);
     // The modern era (2026-07-28) serves the same tools, resources, prompts and completions
     // without the session methods it dropped, and with the spec's codes where the 2025-era
-    // hooks would say otherwise (a modern server "MUST NOT emit -32002").
+    // hooks would say otherwise (every error passes through modernErrors).
     const modern: ServerInternals = {
       ...internals,
-      resourceNotFound: (uri) =>
-        new RpcError(ErrorCode.InvalidParams, 'Resource not found', { uri }),
       // One policy per era: the hooks above keep 2025-era products' replies (mcp-n8n's -32601
       // "Tool not found"); a 2026-07-28 client gets the spec's -32602 "Unknown tool" from every
       // server alike — no product of that era asks otherwise, and in that era's HTTP binding a
@@ -357,7 +378,7 @@ export class McpServer {
         : { maxPerCaller: options.maxSubscriptionsPerCaller }),
     });
     this.#modern = new Dispatcher<McpCallExtra>(options.logger ? { logger: options.logger } : {});
-    this.#modernErrors = errors.modernEra;
+    this.#modernErrors = modernErrors(errors.modernEra);
     this.#registerServed(
       this.#modern,
       [
@@ -521,9 +542,9 @@ export class McpServer {
     return this;
   }
 
-  /** A modern-era method whose errors pass through `errors.modernEra`, if given. */
+  /** A modern-era method whose errors pass through `modernErrors`. */
   #forModern(definition: MethodDefinition<McpCallExtra>): MethodDefinition<McpCallExtra> {
-    return this.#modernErrors ? mappingErrors(definition, this.#modernErrors) : definition;
+    return mappingErrors(definition, this.#modernErrors);
   }
 
   /** Register `methods` now, except those of an optional capability: kept for its declaring. */
