@@ -565,8 +565,13 @@ export class Gateway {
     const sink = park ?? clientSink(ctx);
     const clientToken = ctx.meta?.progressToken;
     let token: string | undefined;
-    if (typeof clientToken === 'string' || typeof clientToken === 'number') {
-      // Backend tokens are ours, unique per call: two clients may both use token 1.
+    if (
+      typeof clientToken === 'string' ||
+      typeof clientToken === 'number' ||
+      typeof clientToken === 'bigint'
+    ) {
+      // Backend tokens are ours, unique per call: two clients may both use token 1 (and a
+      // client's token beyond 2^53, a bigint, is echoed to it digit for digit by ctx.progress).
       token = `gw-${++this.#progressCounter}`;
       // The context progress goes to: a parked call's is the one of the client's latest round.
       const progressTo = [ctx];

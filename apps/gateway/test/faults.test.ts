@@ -329,6 +329,19 @@ describe('a well-behaved rich backend and one whose list changes', () => {
     expect(lastProgress).toBeLessThan(result);
   });
 
+  it('relays progress to a client token beyond 2^53 digit for digit (JSON.parse would round it)', async () => {
+    const client = await g.openSession();
+    const big = '9007199254740993';
+    const reply = await client.send(
+      `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"rich__slow_progress","arguments":{"steps":3,"delay_ms":5},"_meta":{"progressToken":${big}}}}`,
+    );
+    expect(reply).toContain('"text":"done"');
+    const tokens = client.received
+      .filter((text) => text.includes('"notifications/progress"'))
+      .map((text) => /"progressToken":(-?\d+)/.exec(text)?.[1]);
+    expect(tokens).toEqual([big, big, big]);
+  });
+
   it('keeps two clients that use the same progressToken apart', async () => {
     const a = await g.openSession();
     const b = await g.openSession();

@@ -407,6 +407,10 @@ export interface RecordingSession {
     meta?: Record<string, unknown>,
   ): Promise<RpcMessage>;
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
+  /** Send a frame as written (numbers JSON cannot hold exactly, say); its reply's text. */
+  send(frame: string): Promise<string | undefined>;
+  /** Every frame this client received, as the gateway wrote it. */
+  readonly received: readonly string[];
   /** initialize (with `params` over the kit's defaults) and notifications/initialized. */
   initialize(params?: Record<string, unknown>): Promise<RpcMessage>;
   call(
@@ -445,6 +449,8 @@ function recordingSession(gateway: Gateway): RecordingSession {
     initialize: (params) => peer.initialize(params),
     request,
     notify: (method, params) => peer.notify(method, params),
+    send: (frame) => peer.send(frame),
+    received: peer.received,
     call: (name, args = {}, meta) => request('tools/call', { name, arguments: args }, meta),
   };
 }

@@ -19,6 +19,7 @@ export {
   classify,
   decodeFrame,
   encodeBatch,
+  encodeMessage,
   encodeResponse,
   errorResponse,
   type Frame,

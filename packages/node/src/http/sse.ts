@@ -1,9 +1,12 @@
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcParams } from '@mcpkit/protocol';
+import { encodeMessage, type JsonRpcParams } from '@mcpkit/protocol';
 
-/** A JSON-RPC notification as one SSE event's data: what every stream the server keeps sends. */
+/**
+ * A JSON-RPC notification as one SSE event's data: what every stream the server keeps sends. A
+ * progress token beyond 2^53 (a bigint, see the codec) is written digit for digit.
+ */
 export const notificationFrame = (method: string, params?: JsonRpcParams): string =>
-  JSON.stringify(
+  encodeMessage(
     params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
   );
 

@@ -434,6 +434,33 @@ describe('Streamable HTTP: answers as SSE streams', () => {
     });
   });
 
+  it('echoes a progress token beyond 2^53 digit for digit, in a 2025 session and a 2026-07-28 request', async () => {
+    const { endpoint } = await start();
+    const session = await openSession(endpoint);
+    // JSON.parse rounds it to …992: a client matching its progress by token would hear nothing.
+    const big = '9007199254740993';
+    const body = (id: number, meta: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"test_tool_with_progress","arguments":{},"_meta":{${meta}"progressToken":${big}}}}`;
+    const legacy = await post(endpoint, body(5, ''), { session });
+    const envelope =
+      '"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},';
+    const modern = await post(endpoint, body(6, envelope), {
+      headers: {
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'test_tool_with_progress',
+      },
+    });
+    for (const res of [legacy, modern]) {
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      const tokens = [...text.matchAll(/"progressToken":(-?\d+)/g)].map((m) => m[1]);
+      expect(tokens).toEqual([big, big, big]);
+      // The tool saw the token the client sent, too.
+      expect(text).toContain(`"text":"${big}"`);
+    }
+  });
+
   it('answers a cheap call as plain JSON', async () => {
     const { endpoint } = await start();
     const session = await openSession(endpoint);

@@ -370,6 +370,33 @@ describe('classify: id handling', () => {
     ).toEqual([1, 9007199254741003n, 2]);
   });
 
+  it("takes a request's progress token beyond 2^53 from the text, to be echoed digit for digit", () => {
+    const token = (text: string) => {
+      const m = single(text);
+      if (m.kind !== 'request') throw new Error(m.kind);
+      return (m.params as { _meta?: { progressToken?: unknown } })._meta?.progressToken;
+    };
+    const call = (t: string) =>
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":${t}}}}`;
+    // Rounded by JSON.parse to …992: the client would never hear its own token.
+    expect(token(call('9007199254740993'))).toBe(9007199254740993n);
+    // Exactly a double, but String() of it is 1e+21: not the digits the client sent.
+    expect(token(call('1000000000000000000000'))).toBe(1000000000000000000000n);
+    expect(token(call('-9007199254740993'))).toBe(-9007199254740993n);
+    // Safe integers, fractions and strings stay as parsed; only `_meta` of `params` counts.
+    expect(token(call('42'))).toBe(42);
+    expect(token(call('1e300'))).toBe(1e300);
+    expect(token(call('"9007199254740993"'))).toBe('9007199254740993');
+    const elsewhere = single(
+      '{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":{"_meta":{"progressToken":9007199254740993}},"_meta":{"progressToken":7}}}',
+    );
+    if (elsewhere.kind !== 'request') throw new Error(elsewhere.kind);
+    expect(elsewhere.params).toEqual({
+      x: { _meta: { progressToken: 9007199254740992 } },
+      _meta: { progressToken: 7 },
+    });
+  });
+
   it('encodes a bigint in an outgoing message digit for digit, as a JSON number', () => {
     const tagLike = 'bigint-00000000-0000-0000-0000-000000000000-0';
     const message = {

@@ -134,8 +134,9 @@ function isWhitespace(c: number): boolean {
 
 /**
  * The number tokens, as they appear in a message's text, where it carries an integer a peer chose
- * and its receiver echoes or matches: the request id (`id`), and the id a cancellation names
- * (`params.requestId`, MCP `notifications/cancelled`). `JSON.parse` rounds an integer beyond
+ * and its receiver echoes or matches: the request id (`id`), the id a cancellation names
+ * (`params.requestId`, MCP `notifications/cancelled`) and a request's progress token
+ * (`params._meta.progressToken`). `JSON.parse` rounds an integer beyond
  * 2^53 to the nearest double, which may be another value a peer chose: a cancellation naming an
  * id never sent would stop the call whose id it rounds to.
  */
@@ -144,6 +145,8 @@ interface RawNumbers {
   id?: string;
   /** The token of `params.requestId`. */
   requestId?: string;
+  /** The token of `params._meta.progressToken` (echoed in the request's progress notifications). */
+  progressToken?: string;
 }
 
 /** Which member of {@link RawNumbers} a member is: `path` from the message down, then `key`. */
@@ -152,6 +155,8 @@ function echoedAt(path: readonly (string | null)[], key: string): keyof RawNumbe
   if (path.length === 1) return key === 'id' ? 'id' : undefined;
   if (path.length === 2 && path[1] === 'params')
     return key === 'requestId' ? 'requestId' : undefined;
+  if (path.length === 3 && path[1] === 'params' && path[2] === '_meta')
+    return key === 'progressToken' ? 'progressToken' : undefined;
   return undefined;
 }
 
@@ -253,8 +258,21 @@ function roundedCancellation(value: unknown): Record<string, unknown> | undefine
 function lostPrecision(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   return (
-    isUnsafeInteger((value as { id?: unknown }).id) || roundedCancellation(value) !== undefined
+    isUnsafeInteger((value as { id?: unknown }).id) ||
+    roundedCancellation(value) !== undefined ||
+    roundedProgressToken(value) !== undefined
   );
+}
+
+/** The `_meta` of a request whose progress token is a number JSON.parse may have rounded. */
+function roundedProgressToken(value: unknown): Record<string, unknown> | undefined {
+  const params = (value as { params?: unknown }).params;
+  if (typeof params !== 'object' || params === null) return undefined;
+  const meta = (params as { _meta?: unknown })._meta;
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  return isUnsafeInteger((meta as { progressToken?: unknown }).progressToken)
+    ? (meta as Record<string, unknown>)
+    : undefined;
 }
 
 /**
@@ -270,6 +288,14 @@ function classifyExact(value: unknown, raw: RawNumbers | undefined): Incoming {
   if (params !== undefined && token !== undefined && INTEGER_TOKEN.test(token)) {
     const exact = BigInt(token);
     if (BigInt(params.requestId as number) !== exact) params.requestId = exact;
+  }
+  // A progress token is echoed in every notifications/progress of its request, which the client
+  // matches by value: always its digits (String() of the double would be another number, or
+  // 1e+21 for a long one).
+  const progress = raw?.progressToken;
+  const meta = progress === undefined ? undefined : roundedProgressToken(value);
+  if (meta !== undefined && progress !== undefined && INTEGER_TOKEN.test(progress)) {
+    meta.progressToken = BigInt(progress);
   }
   return classify(value, raw?.id);
 }

@@ -235,7 +235,9 @@ export class McpContext {
   /** `notifications/progress` for this request, when the client asked for progress. */
   progress(progress: number, total?: number, message?: string): boolean {
     const token = this.#meta?.progressToken;
-    if (typeof token !== 'string' && typeof token !== 'number') return false;
+    if (typeof token !== 'string' && typeof token !== 'number' && typeof token !== 'bigint') {
+      return false;
+    }
     const params: Record<string, unknown> = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;

@@ -577,6 +577,22 @@ describe('subscriptions/listen', () => {
     expect(app.subscriptionCount).toBe(0);
   });
 
+  it('measures a listen whose progress token is beyond 2^53 (a bigint) without failing it', async () => {
+    const app = server();
+    peer = connectRaw(app);
+    const text = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'p',
+      method: 'subscriptions/listen',
+      params: modern({ notifications: { toolsListChanged: true } }, { progressToken: 7 }),
+    }).replace('"progressToken":7', '"progressToken":9007199254740993');
+    void peer.send(text);
+    await peer.settle();
+    // Held open (not answered -32603 by a size check that could not serialize the bigint).
+    expect(app.subscriptionCount).toBe(1);
+    app.closeSubscriptions();
+  });
+
   it('refuses a listen that names too much, before it holds anything', async () => {
     const app = server();
     peer = connectRaw(app);

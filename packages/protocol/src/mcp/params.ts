@@ -2,8 +2,9 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 /** zod schemas of the params of MCP requests the server core answers. */
 import { z } from 'zod';
 
+// A progress token beyond 2^53 is decoded as a bigint, to be echoed digit for digit (codec.ts).
 const meta = z
-  .looseObject({ progressToken: z.union([z.string(), z.number()]).optional() })
+  .looseObject({ progressToken: z.union([z.string(), z.number(), z.bigint()]).optional() })
   .optional();
 const cursor = z.string().optional();
 
@@ -47,7 +48,10 @@ export const CallToolParams: StandardSchemaV1<unknown, CallToolParamsOutput> & {
           (args === undefined || isPlainObject(args)) &&
           (m === undefined ||
             (isPlainObject(m) &&
-              (token === undefined || typeof token === 'string' || typeof token === 'number')))
+              (token === undefined ||
+                typeof token === 'string' ||
+                typeof token === 'number' ||
+                typeof token === 'bigint')))
         ) {
           return { value: value as CallToolParamsOutput };
         }

@@ -6,6 +6,7 @@
  * ends, or the server closes it gracefully (a result, `closeAll`).
  */
 import { z } from 'zod';
+import { encodeMessage } from '../jsonrpc/codec.js';
 import { NO_REPLY } from '../jsonrpc/dispatcher.js';
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { method, type RequestContext } from '../jsonrpc/method.js';
@@ -140,7 +141,8 @@ export class SubscriptionHub {
       async (params, ctx: RequestContext<McpCallExtra>) => {
         const id = ctx.id as JsonRpcId;
         // Measured on what was parsed: the listen's own size, whatever the transport.
-        const bytes = JSON.stringify(params).length;
+        // encodeMessage: a progress token beyond 2^53 is a bigint, which JSON.stringify refuses.
+        const bytes = encodeMessage(params).length;
         if (bytes > MAX_LISTEN_BYTES) {
           throw new RpcError(ErrorCode.InvalidParams, 'Listen request too large', {
             bytes,
