@@ -28,6 +28,7 @@ import {
 import { BridgeRelay } from './bridge-relay.js';
 import type { BackendConfig, GatewayConfig } from './config.js';
 import type { EventLog } from './events.js';
+import { modernGatewayError } from './modern-errors.js';
 import { advertisedName, disambiguate } from './names.js';
 import { clientError, proxyPrompt, proxyResource, proxyTemplate, type Route } from './proxies.js';
 import { gatewayStatus } from './tools/gateway-status.js';
@@ -35,6 +36,7 @@ import { getEvents } from './tools/get-events.js';
 import { restartBackend } from './tools/restart-backend.js';
 import { search } from './tools/search.js';
 import { nextTraceId } from './trace-id.js';
+import { askForUrls, refusedUrls, urlElicitationsOf } from './url-elicitation.js';
 import { VERSION } from './version.js';
 
 export { VERSION };
@@ -216,6 +218,8 @@ export class Gateway {
       // mcp-n8n's answer for an unknown tool: -32601 "Tool not found: <name>".
       errors: {
         unknownTool: (name) => new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`),
+        // The legacy-range codes of the gateway and of 2025 backends, for a 2026-07-28 client.
+        modernEra: modernGatewayError,
       },
       onSubscribe: (uri) => this.#subscribeUpstream(uri),
       ...(options.logger ? { logger: options.logger } : {}),
@@ -543,12 +547,21 @@ export class Gateway {
       const waitMs = ttl + (route.backend.timeoutMs || ttl);
       return (await this.#relay.round(parked, ctx, waitMs)) as CallToolResult;
     }
+    const refused = refusedUrls(ctx);
+    if (refused) return refused;
     const park = this.#bridge.open(ctx.caller);
     this.#forward(route, name, args, ctx, park).then(
       (value) => park.settle({ ok: true, value }),
       (error: unknown) => park.settle({ ok: false, error }),
     );
-    return (await this.#bridge.round(park, ctx)) as CallToolResult;
+    try {
+      return (await this.#bridge.round(park, ctx)) as CallToolResult;
+    } catch (err) {
+      // A 2025 backend's URL elicitation (-32042): input requests the client can answer.
+      const urls = urlElicitationsOf(err);
+      if (urls) return askForUrls(err, urls, ctx);
+      throw err;
+    }
   }
 
   /** The backend call of a client's `tools/call`, recorded in the event log. */
