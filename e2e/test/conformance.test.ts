@@ -1,9 +1,16 @@
 // @module-tag conformance
 // @module-tag process
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { waitFor } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_NPX_OFFLINE, CONFORMANCE_SUITE } from '../../scripts/vitest/services.mjs';
+import {
+  CONFORMANCE_MODERN_SUITE,
+  CONFORMANCE_NODE,
+  CONFORMANCE_SUITE,
+} from '../../scripts/vitest/services.mjs';
 import {
   type AppName,
   type HttpApp,
@@ -19,82 +26,109 @@ import {
 
 afterAll(killAll);
 
-/** The generic server scenarios: they need no test tools of the conformance suite's own. */
-const SCENARIOS = [
-  'server-initialize',
-  'ping',
-  'tools-list',
-  'resources-list',
-  'prompts-list',
-  'dns-rebinding-protection',
+/**
+ * The runs each real app is held to — the ones the fixture is (packages/node/scripts/
+ * conformance.mjs): the 2025 release's whole suite, and the release that knows MCP 2026-07-28 both
+ * at that revision's requirement set and at 2025-11-25 with every scenario.
+ */
+const RUNS = [
+  { key: '0.1.16 --suite all', suite: CONFORMANCE_SUITE, args: ['--suite', 'all'] },
+  {
+    key: '0.2.0-alpha.12 --requirements 2026-07-28',
+    suite: CONFORMANCE_MODERN_SUITE,
+    args: ['--requirements', '2026-07-28'],
+  },
+  {
+    key: '0.2.0-alpha.12 --spec-version 2025-11-25 --suite all',
+    suite: CONFORMANCE_MODERN_SUITE,
+    args: ['--spec-version', '2025-11-25', '--suite', 'all'],
+  },
 ] as const;
 
-/**
- * Scenarios an app fails by design, with why — never a spec violation: each is kept running and
- * must still fail (a pass means the reason is gone, and the entry with it).
- */
-const EXPECTED_FAILURES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'system-info': {
-    // MCP: a method of a capability the server does not declare is -32601 (the suite's
-    // server-stateless scenario requires it); this scenario calls prompts/list regardless.
-    'prompts-list': 'system-info has no prompts and does not declare them: prompts/list is -32601',
-  },
-};
+/** One app's expected failures: by run key, scenario → why (e2e/conformance/<app>.json). */
+type ExpectedFailures = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
-/** One scenario per process (the CLI takes a single --scenario); this many at once. */
-const CONCURRENCY = 3;
-const SCENARIO_TIMEOUT_MS = 60_000;
-/** Two rounds of scenarios, plus the app's start. */
-const TEST_TIMEOUT_MS = 150_000;
+const EXPECTED_DIR = fileURLToPath(new URL('../conformance/', import.meta.url));
+
+/**
+ * Scenarios an app fails by design, each with why — a fixture tool, prompt or resource of the
+ * suite's own that the app does not have, never a spec violation. Handed to the suite as its
+ * `--expected-failures` baseline, which also fails the run when one of them passes (the reason
+ * is gone, and the entry with it).
+ */
+function expectedFailures(label: string): ExpectedFailures {
+  const file = join(EXPECTED_DIR, `${label.replaceAll(' ', '-')}.json`);
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const { $comment: _, ...runs } = parsed;
+  return runs as ExpectedFailures;
+}
+
+/** The whole run's time limit: a scenario that hangs fails, it does not stall CI. */
+const RUN_TIMEOUT_MS = 10 * 60_000;
+/** The three runs, plus the app's start. */
+const TEST_TIMEOUT_MS = 3 * RUN_TIMEOUT_MS + 60_000;
+
 /**
  * The conformance CLI needs Node 22; npx supplies it from npm's cache only (`--offline`: nothing is
  * fetched at test time; `pnpm fetch:conformance` fills the cache, `.ci/run` calls it). The
  * repository's .npmrc (engine-strict) is kept out of the way by running in the temp directory and
  * by npm_config_engine_strict.
  */
-function npx(args: readonly string[], timeoutMs: number): Promise<RunResult> {
+function npx(suite: string, args: readonly string[], timeoutMs: number): Promise<RunResult> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   Object.assign(env, { npm_config_engine_strict: 'false', NO_COLOR: '1', FORCE_COLOR: '0' });
-  return run('npx', [...CONFORMANCE_NPX_OFFLINE, ...args], { env, cwd: tmpdir(), timeoutMs });
+  const offline = ['--offline', '-y', '-p', CONFORMANCE_NODE, '-p', suite, 'conformance'];
+  return run('npx', [...offline, ...args], { env, cwd: tmpdir(), timeoutMs });
 }
 
-const conformance = (url: string, scenario: string) =>
-  npx(['server', '--url', url, '--scenario', scenario], SCENARIO_TIMEOUT_MS);
-
-/** Run every scenario against `url`, a few at a time; results in scenario order. */
-async function runAll(url: string): Promise<Map<string, RunResult>> {
-  const results = new Map<string, RunResult>();
-  const queue = [...SCENARIOS];
-  const worker = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      results.set(next, await conformance(url, next));
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return new Map(SCENARIOS.map((s) => [s, results.get(s) as RunResult]));
+/** A suite's expected-failures file (its own YAML shape: `server:` and the scenario names). */
+function baselineFile(s: Scratch, name: string, scenarios: readonly string[]): string {
+  const file = s.path(`${name}.yml`);
+  const list = scenarios.map((scenario) => `  - ${JSON.stringify(scenario)}`).join('\n');
+  writeFileSync(file, scenarios.length > 0 ? `server:\n${list}\n` : 'server: []\n');
+  return file;
 }
 
-const summary = (r: RunResult) => /Passed: \d+\/\d+, \d+ failed, \d+ warnings/.exec(r.stdout)?.[0];
+/** The suite's verdict lines: totals, and what it says about the baseline. */
+function verdict(stdout: string): string {
+  const keep = /^(Total: |Passed: |✗ | {2}[~✓✗] |Baseline |Unexpected |Stale |Expected failures)/;
+  return stdout
+    .split('\n')
+    .filter((line) => keep.test(line))
+    .join('\n');
+}
 
-function expectAllPassed(label: string, results: Map<string, RunResult>): void {
-  for (const [scenario, r] of results) {
-    const why = EXPECTED_FAILURES[label]?.[scenario];
-    if (why !== undefined) {
-      expect
-        .soft(r.code, `${label} / ${scenario} passes now: drop its expected failure`)
-        .not.toBe(0);
-      console.log(`${label} / ${scenario}: expected to fail — ${why}`);
-      continue;
-    }
-    const shown = `${label} / ${scenario}: exit ${r.code}${r.timedOut ? ' (timed out)' : ''} in ${r.ms} ms\n${r.stdout.slice(-3000)}\n${r.stderr
+/** Every run against `url`, each judged against the app's expected failures. */
+async function allRuns(label: string, url: string, s: Scratch): Promise<void> {
+  const expected = expectedFailures(label);
+  for (const known of Object.keys(expected)) {
+    expect(
+      RUNS.some((r) => r.key === known),
+      `${label}: expected failures for an unknown run '${known}'`,
+    ).toBe(true);
+  }
+  for (const [i, { key, suite, args }] of RUNS.entries()) {
+    const failing = expected[key] ?? {};
+    const baseline = baselineFile(s, `expected-${i}`, Object.keys(failing));
+    const r = await npx(
+      suite,
+      ['server', '--url', url, ...args, '--expected-failures', baseline],
+      RUN_TIMEOUT_MS,
+    );
+    const shown = `${label} / ${key}: exit ${r.code}${r.timedOut ? ' (timed out)' : ''} in ${r.ms} ms\n${verdict(r.stdout)}\n${r.stdout.slice(-4000)}\n${r.stderr
       .split('\n')
       .filter((l) => !l.startsWith('npm warn'))
       .join('\n')
       .slice(-2000)}`;
     expect.soft(r.code, shown).toBe(0);
-    expect.soft(r.stdout, shown).toMatch(/\b0 failed\b/);
-    console.log(`${label} / ${scenario}: ${summary(r) ?? 'no summary'} (${r.ms} ms)`);
+    const total = /Total: (\d+) passed, (\d+) failed/.exec(r.stdout);
+    console.log(
+      `${label} / ${key}: ${total ? `${total[1]} checks passed, ${total[2]} failed` : 'no total'}; ${Object.keys(failing).length} scenario(s) expected to fail (${r.ms} ms)`,
+    );
+    for (const [scenario, why] of Object.entries(failing)) {
+      console.log(`  ~ ${scenario}: ${why}`);
+    }
   }
 }
 
@@ -119,7 +153,7 @@ async function againstApp(
         20_000,
       );
     }
-    expectAllPassed(label, await runAll(server.mcpUrl));
+    await allRuns(label, server.mcpUrl, s);
   } catch (err) {
     if (server) console.error(`[${label}] server stderr:\n${server.stderr().slice(-4000)}`);
     throw err;
@@ -129,7 +163,7 @@ async function againstApp(
   }
 }
 
-describe(`conformance suite (${CONFORMANCE_SUITE}) against /mcp`, () => {
+describe('the official conformance suites against each real app on /mcp', () => {
   it(
     'system-info',
     async () => {
