@@ -217,6 +217,16 @@ process.exitCode = await runCli({
         pages: [page],
         health: { checks: { backends: () => backendsReadiness(gateway.backends.values()) } },
       },
+      // With --auth-issuer: the scopes a token may hold here — each backend's, and gateway:admin
+      // for restart_backend.
+      oauth: {
+        scopes: [
+          ...new Set([
+            ...Object.values(config.mcpServers).flatMap((b) => b.scopes ?? []),
+            'gateway:admin',
+          ]),
+        ],
+      },
       close: async () => {
         page.close();
         unwatch?.();

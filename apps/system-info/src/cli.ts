@@ -58,6 +58,8 @@ process.exitCode = await runCli({
         plainPaths: ['/'],
         ...(tokens.length > 0 ? { auth: { tokens } } : {}),
       },
+      // With --auth-issuer: a token's `scope` holds system-info's scopes; every tool needs core.
+      oauth: { scopes: [...scopes], requiredScopes: ['core'] },
     };
   },
 });

@@ -24,6 +24,13 @@ export {
   type ReadinessOutcome,
   type ReadinessReport,
 } from './http/health.js';
+// OAuth 2.1 sign-in (MCP basic/authorization): the server as a resource server.
+export {
+  AuthorizationServerUnavailableError,
+  createOAuthResourceServer,
+  type OAuthResourceOptions,
+  type OAuthResourceServer,
+} from './http/oauth/resource-server.js';
 export type {
   HttpAuthOptions,
   McpHttpOptions,

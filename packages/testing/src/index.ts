@@ -14,6 +14,8 @@ export {
   type RawPeerOptions,
   type RawReply,
 } from '@mcpkit/protocol/testing';
+// OAuth: a real authorization server (oidc-provider) on 127.0.0.1, to mint and forge tokens.
+export { startAuthorizationServer, type TestAuthorizationServer } from './authorization-server.js';
 // Headless Chromium for browser tests (Playwright's launch options; no Playwright dependency).
 export {
   CHROMIUM_PATH,

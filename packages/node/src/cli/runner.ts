@@ -14,6 +14,10 @@ import {
   serveMcpStdio,
 } from '@mcpkit/protocol';
 import type { Logger } from 'pino';
+import {
+  createOAuthResourceServer,
+  type OAuthResourceOptions,
+} from '../http/oauth/resource-server.js';
 import type { McpHttpOptions } from '../http/options.js';
 import type { HttpPage } from '../http/pages.js';
 import { createMcpHttpServer } from '../http/server.js';
@@ -128,6 +132,20 @@ export const COMMON_OPTIONS: readonly CliOption[] = [
     type: 'string',
   },
   {
+    name: 'auth-issuer',
+    env: 'MCP_AUTH_ISSUER',
+    description:
+      'HTTP: OAuth 2.1 sign-in — the authorization server whose access tokens (JWT) are accepted, beside any static tokens',
+    type: 'string',
+  },
+  {
+    name: 'auth-audience',
+    env: 'MCP_AUTH_AUDIENCE',
+    description:
+      "HTTP: the audience OAuth tokens must name — this server's canonical URL (default: its public URL, or the address it listens on, + /mcp)",
+    type: 'string',
+  },
+  {
     // Actions, not settings: never read from the environment (MCP_VERSION=2025-06-18 in a
     // user's shell made every app exit with a usage error).
     name: 'help',
@@ -186,6 +204,12 @@ export interface CliApp {
     http?: McpHttpOptions;
     /** Who a stdio client acts as (stdio carries no credentials of its own). */
     stdioAuth?: AuthInfo;
+    /**
+     * How the app takes OAuth sign-in when the operator turns it on (`--auth-issuer`): the scopes
+     * it knows and those every request needs, and who a token's claims are. Without it the flag
+     * is refused.
+     */
+    oauth?: Pick<OAuthResourceOptions, 'scopes' | 'requiredScopes' | 'identity' | 'documentation'>;
     /** Release what `build` acquired (a database, child processes) when the server stops. */
     close?: () => Promise<void>;
   }>;
@@ -340,7 +364,32 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     logger.fatal({ err }, 'failed to start');
     return 1;
   }
-  const { server, http, stdioAuth } = built;
+  const { server, stdioAuth } = built;
+  let http = built.http;
+  const issuer = values['auth-issuer'] as string | undefined;
+  if (issuer && values.transport === 'http') {
+    // Over stdio nothing changes: MCP's authorization spec has stdio credentials come from the
+    // environment, which the app's own flags do.
+    const refused = !built.oauth
+      ? `${app.command} does not take OAuth sign-in`
+      : !URL.canParse(issuer)
+        ? `'${issuer}' is not a URL`
+        : undefined;
+    if (refused) {
+      await built.close?.();
+      await state?.close();
+      process.stderr.write(`${app.command}: --auth-issuer: ${refused}\n`);
+      return 2;
+    }
+    const audience = values['auth-audience'] as string | undefined;
+    const oauth = createOAuthResourceServer({
+      ...built.oauth,
+      issuer,
+      ...(audience ? { audience } : {}),
+    });
+    http = { ...http, auth: { ...http?.auth, oauth } };
+    logger.info({ issuer, audience: audience ?? '(this server)' }, 'OAuth sign-in on');
+  }
   if (tracing) traceServer(server);
   if (ctx.requestState && !server.requestStateKeyed) {
     // Nothing fails at start: a 2026-07-28 input round's retry fails later, on another instance.

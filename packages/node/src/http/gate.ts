@@ -20,8 +20,15 @@ import {
 } from '@mcpkit/protocol';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { type Authenticator, bearerToken, staticTokens } from './auth.js';
+import {
+  AuthorizationServerUnavailableError,
+  type OAuthResourceServer,
+} from './oauth/resource-server.js';
 import type { McpHttpOptions } from './options.js';
 import { sendError, sendUnavailable } from './respond.js';
+
+/** Where a resource's Protected Resource Metadata is (RFC 9728 §3.1: inserted before its path). */
+export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 
 /** An admitted request: who it is from, and the key its rate-limit points are charged to. */
 export interface Admitted {
@@ -35,6 +42,13 @@ export type Refusal = { refused: 'invalid' } | { refused: 'throttled'; retryAfte
 export class Gate {
   /** The app's authenticator (its tokens, or its own lookup); undefined without auth. */
   readonly authenticate: Authenticator | undefined;
+  /** The OAuth 2.1 resource server (bearer JWTs of an authorization server), beside the above. */
+  readonly oauth: OAuthResourceServer | undefined;
+  /**
+   * This server's base URL as clients reach it (its public URL, or the address it listens on):
+   * a 401's challenge names the metadata below it. Set once known.
+   */
+  base: string | undefined;
   /** Wrong tokens per address, and per credential, per window before they are throttled (429). */
   readonly failurePoints: number;
   /** Failed checks counted per remote address and per credential; undefined without auth. */
@@ -54,9 +68,10 @@ export class Gate {
     const auth = options.auth;
     this.authenticate =
       auth?.authenticate ?? (auth?.tokens?.length ? staticTokens(auth.tokens) : undefined);
+    this.oauth = auth?.oauth;
     this.failurePoints = auth?.failures?.points ?? 20;
     this.#windowMs = (auth?.failures?.durationSec ?? 60) * 1000;
-    this.#failures = this.authenticate
+    this.#failures = this.authenticates
       ? memoryRateLimiter({
           keyPrefix: 'auth-failures',
           points: this.failurePoints,
@@ -97,20 +112,64 @@ export class Gate {
 
   /** Whether requests must wait for the gate (auth or a rate limit); else none is charged and all are nobody's. */
   get closed(): boolean {
-    return this.authenticate !== undefined || this.#limiter !== undefined;
+    return this.authenticates || this.#limiter !== undefined;
+  }
+
+  /** Whether a request must present a valid token (static, looked up, or OAuth). */
+  get authenticates(): boolean {
+    return this.authenticate !== undefined || this.oauth !== undefined;
+  }
+
+  /**
+   * The `WWW-Authenticate` challenge of a refusal at `path`: with OAuth, where the metadata is
+   * (MCP `basic/authorization`: clients start discovery from it) and the scopes every request
+   * needs; `error` for a token that was presented (RFC 6750 §3).
+   */
+  challenge(path: string, error?: 'invalid_token' | 'invalid_request'): string {
+    const params: string[] = error ? [`error="${error}"`] : [];
+    const oauth = this.oauth;
+    if (oauth && this.base !== undefined) {
+      const suffix = path === '/' ? '' : path;
+      params.push(`resource_metadata="${this.base}${PROTECTED_RESOURCE_PATH}${suffix}"`);
+      if (oauth.requiredScopes.length > 0) params.push(`scope="${oauth.requiredScopes.join(' ')}"`);
+    }
+    return params.length > 0 ? `Bearer ${params.join(', ')}` : 'Bearer';
   }
 
   /** Who an MCP request is from, once its token is checked and one point charged; undefined when it was answered (401, 429, 503). */
-  async admit(req: IncomingMessage, res: ServerResponse): Promise<Admitted | undefined> {
+  async admit(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path = '/',
+  ): Promise<Admitted | undefined> {
     let auth: AuthInfo | undefined;
-    if (this.authenticate) {
+    if (this.authenticates) {
       const parsed = bearerToken(req.headers.authorization);
       if ('reason' in parsed) {
-        sendError(res, 401, this.#authError(parsed.reason), { 'WWW-Authenticate': 'Bearer' });
+        // No bearer token: the challenge alone (RFC 6750 §3.1: no error code), whatever other
+        // scheme was sent. A Bearer header that does not parse is a malformed request (400).
+        const malformed = /^bearer(\s|$)/i.test(req.headers.authorization ?? '');
+        sendError(res, malformed ? 400 : 401, this.#authError(parsed.reason), {
+          'WWW-Authenticate': this.challenge(path, malformed ? 'invalid_request' : undefined),
+        });
         this.#metrics?.rejected('auth');
         return undefined;
       }
-      const checked = await this.check(parsed.token, req);
+      let checked: AuthInfo | Refusal;
+      try {
+        checked = await this.check(parsed.token, req);
+      } catch (err) {
+        if (!AuthorizationServerUnavailableError.is(err)) throw err;
+        // Fail closed: nothing can be verified while the issuer's keys are out of reach.
+        this.#logger?.warn({ err: err.message }, 'authorization server unavailable');
+        sendError(
+          res,
+          503,
+          { code: McpErrorCode.ServerError, message: `Service unavailable: ${err.message}` },
+          { 'Retry-After': '1' },
+        );
+        return undefined;
+      }
       if ('refused' in checked) {
         if (checked.refused === 'throttled') {
           sendError(res, 429, this.#rateError(checked.retryAfter), {
@@ -118,7 +177,7 @@ export class Gate {
           });
         } else {
           sendError(res, 401, this.#authError('invalid or revoked token'), {
-            'WWW-Authenticate': 'Bearer error="invalid_token"',
+            'WWW-Authenticate': this.challenge(path, 'invalid_token'),
           });
         }
         return undefined;
@@ -149,7 +208,10 @@ export class Gate {
         return { refused: 'throttled', retryAfter: spent };
       }
     }
-    const info = this.authenticate ? await this.authenticate(token, req) : undefined;
+    // The app's own tokens first (a constant-time compare), then an OAuth access token.
+    const info =
+      (this.authenticate ? await this.authenticate(token, req) : undefined) ??
+      (this.oauth ? await this.oauth.verify(token) : undefined);
     if (info) return info;
     this.#lastFailure = Date.now();
     const credential = credentialKey(token);

@@ -9,6 +9,7 @@ import type { EngineLogger, JsonRpcErrorObject } from '@mcpkit/protocol';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Authenticator, StaticToken } from './auth.js';
 import type { Health, HealthOptions } from './health.js';
+import type { OAuthResourceServer } from './oauth/resource-server.js';
 import type { OriginPolicy } from './origin.js';
 import type { HttpPage } from './pages.js';
 import type { StreamableHttpHandler, StreamableOptions } from './streamable.js';
@@ -19,6 +20,12 @@ export interface HttpAuthOptions {
   tokens?: readonly StaticToken[];
   /** Or any lookup (API keys in a database …); return undefined to refuse. */
   authenticate?: Authenticator;
+  /**
+   * OAuth 2.1 sign-in (MCP `basic/authorization`): access tokens of an authorization server,
+   * verified beside `tokens`/`authenticate` (either admits); the server then serves its Protected
+   * Resource Metadata and names it in every 401. See `createOAuthResourceServer`.
+   */
+  oauth?: OAuthResourceServer;
   /** The JSON-RPC error in a 401's body. Default -32001 "Authentication failed". */
   error?: (reason: string) => JsonRpcErrorObject;
   /**

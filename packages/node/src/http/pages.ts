@@ -69,7 +69,7 @@ export function createExtras(
     ? staticTokens([{ token: options.metricsToken, subject: 'metrics' }])
     : undefined;
   const auth: PageAuth = {
-    required: gate.authenticate !== undefined,
+    required: gate.authenticates,
     check: async (token, req) => {
       const checked = await gate.check(token, req);
       if (!('refused' in checked)) return checked;

@@ -12,13 +12,13 @@ import { bindActiveContext, tracingActive, withHttpContext } from '@mcpkit/obser
 import { type AuthInfo, ErrorCode, type McpServer } from '@mcpkit/protocol';
 import { BodyTooLargeError, isJsonContentType, readBodyThen } from './body.js';
 import { Cors } from './cors.js';
-import { type Admitted, Gate } from './gate.js';
+import { type Admitted, Gate, PROTECTED_RESOURCE_PATH } from './gate.js';
 import { Health } from './health.js';
 import type { McpHttpOptions, McpHttpServer } from './options.js';
 import { checkHostAndOrigin, isLoopback, parsedPublic } from './origin.js';
 import { createExtras } from './pages.js';
 import { PlainHttpHandler } from './plain.js';
-import { ANSWERED, sendEmpty, sendError, sendUnavailable } from './respond.js';
+import { ANSWERED, sendEmpty, sendError, sendJson, sendUnavailable } from './respond.js';
 import { StreamableHttpHandler } from './streamable.js';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -81,7 +81,7 @@ class HttpHost implements McpHttpServer {
     this.#options = options;
     this.#host = options.host ?? '127.0.0.1';
     this.#gate = new Gate(options);
-    if (!isLoopback(this.#host) && !this.#gate.authenticate) {
+    if (!isLoopback(this.#host) && !this.#gate.authenticates) {
       throw new Error(
         `refusing to listen on ${this.#host} without auth: configure tokens or bind to 127.0.0.1`,
       );
@@ -91,6 +91,10 @@ class HttpHost implements McpHttpServer {
     this.#plainPaths = [...new Set(options.plainPaths ?? [])];
     this.#plain = this.#plainPaths.length > 0 ? mcp.connect(new PlainHttpHandler()) : undefined;
     this.#streamablePath = options.streamablePath === undefined ? '/mcp' : options.streamablePath;
+    // The origin clients reach this server at: the first public URL's, else (at listen) the
+    // address it listens on. OAuth names its metadata, and its tokens' audience, from it.
+    const publicUrl = options.publicUrls?.[0];
+    if (publicUrl !== undefined) this.#knowBase(new URL(publicUrl).origin);
     this.streamable = this.#streamablePath
       ? mcp.connect(
           new StreamableHttpHandler({
@@ -166,8 +170,10 @@ class HttpHost implements McpHttpServer {
         server.off('error', reject);
         const address = server.address() as AddressInfo;
         const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+        const url = `http://${shownHost}:${address.port}`;
+        if (this.#gate.base === undefined) this.#knowBase(url);
         resolve({
-          url: `http://${shownHost}:${address.port}`,
+          url,
           port: address.port,
           host: address.address,
         });
@@ -227,6 +233,11 @@ class HttpHost implements McpHttpServer {
     // Probes come from load balancers, before auth and Host checks: they carry neither, and
     // say nothing but which checks pass.
     if (this.health.handle(req, res, path)) return undefined;
+    // OAuth's Protected Resource Metadata: public, like the probes.
+    if (this.#gate.oauth && path.startsWith(PROTECTED_RESOURCE_PATH)) {
+      this.#resourceMetadata(req, res, path.slice(PROTECTED_RESOURCE_PATH.length));
+      return undefined;
+    }
     // /metrics and the app's pages: decided without an await (MCP requests pay nothing).
     const extra = this.#extras?.(req, res, path);
     if (extra) return extra;
@@ -250,8 +261,49 @@ class HttpHost implements McpHttpServer {
     const routed: Routed = { plain, method };
     if (!this.#gate.closed) return this.#serve(req, res, routed, undefined, '');
     return this.#gate
-      .admit(req, res)
+      .admit(req, res, path)
       .then((admitted) => this.#admitted(req, res, routed, admitted));
+  }
+
+  /** The MCP paths this server serves, the Streamable HTTP endpoint first. */
+  get #mcpPaths(): string[] {
+    return [...(this.#streamablePath ? [this.#streamablePath] : []), ...this.#plainPaths];
+  }
+
+  /** The base URL is known: OAuth's challenges name it, and tokens are for its MCP endpoint. */
+  #knowBase(base: string): void {
+    this.#gate.base = base;
+    const oauth = this.#gate.oauth;
+    const main = this.#mcpPaths[0];
+    if (oauth && oauth.audience === undefined && main !== undefined) oauth.audience = base + main;
+  }
+
+  /**
+   * RFC 9728 metadata at `/.well-known/oauth-protected-resource` + the MCP path it describes
+   * (`suffix`), and at the root for the main endpoint. Every document names the same resource —
+   * the one tokens are for (their audience) — since one server is one protected resource.
+   */
+  #resourceMetadata(req: IncomingMessage, res: ServerResponse, suffix: string): void {
+    const method = req.method ?? 'GET';
+    const cors = { 'Access-Control-Allow-Origin': '*' };
+    if (method === 'OPTIONS') {
+      sendEmpty(res, 204, { ...cors, 'Access-Control-Allow-Methods': 'GET', Allow: 'GET' });
+      return;
+    }
+    const oauth = this.#gate.oauth;
+    const known = suffix === '' || suffix === '/' || this.#mcpPaths.includes(suffix);
+    if (!oauth || !known || oauth.audience === undefined) {
+      sendError(res, 404, { code: ErrorCode.MethodNotFound, message: 'Not Found' });
+      return;
+    }
+    if (method !== 'GET' && method !== 'HEAD') {
+      sendEmpty(res, 405, { Allow: 'GET' });
+      return;
+    }
+    sendJson(res, 200, JSON.stringify(oauth.metadata(oauth.audience)), {
+      ...cors,
+      'Cache-Control': 'max-age=300',
+    });
   }
 
   /** True for a plain path, false for the Streamable HTTP endpoint, undefined for neither. */

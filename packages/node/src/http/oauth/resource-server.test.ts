@@ -1,0 +1,145 @@
+import { startAuthorizationServer, type TestAuthorizationServer } from '@mcpkit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AuthorizationServerUnavailableError,
+  createOAuthResourceServer,
+  type OAuthResourceServer,
+} from './resource-server.js';
+
+const RESOURCE = 'http://127.0.0.1:39999/mcp';
+
+let as: TestAuthorizationServer;
+beforeAll(async () => {
+  as = await startAuthorizationServer();
+});
+afterAll(() => as?.close());
+
+const server = (extra: Partial<Parameters<typeof createOAuthResourceServer>[0]> = {}) =>
+  createOAuthResourceServer({
+    issuer: as.issuer,
+    audience: RESOURCE,
+    scopes: ['read', 'sensitive'],
+    ...extra,
+  });
+
+/** A token's three parts, one of them replaced. */
+function withPart(token: string, index: number, part: string): string {
+  const parts = token.split('.');
+  parts[index] = part;
+  return parts.join('.');
+}
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe('an OAuth resource server against a real authorization server (oidc-provider)', () => {
+  it('accepts a token the authorization server issued for this resource: its subject and scopes', async () => {
+    const rs = server();
+    const token = await as.token(RESOURCE, 'read');
+    const info = await rs.verify(token);
+    expect(info?.subject).toBe('test-service');
+    expect([...(info?.scopes ?? [])]).toEqual(['read']);
+  });
+
+  it('answers a verified token again from its cache, without the keys', async () => {
+    const rs = server();
+    const token = await as.token(RESOURCE, 'read sensitive');
+    await rs.verify(token);
+    await as.stop();
+    try {
+      expect((await rs.verify(token))?.scopes.has('sensitive')).toBe(true);
+    } finally {
+      await as.start();
+    }
+  });
+
+  const now = () => Math.floor(Date.now() / 1000);
+  const cases: [string, () => Promise<string>][] = [
+    ['another audience', () => as.token('http://127.0.0.1:1/other', 'read')],
+    ['no audience', () => as.sign({ aud: undefined })],
+    ['another issuer', () => as.sign({ aud: RESOURCE, iss: 'http://127.0.0.1:2' })],
+    ['expired', () => as.sign({ aud: RESOURCE, exp: now() - 60 })],
+    ['not yet valid', () => as.sign({ aud: RESOURCE, nbf: now() + 600 })],
+    ['no expiry', () => as.sign({ aud: RESOURCE, exp: undefined })],
+    ['no subject', () => as.sign({ aud: RESOURCE, sub: undefined })],
+    [
+      'an ID token, not an access token (typ JWT)',
+      () => as.sign({ aud: RESOURCE }, { typ: 'JWT' }),
+    ],
+    [
+      'alg none',
+      async () =>
+        `${b64({ alg: 'none', typ: 'at+jwt' })}.${(await as.sign({ aud: RESOURCE })).split('.')[1]}.`,
+    ],
+    [
+      'HS256 signed with the public key',
+      async () => {
+        const { createHmac } = await import('node:crypto');
+        const jwks = (await (await fetch(`${as.issuer}/jwks`)).json()) as { keys: unknown[] };
+        const head = b64({ alg: 'HS256', typ: 'at+jwt', kid: 'k1' });
+        const body = (await as.sign({ aud: RESOURCE })).split('.')[1];
+        const mac = createHmac('sha256', JSON.stringify(jwks.keys[0]))
+          .update(`${head}.${body}`)
+          .digest('base64url');
+        return `${head}.${body}.${mac}`;
+      },
+    ],
+    [
+      'signed by a stranger under an unknown kid',
+      () => as.sign({ aud: RESOURCE }, { kid: 'evil' }, 'stranger'),
+    ],
+    ['signed by a stranger under the known kid', () => as.sign({ aud: RESOURCE }, {}, 'stranger')],
+    [
+      'a changed payload',
+      async () =>
+        withPart(
+          await as.sign({ aud: RESOURCE }),
+          1,
+          b64({ sub: 'admin', aud: RESOURCE, iss: as.issuer, exp: now() + 300 }),
+        ),
+    ],
+    ['truncated', async () => (await as.token(RESOURCE, 'read')).slice(0, -10)],
+    ['two parts', async () => (await as.token(RESOURCE, 'read')).split('.').slice(0, 2).join('.')],
+    ['64 KB', async () => `${await as.token(RESOURCE, 'read')}${'A'.repeat(64 * 1024)}`],
+    ['garbage', async () => 'not.a.jwt'],
+  ];
+
+  it.each(cases)('refuses a token that is %s', async (_what, make) => {
+    const rs = server();
+    expect(await rs.verify(await make())).toBeUndefined();
+  });
+
+  it('fails closed while the keys cannot be fetched, and recovers when they can', async () => {
+    const rs = server();
+    const token = await as.token(RESOURCE, 'read');
+    await as.stop();
+    try {
+      await expect(rs.verify(token)).rejects.toSatisfy(AuthorizationServerUnavailableError.is);
+    } finally {
+      await as.start();
+    }
+    // The failed discovery is not retried for a second (a dead server costs one fetch a second).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await rs.verify(token))?.subject).toBe('test-service');
+  });
+
+  it('refuses everything while it knows no audience (its URL was never set)', async () => {
+    const rs: OAuthResourceServer = server({ audience: undefined });
+    expect(await rs.verify(await as.token(RESOURCE, 'read'))).toBeUndefined();
+    rs.audience = RESOURCE;
+    expect(await rs.verify(await as.token(RESOURCE, 'read'))).toBeDefined();
+  });
+
+  it('refuses symmetric and none algorithms in its configuration', () => {
+    expect(() => server({ algorithms: ['HS256'] })).toThrow(/HS256/);
+    expect(() => server({ algorithms: ['none'] })).toThrow(/none/);
+  });
+
+  it('describes itself (RFC 9728): the resource, its issuer, scopes and header-only bearer tokens', () => {
+    expect(server({ documentation: 'https://docs.example/mcp' }).metadata(RESOURCE)).toEqual({
+      resource: RESOURCE,
+      authorization_servers: [as.issuer],
+      scopes_supported: ['read', 'sensitive'],
+      bearer_methods_supported: ['header'],
+      resource_documentation: 'https://docs.example/mcp',
+    });
+  });
+});
