@@ -123,15 +123,21 @@ export class Gate {
   /**
    * The `WWW-Authenticate` challenge of a refusal at `path`: with OAuth, where the metadata is
    * (MCP `basic/authorization`: clients start discovery from it) and the scopes every request
-   * needs; `error` for a token that was presented (RFC 6750 §3).
+   * needs — or `scopes`, those an operation needs (step-up); `error` for a token that was
+   * presented (RFC 6750 §3).
    */
-  challenge(path: string, error?: 'invalid_token' | 'invalid_request'): string {
+  challenge(
+    path: string,
+    error?: 'invalid_token' | 'invalid_request' | 'insufficient_scope',
+    scopes?: readonly string[],
+  ): string {
     const params: string[] = error ? [`error="${error}"`] : [];
     const oauth = this.oauth;
     if (oauth && this.base !== undefined) {
       const suffix = path === '/' ? '' : path;
       params.push(`resource_metadata="${this.base}${PROTECTED_RESOURCE_PATH}${suffix}"`);
-      if (oauth.requiredScopes.length > 0) params.push(`scope="${oauth.requiredScopes.join(' ')}"`);
+      const scope = scopes ?? oauth.requiredScopes;
+      if (scope.length > 0) params.push(`scope="${scope.join(' ')}"`);
     }
     return params.length > 0 ? `Bearer ${params.join(', ')}` : 'Bearer';
   }

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { StoreUnavailableError } from '@mcpkit/fleet';
 import { bindActiveContext, tracingActive, withHttpContext } from '@mcpkit/observability';
-import { type AuthInfo, ErrorCode, type McpServer } from '@mcpkit/protocol';
+import { type AuthInfo, ErrorCode, type JsonRpcId, type McpServer } from '@mcpkit/protocol';
 import { BodyTooLargeError, isJsonContentType, readBodyThen } from './body.js';
 import { Cors } from './cors.js';
 import { type Admitted, Gate, PROTECTED_RESOURCE_PATH } from './gate.js';
@@ -414,11 +414,52 @@ class HttpHost implements McpHttpServer {
     plain: boolean,
     auth: AuthInfo | undefined,
   ): Promise<void> | undefined {
+    if (this.#gate.oauth && auth && !plain && this.#stepUp(req, res, body, auth)) return undefined;
     const served = plain
       ? (this.#plain as PlainHttpHandler).handlePost(req, res, body, auth)
       : (this.streamable as StreamableHttpHandler).handlePost(req, res, body, auth);
     // A call answered synchronously (most cheap ones) leaves nothing to wait for.
     return served === ANSWERED ? undefined : served;
+  }
+
+  /**
+   * A signed-in `tools/call` of a tool whose scopes its token lacks: 403 `insufficient_scope`
+   * naming every scope the tool needs, so the client asks for them once and retries (MCP
+   * `basic/authorization` §Scope Challenge Handling; RFC 6750 §3.1). True when answered.
+   */
+  #stepUp(req: IncomingMessage, res: ServerResponse, body: string, auth: AuthInfo): boolean {
+    // A modern request names its method and tool in headers (the body is parsed only to refuse
+    // it); a 2025 one only in its body.
+    const header = req.headers['mcp-method'] === 'tools/call' ? req.headers['mcp-name'] : undefined;
+    let message: ReturnType<typeof singleRequest>;
+    let name: unknown = header;
+    if (typeof header !== 'string') {
+      message = singleRequest(body);
+      if (message?.method !== 'tools/call') return false;
+      name = (message.params as { name?: unknown } | undefined)?.name;
+      if (typeof name !== 'string') return false;
+    }
+    const scopes = this.#mcp.scopesToCall(name as string, auth);
+    if (!scopes) return false;
+    const id = (message ?? singleRequest(body))?.id ?? null;
+    sendError(
+      res,
+      403,
+      {
+        code: ErrorCode.InvalidRequest,
+        message: `Insufficient scope: tool '${name}' needs ${scopes.join(', ')}`,
+        data: { tool: name, requiredScopes: [...scopes] },
+      },
+      {
+        'WWW-Authenticate': this.#gate.challenge(
+          this.#streamablePath || '/',
+          'insufficient_scope',
+          scopes,
+        ),
+      },
+      id,
+    );
+    return true;
   }
 
   /** A request that failed after it was routed: logged by kind, answered if it still can be. */
@@ -483,6 +524,22 @@ function isClientAbort(err: unknown): boolean {
  * How many messages a body holds: its array's length for a batch, else 1 (a parse error or a
  * single message; the handlers answer those). Only a body that starts with `[` is parsed here.
  */
+/** The one request a body holds (not a batch), or undefined. */
+function singleRequest(
+  body: string,
+): { id: JsonRpcId; method: unknown; params: unknown } | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+  const m = message as { id?: unknown; method?: unknown; params?: unknown };
+  const id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : null;
+  return { id, method: m.method, params: m.params };
+}
+
 function batchSize(body: string): number {
   let i = 0;
   // JSON whitespace: space, tab, LF, CR.

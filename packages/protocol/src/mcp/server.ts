@@ -27,7 +27,7 @@ import type { ArgumentIssue } from './json-schema.js';
 import { dispatchObserver, type McpObserver } from './observe.js';
 import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';
-import { CANCELLATION, McpSession, type OutboundChannel } from './session.js';
+import { type AuthInfo, CANCELLATION, McpSession, type OutboundChannel } from './session.js';
 import { SubscriptionHub } from './subscriptions.js';
 import type { Tool } from './tool.js';
 import type {
@@ -604,6 +604,19 @@ export class McpServer {
   /** The tool registered under `name` (aliases are not resolved). */
   getTool(name: string): Tool | undefined {
     return this.#tools.get(name);
+  }
+
+  /**
+   * Every scope a call of tool `name` needs, when `auth` lacks one it could be granted (an OAuth
+   * host answers 403 `insufficient_scope` naming them all, so the client steps up once — MCP
+   * `basic/authorization` §Scope Challenge Handling). Undefined when the caller may call it, or
+   * when no scope would help (no such tool; a scope this server does not enable).
+   */
+  scopesToCall(name: string, auth: AuthInfo | undefined): readonly string[] | undefined {
+    const tool = this.#findTool(name);
+    if (!tool || !auth) return undefined;
+    const missing = this.#missingScope(tool, { auth } as McpCallExtra);
+    return missing?.deniedBy === 'caller' ? tool.requiredScopes : undefined;
   }
 
   /** The registered tools, in registration order (a copy: change them with add/removeTool). */

@@ -33,6 +33,15 @@ async function start(options: { tokens?: boolean; plainPaths?: string[] } = {}) 
         return ctx.auth?.subject ?? 'nobody';
       },
     }),
+    defineTool({
+      name: 'secret',
+      description: 'Needs read and sensitive',
+      requiredScopes: ['read', 'sensitive'],
+      handler: () => {
+        runs++;
+        return 'the secret';
+      },
+    }),
   );
   served = await serveHttp(server, {
     auth: {
@@ -48,7 +57,7 @@ async function start(options: { tokens?: boolean; plainPaths?: string[] } = {}) 
   return served;
 }
 
-const call = (url: string, headers: Record<string, string> = {}) =>
+const call = (url: string, headers: Record<string, string> = {}, name = 'whoami') =>
   fetch(url, {
     method: 'POST',
     headers: {
@@ -61,7 +70,7 @@ const call = (url: string, headers: Record<string, string> = {}) =>
       id: 1,
       method: 'tools/call',
       params: {
-        name: 'whoami',
+        name,
         arguments: {},
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -171,5 +180,36 @@ describe('challenges and verification over HTTP', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const res = await call(s.mcpUrl, { ...modern, authorization: `Bearer ${token}` });
     expect(res.status).toBe(200);
+  });
+
+  it('answers a tool whose scopes the token lacks 403 insufficient_scope naming all it needs, running nothing', async () => {
+    const s = await start();
+    const token = await as.token(s.mcpUrl, 'read');
+    const res = await call(
+      s.mcpUrl,
+      { ...modern, 'mcp-name': 'secret', authorization: `Bearer ${token}` },
+      'secret',
+    );
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", resource_metadata="${s.url}/.well-known/oauth-protected-resource/mcp", scope="read sensitive"`,
+    );
+    expect(await res.json()).toMatchObject({
+      id: 1,
+      error: { data: { tool: 'secret', requiredScopes: ['read', 'sensitive'] } },
+    });
+    expect(runs).toBe(0);
+    // A 2025-era request (no Mcp-* headers) is read from its body: the same 403.
+    const legacy = await call(s.mcpUrl, { authorization: `Bearer ${token}` }, 'secret');
+    expect(legacy.status).toBe(403);
+    // With the scopes it asked for again, the call runs.
+    const stepped = await as.token(s.mcpUrl, 'read sensitive');
+    const ok = await call(
+      s.mcpUrl,
+      { ...modern, 'mcp-name': 'secret', authorization: `Bearer ${stepped}` },
+      'secret',
+    );
+    expect(ok.status).toBe(200);
+    expect(runs).toBe(1);
   });
 });
