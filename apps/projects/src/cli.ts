@@ -2,7 +2,7 @@
 import { type FleetNotifier, shareNotifications } from '@mcpkit/fleet';
 import { CliUsageError, type RunContext, runCli } from '@mcpkit/node';
 import type { AuthInfo } from '@mcpkit/protocol';
-import { authInfo } from './auth.js';
+import { authInfo, projectsOAuth } from './auth.js';
 import { checkCommand, normalizeEmail, runCommand } from './commands.js';
 import { openStore, StoreOpenError } from './db/store.js';
 import type { Store } from './db/types.js';
@@ -195,6 +195,7 @@ process.exitCode = await runCli({
         // Ready when the database answers (a query, not just an open pool).
         health: { checks: { database: () => store.getUser('readiness-probe') } },
       },
+      oauth: projectsOAuth(store),
       close: async () => {
         await notifier?.close();
         await store.close();

@@ -116,6 +116,26 @@ export const migrations: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    // OAuth sign-in (--auth-issuer): each (issuer, subject) is linked to one user on its first
+    // sign-in, so a person's projects follow their identity, not a claim they can edit.
+    name: '0002_oauth_identities',
+    async up(db) {
+      await db.schema
+        .createTable('oauth_identities')
+        .addColumn('issuer', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('oauth_identities_pkey', ['issuer', 'subject'])
+        .execute();
+      await db.schema
+        .createIndex('oauth_identities_user_idx')
+        .on('oauth_identities')
+        .column('user_id')
+        .execute();
+    },
+  },
 ];
 
 /** Any constant works; it only has to be the same for every process migrating this database. */

@@ -68,6 +68,14 @@ export interface DesignSystemsTable {
   updated_at: string;
 }
 
+/** Who signed in with OAuth: an authorization server's subject, linked to a projects user. */
+export interface OAuthIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  created_at: string;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   applied_at: string;
@@ -80,5 +88,6 @@ export interface Database {
   blocks: BlocksTable;
   assets: AssetsTable;
   design_systems: DesignSystemsTable;
+  oauth_identities: OAuthIdentitiesTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -224,6 +224,55 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
       });
     });
 
+    describe('OAuth identities', () => {
+      const issuer = 'https://auth.example.test/realms/team';
+      const sub = () => `sub-${Math.random().toString(36).slice(2)}`;
+
+      it('provisions a user on first sign-in and returns the same user after', async () => {
+        const subject = sub();
+        const first = await store.userForIdentity({ issuer, subject, name: 'Bo' });
+        expect(first.email).toBe(`${subject}@auth.example.test`);
+        expect(first.name).toBe('Bo');
+        expect(await store.userForIdentity({ issuer, subject })).toEqual(first);
+        // Another issuer's subject of the same name is another person.
+        const other = await store.userForIdentity({
+          issuer: 'https://other.example.test',
+          subject,
+        });
+        expect(other.id).not.toBe(first.id);
+      });
+
+      it('links a verified email to the user who has it; never an unverified one', async () => {
+        const email = uniqueEmail();
+        const existing = await store.createUser(email, 'Key holder');
+        const unverified = await store.userForIdentity({
+          issuer,
+          subject: sub(),
+          email,
+          emailVerified: false,
+        });
+        expect(unverified.id).not.toBe(existing.id);
+        const verified = await store.userForIdentity({
+          issuer,
+          subject: sub(),
+          email,
+          emailVerified: true,
+        });
+        expect(verified.id).toBe(existing.id);
+        // Linked for good: the claim no longer decides once the identity is known.
+        const again = await store.userForIdentity({ issuer, subject: sub(), email: uniqueEmail() });
+        expect(again.id).not.toBe(existing.id);
+      });
+
+      it('gives concurrent first sign-ins of one identity one user', async () => {
+        const subject = sub();
+        const users = await Promise.all(
+          Array.from({ length: 8 }, () => store.userForIdentity({ issuer, subject })),
+        );
+        expect(new Set(users.map((u) => u.id)).size).toBe(1);
+      });
+    });
+
     describe('API keys', () => {
       it('creates keys and finds live ones by hash, with their user', async () => {
         const user = await store.createUser(uniqueEmail(), 'Key Owner');

@@ -48,6 +48,7 @@ import {
   LimitError,
   MAX_BLOCK_PAGE_BYTES,
   MAX_BLOCKS_PER_PROJECT,
+  type OAuthIdentity,
   type Page,
   type PageRequest,
   type Project,
@@ -335,6 +336,44 @@ class KyselyStore implements Store {
       .selectFrom('users')
       .selectAll()
       .where('email', '=', email)
+      .executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  async userForIdentity(identity: OAuthIdentity): Promise<User> {
+    const linked = await this.#linkedUser(identity);
+    if (linked) return linked;
+    const { issuer, subject, email, emailVerified, name } = identity;
+    // First sign-in: the user of a verified email (an account made with an API key before), or
+    // a new one. An unverified email is never linked: anyone may type anyone's address.
+    const address = email && emailVerified ? email : `${subject}@${new URL(issuer).host}`;
+    let user = await this.getUserByEmail(address);
+    if (!user) {
+      try {
+        user = await this.createUser(address, name ?? null);
+      } catch (error) {
+        // Another first sign-in of the same identity made it a moment ago.
+        if (!(error instanceof ConflictError)) throw error;
+        user = await this.getUserByEmail(address);
+        if (!user) throw error;
+      }
+    }
+    await this.db
+      .insertInto('oauth_identities')
+      .values({ issuer, subject, user_id: user.id, created_at: this.now() })
+      .onConflict((oc) => oc.columns(['issuer', 'subject']).doNothing())
+      .execute();
+    // Whoever linked the identity first decides (a concurrent sign-in may have won).
+    return (await this.#linkedUser(identity)) ?? user;
+  }
+
+  async #linkedUser({ issuer, subject }: OAuthIdentity): Promise<User | undefined> {
+    const row = await this.db
+      .selectFrom('oauth_identities as i')
+      .innerJoin('users as u', 'u.id', 'i.user_id')
+      .select(['u.id', 'u.email', 'u.name', 'u.created_at'])
+      .where('i.issuer', '=', issuer)
+      .where('i.subject', '=', subject)
       .executeTakeFirst();
     return row && toUser(row);
   }

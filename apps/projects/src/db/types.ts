@@ -213,6 +213,13 @@ export interface Store {
   getUser(id: string): Promise<User | undefined>;
   /** A user by email. */
   getUserByEmail(email: string): Promise<User | undefined>;
+  /**
+   * The user an OAuth identity (issuer + subject) is linked to; on its first sign-in, linked to
+   * the user of its email when the authorization server says the email is verified, else to a
+   * new user (its verified email, or `<subject>@<issuer host>`). Safe under concurrent first
+   * sign-ins of one identity: every caller gets the same user.
+   */
+  userForIdentity(identity: OAuthIdentity): Promise<User>;
   /** Every user, by email (for the CLI's `users list`). */
   listUsers(): Promise<User[]>;
 
@@ -271,4 +278,18 @@ export interface Store {
   getDesignSystem(projectId: string): Promise<DesignSystem | undefined>;
   /** Replace a project's design tokens. */
   setDesignSystem(projectId: string, tokens: Record<string, unknown>): Promise<DesignSystem>;
+}
+
+/** A person as an authorization server's token names them (see `Store.userForIdentity`). */
+export interface OAuthIdentity {
+  /** The token's `iss`. */
+  issuer: string;
+  /** The token's `sub`: stable per person at that issuer. */
+  subject: string;
+  /** The `email` claim, if any. */
+  email?: string | undefined;
+  /** Whether the issuer verified that email (`email_verified: true`); only then is it linked. */
+  emailVerified?: boolean;
+  /** The `name` claim, for a new user. */
+  name?: string | undefined;
 }
