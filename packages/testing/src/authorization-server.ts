@@ -1,11 +1,20 @@
 /**
  * A real OAuth 2.1 authorization server for tests: panva's `oidc-provider` in this process on
- * 127.0.0.1, with resource indicators (RFC 8707) and JWT access tokens (RFC 9068) on, and a
- * client-credentials client to mint tokens without a browser. Its key can also sign tokens the
- * provider would never issue (expired, another audience …), to test what a resource server
- * refuses.
+ * 127.0.0.1, with resource indicators (RFC 8707) and JWT access tokens (RFC 9068) on. Two ways
+ * to a token:
+ *
+ * - a client-credentials client, to mint tokens without a browser (`token`);
+ * - the whole interactive flow a real third-party client goes through: Dynamic Client
+ *   Registration (RFC 7591), authorization code with PKCE S256, `resource` honoured at the
+ *   authorization and token endpoints, refresh tokens for clients registered for them — with a
+ *   user who signs in and consents by herself (`authorize` follows the authorization URL like a
+ *   browser and hands back the redirect to the client).
+ *
+ * Its key can also sign tokens the provider would never issue (expired, another audience …), to
+ * test what a resource server refuses.
  */
-import { createServer, type Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
@@ -13,6 +22,11 @@ import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 export interface TestAuthorizationServer {
   /** The issuer identifier (`http://127.0.0.1:<port>`). */
   readonly issuer: string;
+  /**
+   * The account every interactive authorization signs in as (`'alice'`): the `sub` of the tokens
+   * a client gets through {@link TestAuthorizationServer.authorize}.
+   */
+  readonly account: string;
   /** A token from the token endpoint (client credentials) for `resource` with `scope`. */
   token(resource: string, scope: string): Promise<string>;
   /** A JWT signed with the provider's own key: the claims and header given, over sane defaults. */
@@ -21,6 +35,19 @@ export interface TestAuthorizationServer {
     header?: Record<string, unknown>,
     key?: 'provider' | 'stranger',
   ): Promise<string>;
+  /**
+   * Play the user's browser for an authorization request: follow `url` (the authorization
+   * endpoint with the client's query) and every redirect after it, with the cookies the
+   * provider sets, through the sign-in and consent — given at once, as
+   * {@link TestAuthorizationServer.account}, to every scope asked for that the server knows —
+   * until the redirect leaves for the client's `redirect_uri`. That redirect is returned, not
+   * followed: its query holds `code`, `state` and `iss` (or `error` when the provider refused
+   * the request). Throws when the provider answers anything but a redirect on the way.
+   *
+   * One browser for the server's lifetime: the provider's session (alice signed in) and what
+   * she consented to carry over to the next `authorize`, as they would for a person.
+   */
+  authorize(url: string | URL): Promise<URL>;
   /** Stop answering (the JWKS endpoint goes down with the rest); `start` brings it back. */
   stop(): Promise<void>;
   /** Answer again, on the same port, after `stop`. */
@@ -30,15 +57,30 @@ export interface TestAuthorizationServer {
 }
 
 const CLIENT = { id: 'test-service', secret: 'test-service-secret-0123456789' };
+const ACCOUNT = 'alice';
+/** The scopes that are the provider's own (OpenID Connect), not a resource server's. */
+const OIDC_SCOPES = ['openid', 'offline_access'];
+/** Redirects `authorize` follows before it gives up. */
+const MAX_HOPS = 10;
 
 /**
  * Start an authorization server on 127.0.0.1 whose tokens carry any of `scopes`.
+ *
+ * Any `resource` is accepted (the token's audience is the resource asked for) and any client
+ * may ask for any of `scopes`, whatever scope it registered with: what a token may carry is
+ * decided by what is asked for, within `scopes`.
  *
  * @example
  * ```ts
  * const as = await startAuthorizationServer(['read']);
  * const token = await as.token('http://127.0.0.1:3000/mcp', 'read');
  * await as.close();
+ * ```
+ *
+ * @example The interactive flow: a client registers, sends the user to `authorizationUrl`.
+ * ```ts
+ * const callback = await as.authorize(authorizationUrl);
+ * await transport.finishAuth(callback.searchParams); // code and iss
  * ```
  */
 export async function startAuthorizationServer(
@@ -53,6 +95,7 @@ export async function startAuthorizationServer(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const issuer = `http://127.0.0.1:${port}`;
+  const resourceScopes = new Set(scopes);
   const provider = new Provider(issuer, {
     clients: [
       {
@@ -61,16 +104,45 @@ export async function startAuthorizationServer(
         grant_types: ['client_credentials'],
         redirect_uris: [],
         response_types: [],
-        scope: scopes.join(' '),
       },
     ],
     jwks: { keys: [jwk] },
-    scopes: [...scopes],
+    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    // The provider's own scopes only: a resource server's scopes come from getResourceServerInfo.
+    scopes: OIDC_SCOPES,
+    // A client registers with the scope of its first challenge and steps up later (MCP does):
+    // the registered scope is dropped, so it limits nothing here.
+    extraClientMetadata: {
+      properties: ['scope'],
+      validator(_ctx, key, _value, metadata) {
+        if (key === 'scope') delete metadata.scope;
+      },
+    },
+    findAccount: (_ctx, sub) =>
+      sub === ACCOUNT ? { accountId: sub, claims: () => ({ sub }) } : undefined,
+    // A client registered for refresh_token gets one, offline_access asked for or not.
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    // Lifetimes for a test run (seconds); set so the provider does not warn about its defaults.
+    ttl: {
+      AccessToken: 300,
+      AuthorizationCode: 60,
+      ClientCredentials: 300,
+      Grant: 3600,
+      IdToken: 300,
+      Interaction: 600,
+      RefreshToken: 3600,
+      Session: 3600,
+    },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      registration: { enabled: true },
       resourceIndicators: {
         enabled: true,
+        // A token's audience is the resource asked for. At the token endpoint without `resource`:
+        // the one granted (useGrantedResource); of several granted none is picked (ask for one).
+        defaultResource: (_ctx, _client, oneOf) => oneOf,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, resource) => ({
           scope: scopes.join(' '),
@@ -83,8 +155,51 @@ export async function startAuthorizationServer(
   });
   // The provider's HTTP server as the issuer: plain http on loopback is what tests have.
   provider.proxy = false;
+
+  // The user: signs in as alice and consents to every scope asked for that the server knows.
+  const interact = async (req: IncomingMessage, res: ServerResponse) => {
+    const details = await provider.interactionDetails(req, res);
+    const params = details.params as { client_id?: string; scope?: string; resource?: unknown };
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    const grant =
+      (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ??
+      new provider.Grant({ accountId: ACCOUNT, clientId: String(params.client_id) });
+    const asked = (params.scope ?? '').split(' ').filter(Boolean);
+    const oidc = [
+      ...asked.filter((s) => OIDC_SCOPES.includes(s)),
+      ...(missing.missingOIDCScope ?? []),
+    ];
+    if (oidc.length > 0) grant.addOIDCScope(oidc);
+    const ofServer = asked.filter((s) => resourceScopes.has(s));
+    const resources = [params.resource ?? []].flat().filter((r) => typeof r === 'string');
+    for (const resource of resources)
+      if (ofServer.length > 0) grant.addResourceScope(resource, ofServer);
+    for (const [resource, more] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(resource, more);
+    const grantId = await grant.save();
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: ACCOUNT }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
+  };
+  const callback = provider.callback();
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'GET' && /^\/interaction\/[^/?]+(\?|$)/.test(req.url ?? '')) {
+      interact(req, res).catch((err: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(`interaction failed: ${(err as Error).message}`);
+      });
+      return;
+    }
+    callback(req, res);
+  };
   const listen = () => {
-    server = createServer(provider.callback());
+    server = createServer(handle);
     return new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   };
   await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -94,8 +209,43 @@ export async function startAuthorizationServer(
       server.closeAllConnections();
       server.close(() => resolve());
     });
+
+  // The browser's cookie jar: the provider's cookies, by name and path (all on this origin).
+  const jar = new Map<string, { name: string; value: string; path: string }>();
+  const keep = (setCookies: readonly string[]) => {
+    for (const line of setCookies) {
+      const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
+      const eq = pair.indexOf('=');
+      if (eq <= 0) continue;
+      const name = pair.slice(0, eq);
+      const value = pair.slice(eq + 1);
+      let path = '/';
+      let gone = value === '';
+      for (const attribute of attributes) {
+        const [key = '', val = ''] = attribute.split('=');
+        const k = key.trim().toLowerCase();
+        if (k === 'path') path = val || '/';
+        else if (k === 'max-age' && Number(val) <= 0) gone = true;
+        else if (k === 'expires' && Date.parse(val) <= Date.now()) gone = true;
+      }
+      const id = `${name};${path}`;
+      if (gone) jar.delete(id);
+      else jar.set(id, { name, value, path });
+    }
+  };
+  const cookiesFor = (url: URL) =>
+    [...jar.values()]
+      .filter(
+        (c) =>
+          url.pathname === c.path ||
+          url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`),
+      )
+      .map((c) => `${c.name}=${c.value}`)
+      .join('; ');
+
   return {
     issuer,
+    account: ACCOUNT,
     async token(resource, scope) {
       // After a stop/start a pooled connection is dead: fetch says so once, then connects anew.
       const post = () =>
@@ -117,6 +267,32 @@ export async function startAuthorizationServer(
       return new SignJWT({ iss: issuer, sub: 'someone', iat: now, exp: now + 300, ...claims })
         .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'k1', ...header })
         .sign(key === 'provider' ? privateKey : stranger);
+    },
+    async authorize(url) {
+      let next = new URL(url);
+      const redirectUri = next.searchParams.get('redirect_uri');
+      const own = new URL(issuer).origin;
+      const arrived = (at: URL) =>
+        at.origin !== own ||
+        (redirectUri !== null && `${at.origin}${at.pathname}` === redirectUri.split('?')[0]);
+      for (let hop = 0; hop <= MAX_HOPS; hop++) {
+        if (hop > 0 && arrived(next)) return next;
+        const target = next;
+        const get = () => {
+          const cookie = cookiesFor(target);
+          return fetch(target, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+        };
+        const res = await get().catch(get);
+        keep(res.headers.getSetCookie());
+        const location = res.headers.get('location');
+        const text = await res.text();
+        if (res.status < 300 || res.status >= 400 || !location)
+          throw new Error(
+            `authorize: ${res.status} at ${target.pathname} instead of a redirect: ${text.slice(0, 500)}`,
+          );
+        next = new URL(location, target);
+      }
+      throw new Error(`authorize: still redirecting after ${MAX_HOPS} hops, at ${next.href}`);
     },
     stop,
     start: listen,
