@@ -48,34 +48,34 @@ type Reply = {
   result?: { structuredContent?: { projects?: { name: string }[] }; isError?: boolean };
   error?: { code: number; message: string };
 };
+const post = (token: string, name: string, args: Record<string, unknown> = {}) =>
+  postJson<Reply>(
+    http.mcpUrl,
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name,
+        arguments: args,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+        },
+      },
+    },
+    {
+      token,
+      headers: {
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': name,
+      },
+    },
+  );
 const call = async (token: string, name: string, args: Record<string, unknown> = {}) =>
-  (
-    await postJson<Reply>(
-      http.mcpUrl,
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name,
-          arguments: args,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientCapabilities': {},
-            'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
-          },
-        },
-      },
-      {
-        token,
-        headers: {
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': name,
-        },
-      },
-    )
-  ).body as Reply;
+  (await post(token, name, args)).body as Reply;
 
 const names = (reply: Reply) => reply.result?.structuredContent?.projects?.map((p) => p.name);
 
@@ -96,9 +96,12 @@ describe('projects with OAuth sign-in', () => {
   it("grants what the token's scope says: read alone cannot write", async () => {
     const token = await as.token(http.mcpUrl, 'read');
     expect(names(await call(token, 'list_projects'))).toEqual(['Signed in']);
-    const refused = await call(token, 'create_project', { name: 'Nope' });
-    // projects' own refusal, with the 2026-07-28 code (README "Errors").
-    expect(refused.error).toMatchObject({ code: -32600, message: 'Authorization failed' });
+    // A write tool needs `write`: 403 insufficient_scope naming it, so the client can step up.
+    const refused = await post(token, 'create_project', { name: 'Nope' });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toMatch(
+      /^Bearer error="insufficient_scope", resource_metadata="[^"]+", scope="write"$/,
+    );
     expect(names(await call(token, 'list_projects'))).toEqual(['Signed in']);
   });
 });

@@ -24,10 +24,16 @@ import {
 } from '../../../scripts/vitest/services.mjs';
 
 // `--client <file>`: another client under test (a program taking the server URL as its last
-// argument, run with this Node); `--clients-only`: the client scenarios alone. The gateway uses
-// both to hold its backend links to the client scenarios.
+// argument, run with this Node); `--clients-only`: the client scenarios alone; `--baselines
+// <prefix>`: that client's expected-failures files. The gateway uses all three to hold its
+// backend links to the client scenarios.
 const { values: options } = parseArgs({
-  options: { client: { type: 'string' }, 'clients-only': { type: 'boolean', default: false } },
+  options: {
+    client: { type: 'string' },
+    'clients-only': { type: 'boolean', default: false },
+    // The client's own expected failures: `<prefix>.<release>.yml` (default: McpClient's, here).
+    baselines: { type: 'string' },
+  },
 });
 
 // The suites (one list for the scripts and the tests: scripts/vitest/services.mjs). The modern one
@@ -147,7 +153,9 @@ if (!options['clients-only']) {
 for (const { suite, args, baseline: file } of CLIENT_RUNS) {
   const label = `${suite} ${args.join(' ')}`;
   console.log(`conformance: client runs of ${label} with ${clientName} as the client under test`);
-  const expected = fileURLToPath(new URL(`../${file}`, import.meta.url));
+  const expected = options.baselines
+    ? resolve(`${options.baselines}${file.slice('conformance-client-baseline'.length)}`)
+    : fileURLToPath(new URL(`../${file}`, import.meta.url));
   const run = ['client', '--command', `${process.execPath} ${clientFixture}`, ...args];
   if ((await runSuite([...run, '--expected-failures', expected], suite)) !== 0) {
     console.log(`conformance: client runs of ${label} FAILED`);

@@ -43,11 +43,13 @@ function loadedAfter(imports: string[]): string[] {
 }
 
 describe('@mcpkit/protocol', () => {
-  it('has exactly three runtime dependencies, none of them an mcpkit package', () => {
+  it('has exactly four runtime dependencies, none of them an mcpkit package', () => {
     const own = manifest(PACKAGE);
+    // oauth4webapi (no dependencies of its own): McpClient's sign-in (OAuthClient).
     expect(Object.keys(own.dependencies ?? {}).sort()).toEqual([
       '@standard-schema/spec',
       'eventsource-parser',
+      'oauth4webapi',
       'zod',
     ]);
     expect(Object.keys(own.peerDependencies ?? {})).toEqual([]);

@@ -15,6 +15,16 @@ export {
   UnsupportedInEraError,
   UnsupportedVersionError,
 } from './errors.js';
+// Sign-in the MCP way (OAuth 2.1): discovery, registration, PKCE, tokens.
+export {
+  MemoryOAuthStore,
+  OAuthClient,
+  type OAuthClientOptions,
+  type OAuthClientRegistration,
+  OAuthFlowError,
+  type OAuthStore,
+  type OAuthTokens,
+} from './oauth/oauth-client.js';
 export {
   defaultServerEnv,
   type ProcessExit,

@@ -6,6 +6,7 @@ import type { HeaderParam } from '../mcp/tool.js';
 import { DEFAULT_MAX_FRAME_BYTES } from '../transports/stdio.js';
 import { TransportError } from './errors.js';
 import { requestHeaders, type ToolHeaderLookup } from './headers.js';
+import type { OAuthClient } from './oauth/oauth-client.js';
 import type { ClientTransport } from './transport.js';
 
 /** How a dropped SSE stream is resumed (GET with `Last-Event-ID`). */
@@ -34,6 +35,11 @@ export interface StreamableHttpClientOptions {
   maxFrameBytes?: number;
   /** Where dropped streams and retries are logged. */
   logger?: EngineLogger;
+  /**
+   * Sign in the MCP way (OAuth 2.1): its token goes with every request, and a 401 or a 403
+   * `insufficient_scope` makes it sign in (or step up) and the request is sent once more.
+   */
+  oauth?: OAuthClient;
 }
 
 interface Outgoing {
@@ -209,13 +215,37 @@ export class StreamableHttpClientTransport implements ClientTransport {
     this.#abort.abort(new TransportError('transport closed'));
     if (this.#sessionId !== undefined) {
       // A server that does not let clients end sessions answers 405; that is fine.
-      await fetch(this.#url, {
+      await this.#fetch({
         method: 'DELETE',
         headers: this.#headers(),
         signal: AbortSignal.timeout(5000),
       }).catch(() => {});
     }
     this.#sink?.end();
+  }
+
+  /**
+   * One request to the server, with the OAuth token when there is one; after a 401 or a 403
+   * `insufficient_scope` that the OAuth client answers with a new token, sent once more.
+   */
+  async #fetch(init: RequestInit & { headers: Record<string, string> }): Promise<Response> {
+    const oauth = this.#options.oauth;
+    if (!oauth) return fetch(this.#url, init);
+    const url = this.#url;
+    const withToken = async () => {
+      const authorization = await oauth.header(url);
+      return authorization ? { ...init, headers: { ...init.headers, authorization } } : init;
+    };
+    let res = await fetch(url, await withToken());
+    if (
+      (res.status === 401 || res.status === 403) &&
+      (await oauth.handle(url, res.status, res.headers.get('www-authenticate')))
+    ) {
+      await res.body?.cancel();
+      res = await fetch(url, await withToken());
+    }
+    if (res.ok) oauth.succeeded(url);
+    return res;
   }
 
   #headers(extra?: Record<string, string>): Record<string, string> {
@@ -243,7 +273,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
       }
       return;
     }
-    const res = await fetch(this.#url, {
+    const res = await this.#fetch({
       method: 'POST',
       headers: this.#headers({
         'content-type': 'application/json',
@@ -320,7 +350,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
    * SSE stream that is never resumed; aborting `cancel` cancels it.
    */
   async #postModern(frame: string, message: Outgoing, cancel: AbortSignal): Promise<void> {
-    const res = await fetch(this.#url, {
+    const res = await this.#fetch({
       method: 'POST',
       headers: this.#headers({
         'content-type': 'application/json',
@@ -380,7 +410,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if (lastEventId !== undefined) extra['last-event-id'] = lastEventId;
     let res: Response;
     try {
-      res = await fetch(this.#url, {
+      res = await this.#fetch({
         method: 'GET',
         headers: this.#headers(extra),
         signal: this.#abort.signal,
