@@ -153,12 +153,16 @@ export class OAuthClient {
     const attempts = (this.#attempts.get(key) ?? 0) + 1;
     if (attempts > (this.#options.maxStepUps ?? 3)) return false;
     this.#attempts.set(key, attempts);
-    const prm = await protectedResourceMetadata(new URL(resource), challenge.resource_metadata);
+    const server = new URL(resource);
+    const found = await protectedResourceMetadata(server, challenge.resource_metadata);
+    // MCP 2025-03-26 (since replaced): a server without Protected Resource Metadata is its own
+    // authorization server, at its origin — metadata there, else the default endpoints.
+    const prm = found ?? { authorization_servers: [server.origin] };
     const issuer = prm.authorization_servers?.[0];
     if (typeof issuer !== 'string') {
       throw new OAuthFlowError(`the server's metadata names no authorization server`);
     }
-    const as = await authorizationServerMetadata(issuer);
+    const as = await authorizationServerMetadata(issuer, found === undefined);
     if (!as.code_challenge_methods_supported?.includes('S256')) {
       // MCP: a client MUST refuse an authorization server that does not advertise PKCE S256.
       throw new OAuthFlowError(`authorization server ${issuer} does not support PKCE (S256)`);
@@ -257,10 +261,11 @@ export class OAuthClient {
   }
 
   async #refresh(key: string, tokens: OAuthTokens): Promise<OAuthTokens | undefined> {
-    const prm = await protectedResourceMetadata(new URL(key), undefined);
+    const found = await protectedResourceMetadata(new URL(key), undefined);
+    const prm = found ?? { authorization_servers: [new URL(key).origin] };
     const issuer = prm.authorization_servers?.[0];
     if (typeof issuer !== 'string' || !tokens.refreshToken) return undefined;
-    const as = await authorizationServerMetadata(issuer);
+    const as = await authorizationServerMetadata(issuer, found === undefined);
     const registration = await this.#store.registration(as.issuer);
     if (!registration) return undefined;
     const client: oauth.Client = { client_id: registration.clientId };
@@ -315,14 +320,14 @@ interface ResourceMetadata {
 
 /**
  * The server's Protected Resource Metadata (RFC 9728), in the spec's order: the URL its
- * challenge names, then the path-inserted well-known location, then the root. Its `resource`
- * must be the server's own (the same origin, a prefix of its path), or a token for it would be
- * a token for someone else.
+ * challenge names, then the path-inserted well-known location, then the root; undefined when
+ * the server has none. Its `resource` must be the server's own (the same origin, a prefix of its
+ * path), or a token for it would be a token for someone else.
  */
 async function protectedResourceMetadata(
   server: URL,
   named: string | undefined,
-): Promise<ResourceMetadata> {
+): Promise<ResourceMetadata | undefined> {
   const path = server.pathname === '/' ? '' : server.pathname.replace(/\/$/, '');
   const candidates = [
     ...(named ? [new URL(named, server)] : []),
@@ -346,7 +351,7 @@ async function protectedResourceMetadata(
     }
     return meta;
   }
-  throw new OAuthFlowError(`no protected resource metadata for ${server.href}`);
+  return undefined;
 }
 
 /** Whether metadata naming `resource` may speak for `server`: same origin, a path prefix. */
@@ -363,7 +368,10 @@ function resourceAllowed(server: URL, resource: string): boolean {
  * OpenID Connect Discovery (path-inserted, then path-appended for an issuer with a path). The
  * document's `issuer` must be the one asked for (oauth4webapi checks it).
  */
-async function authorizationServerMetadata(issuer: string): Promise<oauth.AuthorizationServer> {
+async function authorizationServerMetadata(
+  issuer: string,
+  defaults = false,
+): Promise<oauth.AuthorizationServer> {
   const url = new URL(issuer);
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
   const candidates = path
@@ -385,9 +393,37 @@ async function authorizationServerMetadata(issuer: string): Promise<oauth.Author
       await res?.body?.cancel();
       continue;
     }
+    // MCP 2025-03-26 found the metadata from the server's origin without naming an issuer, and
+    // servers of then publish their authorization server's own (`…/oauth`): taken as it is.
+    if (defaults) return legacyMetadata(res);
     return oauth.processDiscoveryResponse(url, res);
   }
+  if (defaults) {
+    // MCP 2025-03-26 §Fallbacks for Servers without Metadata Discovery; PKCE was required then.
+    return {
+      issuer: url.origin,
+      authorization_endpoint: `${url.origin}/authorize`,
+      token_endpoint: `${url.origin}/token`,
+      registration_endpoint: `${url.origin}/register`,
+      code_challenge_methods_supported: ['S256'],
+    };
+  }
   throw new OAuthFlowError(`no authorization server metadata for ${issuer}`, { cause: last });
+}
+
+/** Authorization server metadata found the 2025-03-26 way: its endpoints, whatever its issuer. */
+async function legacyMetadata(res: Response): Promise<oauth.AuthorizationServer> {
+  const meta = (await res.json().catch(() => undefined)) as
+    | (oauth.AuthorizationServer & Record<string, unknown>)
+    | undefined;
+  if (
+    typeof meta?.issuer !== 'string' ||
+    typeof meta.authorization_endpoint !== 'string' ||
+    typeof meta.token_endpoint !== 'string'
+  ) {
+    throw new OAuthFlowError('the authorization server metadata lacks its endpoints');
+  }
+  return meta;
 }
 
 /**
