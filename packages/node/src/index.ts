@@ -24,6 +24,12 @@ export {
   type ReadinessOutcome,
   type ReadinessReport,
 } from './http/health.js';
+// ... and a command-line client's sign-in: the browser's redirect, received on 127.0.0.1.
+export {
+  type LoopbackAuthorization,
+  type LoopbackOptions,
+  loopbackAuthorization,
+} from './http/oauth/loopback.js';
 // OAuth 2.1 sign-in (MCP basic/authorization): the server as a resource server.
 export {
   AuthorizationServerUnavailableError,
