@@ -24,6 +24,7 @@ export {
   type ReadinessOutcome,
   type ReadinessReport,
 } from './http/health.js';
+export { FileOAuthStore } from './http/oauth/file-store.js';
 // ... and a command-line client's sign-in: the browser's redirect, received on 127.0.0.1.
 export {
   type LoopbackAuthorization,
