@@ -41,6 +41,8 @@ export const RUNNER_STRING_FLAGS = [
   'drain-delay',
   'cors-origins',
   'public-url',
+  'auth-issuer',
+  'auth-audience',
 ];
 
 /** A backend's early child, until its Backend takes it. */

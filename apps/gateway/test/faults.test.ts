@@ -439,8 +439,8 @@ describe('two backends advertising the same tool names in one namespace', () => 
     const other = Number(textOf(await g.client.call(suffixed[0] as string)));
     expect(plain).not.toBe(other);
     expect(pids.sort()).toStrictEqual([plain, other].sort());
-    expect(status.backends['rich-a']?.tool_count).toBe(8);
-    expect(status.backends['rich-b']?.tool_count).toBe(8);
+    expect(status.backends['rich-a']?.tool_count).toBe(10);
+    expect(status.backends['rich-b']?.tool_count).toBe(10);
   });
 
   it('routes the colon form to the same backend as the advertised name', async () => {
@@ -456,7 +456,7 @@ describe('two backends advertising the same tool names in one namespace', () => 
   it('shows the collisions in gateway_status', async () => {
     const status = await g.status();
     const collisions = status.gateway.collisions;
-    expect(collisions.length).toBeGreaterThanOrEqual(8);
+    expect(collisions.length).toBeGreaterThanOrEqual(10);
     expect(
       collisions.some((c) =>
         /^rich__who \((rich-a|rich-b)\) advertised as rich__who_[0-9a-f]{6}$/.test(c),

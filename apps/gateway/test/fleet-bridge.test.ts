@@ -180,9 +180,11 @@ describe('a call parked for input on one gateway instance', () => {
     cutOff = true;
     try {
       const refused = await b.request('tools/call', retry);
+      // The gateway's own -32000, as a 2026-07-28 client hears it (-32603, the code in data).
       expect(refused.error).toMatchObject({
-        code: -32000,
+        code: -32603,
         message: expect.stringMatching(/cannot reach the gateway instance/),
+        data: { legacyCode: -32000 },
       });
     } finally {
       cutOff = false;

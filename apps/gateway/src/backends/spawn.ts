@@ -28,6 +28,8 @@ export const GATEWAY_VARIABLES: readonly string[] = [
   'MCP_DRAIN_DELAY',
   'MCP_CORS_ORIGINS',
   'MCP_PUBLIC_URL',
+  'MCP_AUTH_ISSUER',
+  'MCP_AUTH_AUDIENCE',
   'MCP_HELP',
   'MCP_VERSION',
   // the gateway's GATEWAY_OPTIONS
