@@ -150,6 +150,12 @@ export const configSchema = z
               .strict(),
           )
           .optional(),
+        /**
+         * OAuth 2.1 sign-in over HTTP, beside `tokens` (what `--auth-issuer` / `--auth-audience`
+         * set; the flags win): the authorization server whose access tokens are accepted, and
+         * the audience they must name (default: the gateway's MCP URL). A restart applies it.
+         */
+        oauth: z.object({ issuer: z.url(), audience: z.url().optional() }).strict().optional(),
         events: z
           .object({
             path: z.string().optional(),

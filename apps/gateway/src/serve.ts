@@ -226,6 +226,7 @@ process.exitCode = await runCli({
             'gateway:admin',
           ]),
         ],
+        ...config.gateway.oauth,
       },
       close: async () => {
         page.close();

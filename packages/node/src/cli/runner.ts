@@ -209,7 +209,15 @@ export interface CliApp {
      * it knows and those every request needs, and who a token's claims are. Without it the flag
      * is refused.
      */
-    oauth?: Pick<OAuthResourceOptions, 'scopes' | 'requiredScopes' | 'identity' | 'documentation'>;
+    oauth?: Pick<
+      OAuthResourceOptions,
+      'scopes' | 'requiredScopes' | 'identity' | 'documentation'
+    > & {
+      /** The authorization server the app's own configuration names (`--auth-issuer` wins). */
+      issuer?: string;
+      /** The audience the app's own configuration names (`--auth-audience` wins). */
+      audience?: string;
+    };
     /** Release what `build` acquired (a database, child processes) when the server stops. */
     close?: () => Promise<void>;
   }>;
@@ -366,7 +374,7 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
   }
   const { server, stdioAuth } = built;
   let http = built.http;
-  const issuer = values['auth-issuer'] as string | undefined;
+  const issuer = (values['auth-issuer'] as string | undefined) || built.oauth?.issuer;
   if (issuer && values.transport === 'http') {
     // Over stdio nothing changes: MCP's authorization spec has stdio credentials come from the
     // environment, which the app's own flags do.
@@ -381,9 +389,10 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
       process.stderr.write(`${app.command}: --auth-issuer: ${refused}\n`);
       return 2;
     }
-    const audience = values['auth-audience'] as string | undefined;
+    const audience = (values['auth-audience'] as string | undefined) || built.oauth?.audience;
+    const { issuer: _issuer, audience: _audience, ...profile } = built.oauth ?? {};
     const oauth = createOAuthResourceServer({
-      ...built.oauth,
+      ...profile,
       issuer,
       ...(audience ? { audience } : {}),
     });
