@@ -18,31 +18,12 @@ import {
   MODERN_TOOL_CALL_BODY,
   MODERN_TOOL_CALL_EXPECT,
 } from './http-driver.js';
+import { median, withEnv } from './shared.js';
 
 const TARGET = 0.85;
 const STATIC_TOKEN = 'bench-static-token-0123456789';
 /** The audience the server is told to expect: any URL, as long as the token names the same. */
 const AUDIENCE = 'http://127.0.0.1/bench/mcp';
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
-
-/** Run `fn` with `env` added to this process's environment (what the server child inherits). */
-async function withEnv<T>(env: Record<string, string>, fn: () => Promise<T>): Promise<T> {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    return await fn();
-  } finally {
-    for (const key of Object.keys(env)) {
-      if (saved[key] === undefined) delete process.env[key];
-      else process.env[key] = saved[key];
-    }
-  }
-}
 
 export async function oauthBench(rounds: number, duration: number): Promise<boolean> {
   const as = await startAuthorizationServer(['bench']);

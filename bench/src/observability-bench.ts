@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type HttpResult, type HttpTarget, httpRun, TOOL_CALL_EXPECT } from './http-driver.js';
 import { type ToggleWindow, toggleRatio } from './servers/observe-toggle.js';
+import { median, withEnv } from './shared.js';
 
 const TARGET = 0.95;
 
@@ -42,12 +43,6 @@ const GATEWAY_BODY = JSON.stringify({
 
 /** The loss a ratio of on to off stands for, in per cent. */
 const pct = (ratio: number) => `${((1 - ratio) * 100).toFixed(1)} %`;
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 /** Run `targets` interleaved for `rounds`; each target's samples, in order. */
 async function interleaved(
@@ -70,23 +65,6 @@ async function interleaved(
 }
 
 type EnvTarget = HttpTarget & { env?: Record<string, string> };
-
-/** Run `fn` with `env` added to this process's environment (what the server child inherits). */
-async function withEnv<T>(
-  env: Record<string, string> | undefined,
-  fn: () => Promise<T>,
-): Promise<T> {
-  const saved = { ...process.env };
-  Object.assign(process.env, env ?? {});
-  try {
-    return await fn();
-  } finally {
-    for (const key of Object.keys(env ?? {})) {
-      if (saved[key] === undefined) delete process.env[key];
-      else process.env[key] = saved[key];
-    }
-  }
-}
 
 /**
  * `rounds` runs of `target` with its metrics toggled in windows; each run's windows, and whether

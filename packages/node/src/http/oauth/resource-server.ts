@@ -5,7 +5,7 @@
  * and the Protected Resource Metadata (RFC 9728) that tells a client where to sign in.
  */
 import { createHash } from 'node:crypto';
-import type { AuthInfo } from '@mcpkit/protocol';
+import { type AuthInfo, hasBrand } from '@mcpkit/protocol';
 import {
   createRemoteJWKSet,
   decodeProtectedHeader,
@@ -55,11 +55,7 @@ export class AuthorizationServerUnavailableError extends Error {
   readonly [UNAVAILABLE_BRAND] = true;
   /** Whether `value` is one, from any copy of this package. */
   static is(value: unknown): value is AuthorizationServerUnavailableError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as { [UNAVAILABLE_BRAND]?: unknown })[UNAVAILABLE_BRAND] === true
-    );
+    return hasBrand(value, UNAVAILABLE_BRAND);
   }
   /** `message` says which authorization server, and what could not be had. */
   constructor(message: string, options?: ErrorOptions) {

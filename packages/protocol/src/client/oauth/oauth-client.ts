@@ -6,6 +6,7 @@
  * PKCE, RFC 9207 `iss`, the token and refresh requests).
  */
 import * as oauth from 'oauth4webapi';
+import { hasBrand } from '../../jsonrpc/brand.js';
 import { bearerChallenge } from './challenge.js';
 
 const FLOW_BRAND = Symbol.for('mcpkit.OAuthFlowError');
@@ -292,11 +293,7 @@ export class OAuthFlowError extends Error {
   readonly [FLOW_BRAND] = true;
   /** Whether `value` is one, from any copy of this package. */
   static is(value: unknown): value is OAuthFlowError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as { [FLOW_BRAND]?: unknown })[FLOW_BRAND] === true
-    );
+    return hasBrand(value, FLOW_BRAND);
   }
   /** `message` says which step failed. */
   constructor(message: string, options?: ErrorOptions) {
