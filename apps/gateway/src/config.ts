@@ -153,9 +153,18 @@ export const configSchema = z
         /**
          * OAuth 2.1 sign-in over HTTP, beside `tokens` (what `--auth-issuer` / `--auth-audience`
          * set; the flags win): the authorization server whose access tokens are accepted, and
-         * the audience they must name (default: the gateway's MCP URL). A restart applies it.
+         * the audience they must name (default: the gateway's MCP URL), and the scopes that
+         * include others (`{"gateway:admin": ["files"]}`: a token with gateway:admin may call
+         * what needs files). A restart applies it.
          */
-        oauth: z.object({ issuer: z.url(), audience: z.url().optional() }).strict().optional(),
+        oauth: z
+          .object({
+            issuer: z.url(),
+            audience: z.url().optional(),
+            scope_hierarchy: z.record(z.string(), z.array(z.string())).optional(),
+          })
+          .strict()
+          .optional(),
         events: z
           .object({
             path: z.string().optional(),

@@ -43,6 +43,8 @@ export const RUNNER_STRING_FLAGS = [
   'public-url',
   'auth-issuer',
   'auth-audience',
+  'auth-client-id',
+  'auth-client-secret',
 ];
 
 /** A backend's early child, until its Backend takes it. */

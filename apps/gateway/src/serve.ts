@@ -226,7 +226,13 @@ process.exitCode = await runCli({
             'gateway:admin',
           ]),
         ],
-        ...config.gateway.oauth,
+        ...(config.gateway.oauth && {
+          issuer: config.gateway.oauth.issuer,
+          ...(config.gateway.oauth.audience ? { audience: config.gateway.oauth.audience } : {}),
+          ...(config.gateway.oauth.scope_hierarchy
+            ? { scopeHierarchy: config.gateway.oauth.scope_hierarchy }
+            : {}),
+        }),
       },
       close: async () => {
         page.close();

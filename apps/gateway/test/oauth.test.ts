@@ -7,6 +7,7 @@ import {
   type HttpProcess,
   killSpawned,
   postJson,
+  postModernCall,
   removeTempDirs,
   startAuthorizationServer,
   type TestAuthorizationServer,
@@ -20,7 +21,7 @@ let gw: HttpProcess;
 beforeAll(async () => {
   as = await startAuthorizationServer(['ops', 'gateway:admin']);
   gw = await spawnHttpGateway({
-    gateway: { oauth: { issuer: as.issuer } },
+    gateway: { oauth: { issuer: as.issuer, scope_hierarchy: { 'gateway:admin': ['ops'] } } },
     mcpServers: { rich: backend('rich', { scopes: ['ops'] }) },
   });
 });
@@ -31,17 +32,13 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const status = (token?: string) =>
+const call = (name: string, token?: string) =>
   postJson<{ result?: { isError?: boolean }; error?: unknown }>(
     `${gw.url}/messages/`,
-    {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'gateway_status', arguments: {} },
-    },
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } },
     token ? { token } : {},
   );
+const status = (token?: string) => call('gateway_status', token);
 
 describe('the gateway with gateway.oauth in its config', () => {
   it('publishes its metadata: the issuer, every backend scope and gateway:admin', async () => {
@@ -64,6 +61,18 @@ describe('the gateway with gateway.oauth in its config', () => {
     const served = await status(token);
     expect(served.status).toBe(200);
     expect(served.body?.result?.isError ?? false).toBe(false);
+  });
+
+  it("honours the config's scope hierarchy: gateway:admin may call what needs ops", async () => {
+    const admin = await as.token(`${gw.url}/mcp`, 'gateway:admin');
+    const served = await call('rich__who', admin);
+    expect(served.status).toBe(200);
+    expect(served.body?.result?.isError ?? false).toBe(false);
+    // and not the other way: ops alone is no admin (restart_backend needs gateway:admin).
+    const ops = await as.token(`${gw.url}/mcp`, 'ops');
+    const refused = await postModernCall(`${gw.url}/mcp`, 'restart_backend', {}, { token: ops });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toContain('scope="gateway:admin"');
   });
 
   it('refuses an issuer that is not a URL in the config', () => {

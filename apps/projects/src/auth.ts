@@ -36,10 +36,12 @@ export const PROJECT_SCOPES = ['read', 'write'] as const;
  */
 export function projectsOAuth(
   store: Store,
-): Pick<OAuthResourceOptions, 'scopes' | 'requiredScopes' | 'identity'> {
+): Pick<OAuthResourceOptions, 'scopes' | 'requiredScopes' | 'identity' | 'scopeHierarchy'> {
   return {
     scopes: PROJECT_SCOPES,
     requiredScopes: ['read'],
+    // Whoever may write may read what they write.
+    scopeHierarchy: { write: ['read'] },
     identity: async (claims) => {
       if (typeof claims.iss !== 'string' || typeof claims.sub !== 'string') return undefined;
       const user = await store.userForIdentity({

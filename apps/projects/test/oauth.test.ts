@@ -6,7 +6,7 @@
  */
 import { createOAuthResourceServer, type ServedHttp, serveHttp } from '@mcpkit/node';
 import {
-  postJson,
+  postModernCall,
   removeTempDirs,
   startAuthorizationServer,
   type TestAuthorizationServer,
@@ -49,31 +49,7 @@ type Reply = {
   error?: { code: number; message: string };
 };
 const post = (token: string, name: string, args: Record<string, unknown> = {}) =>
-  postJson<Reply>(
-    http.mcpUrl,
-    {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: args,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
-          'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
-        },
-      },
-    },
-    {
-      token,
-      headers: {
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': name,
-      },
-    },
-  );
+  postModernCall<Reply>(http.mcpUrl, name, args, { token });
 const call = async (token: string, name: string, args: Record<string, unknown> = {}) =>
   (await post(token, name, args)).body as Reply;
 
@@ -103,5 +79,12 @@ describe('projects with OAuth sign-in', () => {
       /^Bearer error="insufficient_scope", resource_metadata="[^"]+", scope="write"$/,
     );
     expect(names(await call(token, 'list_projects'))).toEqual(['Signed in']);
+  });
+
+  it('takes write as including read (its scope hierarchy)', async () => {
+    const token = await as.token(http.mcpUrl, 'write');
+    const listed = await post(token, 'list_projects');
+    expect(listed.status).toBe(200);
+    expect(names(listed.body as Reply)).toEqual(['Signed in']);
   });
 });

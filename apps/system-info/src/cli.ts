@@ -58,8 +58,13 @@ process.exitCode = await runCli({
         plainPaths: ['/'],
         ...(tokens.length > 0 ? { auth: { tokens } } : {}),
       },
-      // With --auth-issuer: a token's `scope` holds system-info's scopes; every tool needs core.
-      oauth: { scopes: [...scopes], requiredScopes: ['core'] },
+      // With --auth-issuer: a token's `scope` holds system-info's scopes; every tool needs core,
+      // and one granted sensitive (the wider of the two) holds core too.
+      oauth: {
+        scopes: [...scopes],
+        requiredScopes: ['core'],
+        scopeHierarchy: { sensitive: ['core'] },
+      },
     };
   },
 });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import {
   type HttpProcess,
   killSpawned,
-  postJson,
+  postModernCall,
   runProcess,
   spawnHttpServer,
   startAuthorizationServer,
@@ -36,31 +36,7 @@ afterAll(async () => {
 
 type Reply = { result?: { isError?: boolean; tools?: { name: string }[] }; error?: unknown };
 const call = (token: string | undefined, name: string) =>
-  postJson<Reply>(
-    `${app.url}/mcp`,
-    {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: {},
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
-          'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
-        },
-      },
-    },
-    {
-      ...(token ? { token } : {}),
-      headers: {
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': name,
-      },
-    },
-  );
+  postModernCall<Reply>(`${app.url}/mcp`, name, {}, token ? { token } : {});
 
 describe('system-info with --auth-issuer', () => {
   it('names its authorization server and scopes in its metadata, and in a 401', async () => {
@@ -90,6 +66,13 @@ describe('system-info with --auth-issuer', () => {
     expect(logs.body?.error).toBeUndefined();
   });
 
+  it('takes sensitive as including core (its scope hierarchy)', async () => {
+    const sensitive = await as.token(`${app.url}/mcp`, 'sensitive');
+    const uptime = await call(sensitive, 'get_uptime');
+    expect(uptime.status).toBe(200);
+    expect(uptime.body?.result?.isError ?? false).toBe(false);
+  });
+
   it('keeps its static token working beside OAuth', async () => {
     expect((await call(STATIC, 'get_uptime')).status).toBe(200);
   });
@@ -106,5 +89,66 @@ describe('system-info with --auth-issuer', () => {
     ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--auth-issuer: 'not a url' is not a URL");
+  });
+});
+
+describe('system-info with --auth-client-id: opaque tokens, introspected', () => {
+  let opaque: TestAuthorizationServer;
+  let introspecting: HttpProcess;
+  beforeAll(async () => {
+    opaque = await startAuthorizationServer(['core', 'sensitive'], { accessTokenFormat: 'opaque' });
+    introspecting = await spawnHttpServer(
+      process.execPath,
+      [CLI, '--transport', 'http', '--port', '0', '--auth-issuer', opaque.issuer],
+      {
+        env: {
+          MCP_AUTH_CLIENT_ID: opaque.introspector.clientId,
+          MCP_AUTH_CLIENT_SECRET: opaque.introspector.clientSecret,
+        },
+      },
+    );
+  });
+  afterAll(async () => {
+    await introspecting?.stop();
+    await opaque?.close();
+  });
+
+  it('serves an opaque token the authorization server calls active, and refuses it revoked', async () => {
+    const token = await opaque.token(`${introspecting.url}/mcp`, 'core');
+    const served = await postModernCall<Reply>(
+      `${introspecting.url}/mcp`,
+      'get_uptime',
+      {},
+      { token },
+    );
+    expect(served.status).toBe(200);
+    expect(served.body?.result?.isError ?? false).toBe(false);
+    const revoked = await opaque.token(`${introspecting.url}/mcp`, 'core');
+    await opaque.revoke(revoked);
+    const refused = await postModernCall(
+      `${introspecting.url}/mcp`,
+      'get_uptime',
+      {},
+      {
+        token: revoked,
+      },
+    );
+    expect(refused.status).toBe(401);
+  });
+
+  it('refuses a client id without its secret, naming both', async () => {
+    const run = await runProcess(process.execPath, [
+      CLI,
+      '--transport',
+      'http',
+      '--port',
+      '0',
+      '--auth-issuer',
+      opaque.issuer,
+      '--auth-client-id',
+      'someone',
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--auth-client-id and MCP_AUTH_CLIENT_SECRET go together');
   });
 });

@@ -48,6 +48,13 @@ export interface TestAuthorizationServer {
    * she consented to carry over to the next `authorize`, as they would for a person.
    */
   authorize(url: string | URL): Promise<URL>;
+  /**
+   * The confidential client a resource server introspects opaque tokens as (RFC 7662; the
+   * provider's `/token/introspection`).
+   */
+  readonly introspector: { clientId: string; clientSecret: string };
+  /** Revoke an access token at the provider (RFC 7009): introspection calls it inactive. */
+  revoke(token: string): Promise<void>;
   /** Stop answering (the JWKS endpoint goes down with the rest); `start` brings it back. */
   stop(): Promise<void>;
   /** Answer again, on the same port, after `stop`. */
@@ -57,6 +64,15 @@ export interface TestAuthorizationServer {
 }
 
 const CLIENT = { id: 'test-service', secret: 'test-service-secret-0123456789' };
+const INTROSPECTOR = { id: 'test-resource-server', secret: 'test-resource-server-secret-0123' };
+
+/** How {@link startAuthorizationServer}'s provider issues access tokens. */
+export interface AuthorizationServerOptions {
+  /** `jwt` (RFC 9068, the default) or `opaque` (a reference only introspection can read). */
+  accessTokenFormat?: 'jwt' | 'opaque';
+  /** The port on 127.0.0.1. Default: any free one. */
+  port?: number;
+}
 const ACCOUNT = 'alice';
 /** The scopes that are the provider's own (OpenID Connect), not a resource server's. */
 const OIDC_SCOPES = ['openid', 'offline_access'];
@@ -85,6 +101,7 @@ const MAX_HOPS = 10;
  */
 export async function startAuthorizationServer(
   scopes: readonly string[] = ['read', 'sensitive'],
+  options: AuthorizationServerOptions = {},
 ): Promise<TestAuthorizationServer> {
   // Loaded here, not with the kit: it warns on import about Node 20, which every test would show.
   const { default: Provider } = await import('oidc-provider');
@@ -92,7 +109,10 @@ export async function startAuthorizationServer(
   const stranger = (await generateKeyPair('RS256', { extractable: true })).privateKey;
   const jwk: JWK = { ...(await exportJWK(privateKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   let server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const port = (server.address() as AddressInfo).port;
   const issuer = `http://127.0.0.1:${port}`;
   const resourceScopes = new Set(scopes);
@@ -101,6 +121,13 @@ export async function startAuthorizationServer(
       {
         client_id: CLIENT.id,
         client_secret: CLIENT.secret,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      },
+      {
+        client_id: INTROSPECTOR.id,
+        client_secret: INTROSPECTOR.secret,
         grant_types: ['client_credentials'],
         redirect_uris: [],
         response_types: [],
@@ -137,6 +164,15 @@ export async function startAuthorizationServer(
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
+      // Only the resource server reads tokens; a client revokes only its own.
+      introspection: {
+        enabled: true,
+        allowedPolicy: (_ctx, client) => client.clientId === INTROSPECTOR.id,
+      },
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+      },
       registration: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -147,7 +183,7 @@ export async function startAuthorizationServer(
         getResourceServerInfo: (_ctx, resource) => ({
           scope: scopes.join(' '),
           audience: resource,
-          accessTokenFormat: 'jwt',
+          accessTokenFormat: options.accessTokenFormat ?? 'jwt',
           accessTokenTTL: 300,
         }),
       },
@@ -233,6 +269,8 @@ export async function startAuthorizationServer(
       else jar.set(id, { name, value, path });
     }
   };
+  const basic = (client: { id: string; secret: string }) =>
+    `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`;
   const cookiesFor = (url: URL) =>
     [...jar.values()]
       .filter(
@@ -253,7 +291,7 @@ export async function startAuthorizationServer(
           method: 'POST',
           headers: {
             'content-type': 'application/x-www-form-urlencoded',
-            authorization: `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`,
+            authorization: basic(CLIENT),
           },
           body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }),
         });
@@ -261,6 +299,18 @@ export async function startAuthorizationServer(
       const body = (await res.json()) as { access_token?: string };
       if (!res.ok || !body.access_token) throw new Error(`token: ${JSON.stringify(body)}`);
       return body.access_token;
+    },
+    introspector: { clientId: INTROSPECTOR.id, clientSecret: INTROSPECTOR.secret },
+    async revoke(token) {
+      const res = await fetch(`${issuer}/token/revocation`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: basic(CLIENT),
+        },
+        body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
+      });
+      if (!res.ok) throw new Error(`revoke: HTTP ${res.status} ${await res.text()}`);
     },
     async sign(claims, header = {}, key = 'provider') {
       const now = Math.floor(Date.now() / 1000);

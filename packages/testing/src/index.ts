@@ -15,7 +15,11 @@ export {
   type RawReply,
 } from '@mcpkit/protocol/testing';
 // OAuth: a real authorization server (oidc-provider) on 127.0.0.1, to mint and forge tokens.
-export { startAuthorizationServer, type TestAuthorizationServer } from './authorization-server.js';
+export {
+  type AuthorizationServerOptions,
+  startAuthorizationServer,
+  type TestAuthorizationServer,
+} from './authorization-server.js';
 // Headless Chromium for browser tests (Playwright's launch options; no Playwright dependency).
 export {
   CHROMIUM_PATH,
@@ -30,7 +34,7 @@ export {
 export { type HttpProcess, type HttpProcessOptions, spawnHttpServer } from './http-process.js';
 // A child's memory (/proc), after a full GC; a raw listen to hold a stream open.
 export { GC_ON_SIGNAL, procMemoryMb, rssAfterGc } from './memory.js';
-export { type PostOptions, type PostReply, postJson } from './post.js';
+export { type PostOptions, type PostReply, postJson, postModernCall } from './post.js';
 export { isAlive, killGroup, killSpawned, waitGone } from './processes.js';
 // Prometheus: a strict parser of the text format, to test a /metrics endpoint.
 export {

@@ -62,3 +62,52 @@ export async function postJson<B = unknown>(
   }
   return { status: res.status, headers: res.headers, text, body };
 }
+
+/** The MCP revision {@link postModernCall} speaks. */
+const MODERN = '2026-07-28';
+
+/**
+ * POST one stateless 2026-07-28 `tools/call` to a Streamable HTTP endpoint, the way a modern
+ * client sends it — the request metadata in `_meta` and in the `Mcp-Protocol-Version`,
+ * `Mcp-Method` and `Mcp-Name` headers — and read the whole answer (see {@link postJson}).
+ *
+ * @example
+ * ```ts
+ * const { status, headers } = await postModernCall(`${url}/mcp`, 'get_uptime', {}, { token });
+ * expect(status).toBe(403);
+ * ```
+ */
+export function postModernCall<B = unknown>(
+  url: string | URL,
+  name: string,
+  args: Record<string, unknown> = {},
+  options: PostOptions = {},
+): Promise<PostReply<B>> {
+  return postJson<B>(
+    url,
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name,
+        arguments: args,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'mcpkit-test', version: '1' },
+        },
+      },
+    },
+    {
+      ...options,
+      headers: {
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/call',
+        'mcp-name': name,
+        ...options.headers,
+      },
+    },
+  );
+}

@@ -30,6 +30,8 @@ export const GATEWAY_VARIABLES: readonly string[] = [
   'MCP_PUBLIC_URL',
   'MCP_AUTH_ISSUER',
   'MCP_AUTH_AUDIENCE',
+  'MCP_AUTH_CLIENT_ID',
+  'MCP_AUTH_CLIENT_SECRET',
   'MCP_HELP',
   'MCP_VERSION',
   // the gateway's GATEWAY_OPTIONS

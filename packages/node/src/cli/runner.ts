@@ -146,6 +146,21 @@ export const COMMON_OPTIONS: readonly CliOption[] = [
     type: 'string',
   },
   {
+    name: 'auth-client-id',
+    env: 'MCP_AUTH_CLIENT_ID',
+    description:
+      "HTTP: this server's client id at the authorization server, to introspect opaque access tokens (RFC 7662); its secret in MCP_AUTH_CLIENT_SECRET",
+    type: 'string',
+  },
+  {
+    name: 'auth-client-secret',
+    env: 'MCP_AUTH_CLIENT_SECRET',
+    description:
+      "the client secret for --auth-client-id (prefer the variable: a flag's value shows in ps)",
+    type: 'string',
+    placeholder: '',
+  },
+  {
     // Actions, not settings: never read from the environment (MCP_VERSION=2025-06-18 in a
     // user's shell made every app exit with a usage error).
     name: 'help',
@@ -211,7 +226,7 @@ export interface CliApp {
      */
     oauth?: Pick<
       OAuthResourceOptions,
-      'scopes' | 'requiredScopes' | 'identity' | 'documentation'
+      'scopes' | 'requiredScopes' | 'identity' | 'documentation' | 'scopeHierarchy'
     > & {
       /** The authorization server the app's own configuration names (`--auth-issuer` wins). */
       issuer?: string;
@@ -378,11 +393,15 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
   if (issuer && values.transport === 'http') {
     // Over stdio nothing changes: MCP's authorization spec has stdio credentials come from the
     // environment, which the app's own flags do.
+    const clientId = values['auth-client-id'] as string | undefined;
+    const clientSecret = values['auth-client-secret'] as string | undefined;
     const refused = !built.oauth
       ? `${app.command} does not take OAuth sign-in`
       : !URL.canParse(issuer)
         ? `'${issuer}' is not a URL`
-        : undefined;
+        : Boolean(clientId) !== Boolean(clientSecret)
+          ? '--auth-client-id and MCP_AUTH_CLIENT_SECRET go together (introspection needs both)'
+          : undefined;
     if (refused) {
       await built.close?.();
       await state?.close();
@@ -395,9 +414,13 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
       ...profile,
       issuer,
       ...(audience ? { audience } : {}),
+      ...(clientId && clientSecret ? { introspection: { clientId, clientSecret } } : {}),
     });
     http = { ...http, auth: { ...http?.auth, oauth } };
-    logger.info({ issuer, audience: audience ?? '(this server)' }, 'OAuth sign-in on');
+    logger.info(
+      { issuer, audience: audience ?? '(this server)', introspection: Boolean(clientId) },
+      'OAuth sign-in on',
+    );
   }
   if (tracing) traceServer(server);
   if (ctx.requestState && !server.requestStateKeyed) {

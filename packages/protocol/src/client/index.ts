@@ -17,6 +17,13 @@ export {
 } from './errors.js';
 // Sign-in the MCP way (OAuth 2.1): discovery, registration, PKCE, tokens.
 export {
+  AuthorizationServerDiscoveryError,
+  type AuthorizationServerMetadata,
+  authorizationServerMetadataUrls,
+  type DiscoveryOptions,
+  discoverAuthorizationServer,
+} from './oauth/discovery.js';
+export {
   MemoryOAuthStore,
   OAuthClient,
   type OAuthClientOptions,

@@ -143,3 +143,113 @@ describe('an OAuth resource server against a real authorization server (oidc-pro
     });
   });
 });
+
+describe('a declared scope hierarchy', () => {
+  it('gives a token every scope its granted scopes imply, transitively', async () => {
+    const rs = server({ scopeHierarchy: { sensitive: ['read'], read: ['list'] } });
+    const info = await rs.verify(await as.token(RESOURCE, 'sensitive'));
+    expect([...(info?.scopes ?? [])].sort()).toEqual(['list', 'read', 'sensitive']);
+  });
+
+  it('implies nothing upward, and nothing from an inherited property name', async () => {
+    const rs = server({ scopeHierarchy: { sensitive: ['read'] } });
+    expect([...((await rs.verify(await as.token(RESOURCE, 'read')))?.scopes ?? [])]).toEqual([
+      'read',
+    ]);
+    const odd = server({ scopeHierarchy: {} });
+    const info = await odd.verify(await as.sign({ aud: RESOURCE, scope: 'constructor' }));
+    expect([...(info?.scopes ?? [])]).toEqual(['constructor']);
+  });
+});
+
+describe('opaque tokens through introspection (RFC 7662) against oidc-provider', () => {
+  let opaque: TestAuthorizationServer;
+  beforeAll(async () => {
+    opaque = await startAuthorizationServer(['read', 'sensitive'], { accessTokenFormat: 'opaque' });
+  });
+  afterAll(() => opaque?.close());
+
+  const introspecting = (extra: Partial<Parameters<typeof createOAuthResourceServer>[0]> = {}) =>
+    createOAuthResourceServer({
+      issuer: opaque.issuer,
+      audience: RESOURCE,
+      introspection: opaque.introspector,
+      ...extra,
+    });
+
+  it('accepts an active token for this resource: the client as subject, its scopes', async () => {
+    const token = await opaque.token(RESOURCE, 'read sensitive');
+    expect(token.split('.')).toHaveLength(1);
+    const info = await introspecting().verify(token);
+    expect(info?.subject).toBe('test-service');
+    expect([...(info?.scopes ?? [])].sort()).toEqual(['read', 'sensitive']);
+  });
+
+  it('refuses an opaque token when introspection is not configured', async () => {
+    const token = await opaque.token(RESOURCE, 'read');
+    expect(await introspecting({ introspection: undefined }).verify(token)).toBeUndefined();
+  });
+
+  it('refuses a token for another resource, an unknown one and a revoked one', async () => {
+    const rs = introspecting();
+    expect(await rs.verify(await opaque.token('http://127.0.0.1:1/other', 'read'))).toBeUndefined();
+    expect(await rs.verify('an-opaque-token-nobody-issued')).toBeUndefined();
+    const revoked = await opaque.token(RESOURCE, 'read');
+    await opaque.revoke(revoked);
+    expect(await rs.verify(revoked)).toBeUndefined();
+  });
+
+  it('trusts an active answer for cacheSec only: a revoked token is refused after it', async () => {
+    const remembering = introspecting();
+    const asking = introspecting({
+      introspection: { ...opaque.introspector, cacheSec: 0 },
+    });
+    const token = await opaque.token(RESOURCE, 'read');
+    expect(await remembering.verify(token)).toBeDefined();
+    expect(await asking.verify(token)).toBeDefined();
+    await opaque.revoke(token);
+    expect(await remembering.verify(token)).toBeDefined();
+    expect(await asking.verify(token)).toBeUndefined();
+  });
+
+  it('fails closed when its own credentials are refused, and while the server is down', async () => {
+    const token = await opaque.token(RESOURCE, 'read');
+    const wrong = introspecting({
+      introspection: { clientId: opaque.introspector.clientId, clientSecret: 'wrong' },
+    });
+    await expect(wrong.verify(token)).rejects.toSatisfy(AuthorizationServerUnavailableError.is);
+    const rs = introspecting();
+    await rs.verify(await opaque.token(RESOURCE, 'read')); // metadata known
+    await opaque.stop();
+    try {
+      await expect(rs.verify(token)).rejects.toSatisfy(AuthorizationServerUnavailableError.is);
+    } finally {
+      await opaque.start();
+    }
+    expect((await rs.verify(token))?.subject).toBe('test-service');
+  });
+
+  it('asks once for a burst of requests with one new token', async () => {
+    let asked = 0;
+    const counting = introspecting({
+      introspection: {
+        ...opaque.introspector,
+        endpoint: `${opaque.issuer}/token/introspection`,
+      },
+    });
+    const token = await opaque.token(RESOURCE, 'read');
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+      if (String(input instanceof Request ? input.url : input).endsWith('/token/introspection'))
+        asked++;
+      return realFetch(input, init);
+    }) as typeof fetch;
+    try {
+      const infos = await Promise.all(Array.from({ length: 8 }, () => counting.verify(token)));
+      expect(infos.every((info) => info?.subject === 'test-service')).toBe(true);
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+    expect(asked).toBe(1);
+  });
+});

@@ -5,7 +5,12 @@
  * and the Protected Resource Metadata (RFC 9728) that tells a client where to sign in.
  */
 import { createHash } from 'node:crypto';
-import { type AuthInfo, hasBrand } from '@mcpkit/protocol';
+import {
+  type AuthInfo,
+  type AuthorizationServerMetadata,
+  discoverAuthorizationServer,
+  hasBrand,
+} from '@mcpkit/protocol';
 import {
   createRemoteJWKSet,
   decodeProtectedHeader,
@@ -13,7 +18,9 @@ import {
   type JWTVerifyGetKey,
   errors as jose,
   jwtVerify,
+  type ProtectedHeaderParameters,
 } from 'jose';
+import * as oauth from 'oauth4webapi';
 
 const UNAVAILABLE_BRAND = Symbol.for('mcpkit.AuthorizationServerUnavailableError');
 
@@ -44,6 +51,32 @@ export interface OAuthResourceOptions {
   identity?: (claims: JWTPayload) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
   /** Verified tokens kept until they expire, so a busy client pays no signature per call. Default 10,000. */
   cacheSize?: number;
+  /**
+   * Opaque (non-JWT) access tokens, verified by asking the authorization server (RFC 7662
+   * token introspection) as a confidential client of it. Off by default: then only JWTs pass.
+   */
+  introspection?: IntrospectionOptions;
+  /**
+   * Scopes that include others: a token granted a key scope holds the scopes it names too,
+   * transitively — e.g. `{ 'files:admin': ['files:write'], 'files:write': ['files:read'] }`.
+   * A challenge still names the narrowest scopes an operation needs.
+   */
+  scopeHierarchy?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** How a resource server introspects opaque tokens (RFC 7662). */
+export interface IntrospectionOptions {
+  /** This resource server's client id at the authorization server. */
+  clientId: string;
+  /** Its client secret (sent with HTTP Basic authentication, `client_secret_basic`). */
+  clientSecret: string;
+  /** The introspection endpoint. Default: `introspection_endpoint` of the issuer's metadata. */
+  endpoint?: string;
+  /**
+   * How long an active answer is trusted, seconds (never past the token's `exp`): a token
+   * revoked at the authorization server is refused at most this long after. Default 60.
+   */
+  cacheSec?: number;
 }
 
 /**
@@ -69,6 +102,10 @@ const MAX_TOKEN_CHARS = 8192;
 const DEFAULT_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 /** A failed metadata fetch is not repeated for this long (a dead AS costs one fetch a second). */
 const DISCOVERY_COOLDOWN_MS = 1000;
+/** How long any one request to the authorization server may take. */
+const FETCH_TIMEOUT_MS = 5000;
+/** What a bearer token may be made of (RFC 6750 §2.1, b64token): nothing else is looked at. */
+const TOKEN_CHARS = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /** An OAuth 2.1 resource server: verifies bearer JWTs and describes itself (RFC 9728). */
 export interface OAuthResourceServer {
@@ -112,8 +149,10 @@ class JwtResourceServer implements OAuthResourceServer {
   readonly #types: ReadonlySet<string>;
   readonly #cache = new Map<string, { info: AuthInfo; expiresAt: number }>();
   readonly #cacheSize: number;
+  /** Introspections under way, by token hash: a burst with a new token asks once. */
+  readonly #introspecting = new Map<string, Promise<Verified | undefined>>();
   #keys: JWTVerifyGetKey | undefined;
-  #discovering: Promise<JWTVerifyGetKey> | undefined;
+  #metadata: Promise<AuthorizationServerMetadata> | undefined;
   #discoveryFailedAt = 0;
 
   constructor(options: OAuthResourceOptions) {
@@ -145,7 +184,7 @@ class JwtResourceServer implements OAuthResourceServer {
   }
 
   async verify(token: string): Promise<AuthInfo | undefined> {
-    if (token.length > MAX_TOKEN_CHARS || token.split('.').length !== 3) return undefined;
+    if (token.length > MAX_TOKEN_CHARS || !TOKEN_CHARS.test(token)) return undefined;
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = this.#cache.get(key);
     if (cached) {
@@ -154,23 +193,35 @@ class JwtResourceServer implements OAuthResourceServer {
     }
     const audience = this.audience;
     if (audience === undefined) return undefined;
-    let header: ReturnType<typeof decodeProtectedHeader>;
-    try {
-      header = decodeProtectedHeader(token);
-    } catch {
-      return undefined;
-    }
+    const header = jwtHeader(token);
+    let verified: Verified | undefined;
+    if (header) verified = await this.#verifyJwt(token, header, audience);
+    else if (this.#options.introspection)
+      verified = await this.#introspectOnce(key, token, audience);
+    if (!verified) return undefined;
+    const info = await (this.#options.identity ?? defaultIdentity)(verified.claims);
+    if (!info) return undefined;
+    const granted = this.#withImplied(info);
+    this.#remember(key, granted, verified.until);
+    return granted;
+  }
+
+  async #verifyJwt(
+    token: string,
+    header: ProtectedHeaderParameters,
+    audience: string,
+  ): Promise<Verified | undefined> {
     if (typeof header.typ !== 'string' || !this.#types.has(normalType(header.typ)))
       return undefined;
-    let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, await this.#jwks(), {
+      const { payload } = await jwtVerify(token, await this.#jwks(), {
         issuer: this.issuer,
         audience,
         algorithms: this.#algorithms,
         clockTolerance: this.#options.clockToleranceSec ?? 5,
         requiredClaims: ['exp', 'sub'],
-      }));
+      });
+      return { claims: payload, until: (payload.exp as number) * 1000 };
     } catch (err) {
       if (unavailable(err)) {
         throw new AuthorizationServerUnavailableError(
@@ -180,10 +231,90 @@ class JwtResourceServer implements OAuthResourceServer {
       }
       return undefined;
     }
-    const info = await (this.#options.identity ?? defaultIdentity)(payload);
-    if (!info) return undefined;
-    this.#remember(key, info, (payload.exp as number) * 1000);
-    return info;
+  }
+
+  #introspectOnce(key: string, token: string, audience: string): Promise<Verified | undefined> {
+    let pending = this.#introspecting.get(key);
+    if (!pending) {
+      pending = this.#introspect(token, audience).finally(() => this.#introspecting.delete(key));
+      this.#introspecting.set(key, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * An opaque token, as the authorization server describes it (RFC 7662 §2.2): active, this
+   * issuer's, for this audience, within its lifetime, a bearer access token (a refresh token
+   * introspects as active too, but carries no audience).
+   */
+  async #introspect(token: string, audience: string): Promise<Verified | undefined> {
+    const options = this.#options.introspection as IntrospectionOptions;
+    const as = await this.#authorizationServer();
+    const endpoint = options.endpoint ?? as.introspection_endpoint;
+    if (!endpoint) {
+      throw new AuthorizationServerUnavailableError(
+        `the authorization server has no introspection endpoint (${this.issuer})`,
+      );
+    }
+    const client: oauth.Client = { client_id: options.clientId };
+    let claims: oauth.IntrospectionResponse;
+    try {
+      const response = await oauth.introspectionRequest(
+        { ...as, introspection_endpoint: endpoint },
+        client,
+        oauth.ClientSecretBasic(options.clientSecret),
+        token,
+        { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), ...insecureForLoopback(endpoint) },
+      );
+      claims = await oauth.processIntrospectionResponse(as, client, response);
+    } catch (err) {
+      // Refused credentials, an error page, a timeout: nothing can be verified; fail closed.
+      throw new AuthorizationServerUnavailableError(
+        `the authorization server's introspection failed (${this.issuer})`,
+        { cause: err },
+      );
+    }
+    const now = Date.now();
+    const skew = (this.#options.clockToleranceSec ?? 5) * 1000;
+    const audiences = [claims.aud ?? []].flat();
+    if (
+      claims.active !== true ||
+      (claims.iss !== undefined && claims.iss !== this.issuer) ||
+      !audiences.includes(audience) ||
+      (claims.token_type !== undefined && claims.token_type.toLowerCase() !== 'bearer') ||
+      (typeof claims.exp === 'number' && claims.exp * 1000 <= now - skew) ||
+      (typeof claims.nbf === 'number' && claims.nbf * 1000 > now + skew)
+    ) {
+      return undefined;
+    }
+    const trusted = now + (options.cacheSec ?? 60) * 1000;
+    return {
+      // A client-credentials token names its client, not a person (RFC 9068 §2.2 has sub do so).
+      // An answer without `iss` is still the issuer's: it is the one that was asked.
+      claims: {
+        ...claims,
+        iss: claims.iss ?? this.issuer,
+        sub: claims.sub ?? claims.client_id,
+      } as JWTPayload,
+      until: typeof claims.exp === 'number' ? Math.min(claims.exp * 1000, trusted) : trusted,
+    };
+  }
+
+  /** The identity with every scope its granted scopes imply (the declared hierarchy). */
+  #withImplied(info: AuthInfo): AuthInfo {
+    const hierarchy = this.#options.scopeHierarchy;
+    if (!hierarchy) return info;
+    const scopes = new Set(info.scopes);
+    const queue = [...scopes];
+    for (let scope = queue.pop(); scope !== undefined; scope = queue.pop()) {
+      for (const implied of Object.hasOwn(hierarchy, scope) ? (hierarchy[scope] ?? []) : []) {
+        if (!scopes.has(implied)) {
+          scopes.add(implied);
+          queue.push(implied);
+        }
+      }
+    }
+    return scopes.size === info.scopes.size ? info : { ...info, scopes };
   }
 
   #remember(key: string, info: AuthInfo, expiresAt: number): void {
@@ -198,86 +329,69 @@ class JwtResourceServer implements OAuthResourceServer {
   /** The issuer's key set: `jose` caches it and refetches on an unknown `kid` at most every 30 s. */
   async #jwks(): Promise<JWTVerifyGetKey> {
     if (this.#keys) return this.#keys;
-    if (Date.now() - this.#discoveryFailedAt < DISCOVERY_COOLDOWN_MS) {
+    const jwksUri = this.#options.jwksUri ?? (await this.#authorizationServer()).jwks_uri;
+    if (!jwksUri || !URL.canParse(jwksUri)) {
       throw new AuthorizationServerUnavailableError(
-        `the authorization server's metadata could not be fetched (${this.issuer})`,
+        `the authorization server's metadata has no jwks_uri (${this.issuer})`,
       );
     }
-    this.#discovering ??= this.#discover().then(
-      (keys) => {
-        this.#keys = keys;
-        this.#discovering = undefined;
-        return keys;
-      },
-      (err: unknown) => {
-        this.#discoveryFailedAt = Date.now();
-        this.#discovering = undefined;
-        throw err;
-      },
-    );
-    return this.#discovering;
-  }
-
-  async #discover(): Promise<JWTVerifyGetKey> {
-    const jwksUri = this.#options.jwksUri ?? (await authorizationServerMetadata(this.issuer)).jwks;
-    return createRemoteJWKSet(new URL(jwksUri), {
-      timeoutDuration: 5000,
+    this.#keys = createRemoteJWKSet(new URL(jwksUri), {
+      timeoutDuration: FETCH_TIMEOUT_MS,
       cooldownDuration: 30_000,
       cacheMaxAge: 10 * 60_000,
     });
+    return this.#keys;
+  }
+
+  /**
+   * The issuer's metadata, fetched once (MCP's discovery order, shared with the client half);
+   * a failed fetch is not repeated within {@link DISCOVERY_COOLDOWN_MS}.
+   */
+  #authorizationServer(): Promise<AuthorizationServerMetadata> {
+    if (this.#metadata) return this.#metadata;
+    if (Date.now() - this.#discoveryFailedAt < DISCOVERY_COOLDOWN_MS) {
+      return Promise.reject(
+        new AuthorizationServerUnavailableError(
+          `the authorization server's metadata could not be fetched (${this.issuer})`,
+        ),
+      );
+    }
+    this.#metadata = discoverAuthorizationServer(this.issuer, {
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    }).catch((err: unknown) => {
+      this.#discoveryFailedAt = Date.now();
+      this.#metadata = undefined;
+      throw new AuthorizationServerUnavailableError(
+        `the authorization server's metadata could not be fetched (${this.issuer})`,
+        { cause: err },
+      );
+    });
+    return this.#metadata;
   }
 }
 
-/**
- * The issuer's `jwks_uri`, from its metadata: RFC 8414 first, then OpenID Connect Discovery, in
- * the order MCP's authorization spec gives for an issuer with a path. The metadata's `issuer`
- * must be the one asked for (RFC 8414 §3.3), or its keys are not this issuer's.
- */
-async function authorizationServerMetadata(issuer: string): Promise<{ jwks: string }> {
-  const url = new URL(issuer);
-  const path = url.pathname.replace(/\/$/, '');
-  const candidates =
-    path === ''
-      ? ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']
-      : [
-          `/.well-known/oauth-authorization-server${path}`,
-          `/.well-known/openid-configuration${path}`,
-          `${path}/.well-known/openid-configuration`,
-        ];
-  let last: unknown;
-  for (const candidate of candidates) {
-    try {
-      const res = await fetch(new URL(candidate, url.origin), {
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(5000),
-        redirect: 'error',
-      });
-      if (!res.ok) {
-        await res.body?.cancel();
-        last = new Error(`${candidate}: HTTP ${res.status}`);
-        continue;
-      }
-      const meta = (await res.json()) as { issuer?: unknown; jwks_uri?: unknown };
-      if (meta.issuer !== issuer) {
-        throw new AuthorizationServerUnavailableError(
-          `the authorization server's metadata names issuer ${String(meta.issuer)}, not ${issuer}`,
-        );
-      }
-      if (typeof meta.jwks_uri !== 'string' || !URL.canParse(meta.jwks_uri)) {
-        throw new AuthorizationServerUnavailableError(
-          `the authorization server's metadata has no jwks_uri (${issuer})`,
-        );
-      }
-      return { jwks: meta.jwks_uri };
-    } catch (err) {
-      if (AuthorizationServerUnavailableError.is(err)) throw err;
-      last = err;
-    }
+/** A token's verified claims, and until when the verification may be remembered (ms). */
+interface Verified {
+  claims: JWTPayload;
+  until: number;
+}
+
+/** The protected header of a JWT-shaped token; undefined for anything else (opaque tokens). */
+function jwtHeader(token: string): ProtectedHeaderParameters | undefined {
+  if (token.split('.').length !== 3) return undefined;
+  try {
+    return decodeProtectedHeader(token);
+  } catch {
+    return undefined;
   }
-  throw new AuthorizationServerUnavailableError(
-    `the authorization server's metadata could not be fetched (${issuer})`,
-    { cause: last },
-  );
+}
+
+/** oauth4webapi refuses http: endpoints — allowed on loopback only (a local authorization server). */
+function insecureForLoopback(endpoint: string): { [oauth.allowInsecureRequests]?: boolean } {
+  const url = new URL(endpoint);
+  return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)
+    ? { [oauth.allowInsecureRequests]: true }
+    : {};
 }
 
 /** `sub` as the subject; `scope` (RFC 9068, space-separated) or `scp` as the scopes. */

@@ -8,6 +8,7 @@
 import * as oauth from 'oauth4webapi';
 import { hasBrand } from '../../jsonrpc/brand.js';
 import { bearerChallenge } from './challenge.js';
+import { discoverAuthorizationServer, firstMetadataResponse } from './discovery.js';
 
 const FLOW_BRAND = Symbol.for('mcpkit.OAuthFlowError');
 
@@ -361,51 +362,31 @@ function resourceAllowed(server: URL, resource: string): boolean {
 }
 
 /**
- * The authorization server's metadata in the order MCP's spec gives: RFC 8414 first, then
- * OpenID Connect Discovery (path-inserted, then path-appended for an issuer with a path). The
- * document's `issuer` must be the one asked for (oauth4webapi checks it).
+ * The authorization server's metadata (the spec's order, shared with resource servers:
+ * {@link discoverAuthorizationServer}); `defaults` for a server found the 2025-03-26 way.
  */
 async function authorizationServerMetadata(
   issuer: string,
   defaults = false,
 ): Promise<oauth.AuthorizationServer> {
-  const url = new URL(issuer);
-  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
-  const candidates = path
-    ? [
-        `/.well-known/oauth-authorization-server${path}`,
-        `/.well-known/openid-configuration${path}`,
-        `${path}/.well-known/openid-configuration`,
-      ]
-    : ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'];
-  let last: unknown;
-  for (const candidate of candidates) {
-    const res = await fetch(new URL(candidate, url.origin), {
-      headers: { accept: 'application/json' },
-    }).catch((err: unknown) => {
-      last = err;
-      return undefined;
+  if (!defaults) {
+    return discoverAuthorizationServer(issuer).catch((err: unknown) => {
+      throw new OAuthFlowError((err as Error).message, { cause: err });
     });
-    if (!res?.ok) {
-      await res?.body?.cancel();
-      continue;
-    }
-    // MCP 2025-03-26 found the metadata from the server's origin without naming an issuer, and
-    // servers of then publish their authorization server's own (`…/oauth`): taken as it is.
-    if (defaults) return legacyMetadata(res);
-    return oauth.processDiscoveryResponse(url, res);
   }
-  if (defaults) {
-    // MCP 2025-03-26 §Fallbacks for Servers without Metadata Discovery; PKCE was required then.
-    return {
-      issuer: url.origin,
-      authorization_endpoint: `${url.origin}/authorize`,
-      token_endpoint: `${url.origin}/token`,
-      registration_endpoint: `${url.origin}/register`,
-      code_challenge_methods_supported: ['S256'],
-    };
-  }
-  throw new OAuthFlowError(`no authorization server metadata for ${issuer}`, { cause: last });
+  // MCP 2025-03-26 found the metadata from the server's origin without naming an issuer, and
+  // servers of then publish their authorization server's own (`…/oauth`): taken as it is.
+  const { response } = await firstMetadataResponse(issuer);
+  if (response) return legacyMetadata(response);
+  // MCP 2025-03-26 §Fallbacks for Servers without Metadata Discovery; PKCE was required then.
+  const { origin } = new URL(issuer);
+  return {
+    issuer: origin,
+    authorization_endpoint: `${origin}/authorize`,
+    token_endpoint: `${origin}/token`,
+    registration_endpoint: `${origin}/register`,
+    code_challenge_methods_supported: ['S256'],
+  };
 }
 
 /** Authorization server metadata found the 2025-03-26 way: its endpoints, whatever its issuer. */
