@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isPasswordHash } from './auth/users.js';
 import { ConfigError, defaultRawConfig, interpolate, readConfigFile } from './config-file.js';
 
 export { ConfigError, defaultGatewayProjectsDatabase, interpolate } from './config-file.js';
@@ -165,6 +166,34 @@ export const configSchema = z
           })
           .strict()
           .optional(),
+        /**
+         * The gateway as the authorization server its clients sign in to (instead of `oauth`'s
+         * external one): its own users, the file (SQLite) its clients, grants and signing keys
+         * are kept in, the lifetime of an access token. HTTP only; a restart applies it.
+         */
+        authorization_server: z
+          .object({
+            users: z
+              .array(
+                z
+                  .object({
+                    username: z
+                      .string()
+                      .regex(/^[A-Za-z0-9._@-]{1,200}$/, 'letters, digits and . _ @ - only'),
+                    password_hash: z
+                      .string()
+                      .refine(isPasswordHash, 'not a hash from mcp-gateway hash-password'),
+                    email: z.email().optional(),
+                    groups: z.array(z.string().min(1).max(200)).max(100).optional(),
+                  })
+                  .strict(),
+              )
+              .min(1),
+            store: z.string().min(1).optional(),
+            access_token_ttl: z.number().int().min(60).max(86_400).default(3600),
+          })
+          .strict()
+          .optional(),
         events: z
           .object({
             path: z.string().optional(),
@@ -190,7 +219,12 @@ export const configSchema = z
       backendSchema,
     ),
   })
-  .strict();
+  .strict()
+  .refine((c) => !(c.gateway.oauth && c.gateway.authorization_server), {
+    message:
+      'gateway.oauth (an external authorization server) and gateway.authorization_server (the gateway as one) exclude each other',
+    path: ['gateway', 'authorization_server'],
+  });
 
 /** The gateway's config file, validated: `gateway` settings and the `mcpServers` backends. */
 export type GatewayConfig = z.infer<typeof configSchema>;

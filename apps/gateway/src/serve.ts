@@ -12,6 +12,8 @@ import {
 } from '@mcpkit/fleet';
 import { CliUsageError, runCli, type StaticToken, staticTokens } from '@mcpkit/node';
 import { McpMetrics } from '@mcpkit/observability';
+import { type AuthorizationServerMode, startAuthorizationServerMode } from './auth/mode.js';
+import { hashPasswordCommand } from './auth/users.js';
 import { ConfigError, defaultConfig, exposureWarnings, isStdio, loadConfig } from './config.js';
 import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
@@ -33,6 +35,14 @@ process.exitCode = await runCli({
   description:
     'many MCP servers behind one endpoint (default backends: the projects and system-info apps)',
   options: GATEWAY_OPTIONS,
+  commands: [
+    {
+      usage: 'hash-password',
+      description:
+        'read a password on stdin, print its hash for gateway.authorization_server.users',
+    },
+  ],
+  run: ({ positionals }) => hashPasswordCommand(positionals),
   build: async ({ values, logger, state, requestState }) => {
     // A SIGTERM while this module loaded: the early children are being stopped, and the process
     // exits when they are; nothing more is started.
@@ -181,10 +191,28 @@ process.exitCode = await runCli({
       values.metrics === 'off' || values.transport !== 'http' ? undefined : new McpMetrics();
     if (metrics) observeGateway(gateway, metrics);
     const page = statusPage(gateway);
+    // The scopes a token may hold here — each backend's, and gateway:admin for restart_backend.
+    const scopes = [
+      ...new Set([
+        ...Object.values(config.mcpServers).flatMap((b) => b.scopes ?? []),
+        'gateway:admin',
+      ]),
+    ];
+    // gateway.authorization_server: the gateway is the authorization server (HTTP only).
+    let signIn: AuthorizationServerMode | undefined;
     try {
       unwatch = values.config
         ? watchConfig(gateway, values.config as string, logger, process.env, reloadTokens)
         : retryOnHangup(gateway, logger);
+      if (config.gateway.authorization_server && values.transport === 'http') {
+        signIn = await startAuthorizationServerMode({
+          config: config.gateway.authorization_server,
+          values,
+          scopes,
+          configPath: values.config as string | undefined,
+          events: gateway.events,
+        });
+      }
       if (state) {
         notifier = await shareNotifications(gateway.server, state, { logger });
         // Listed by every instance's gateway_status while it beats (every 5 s; gone after 15 s).
@@ -202,6 +230,7 @@ process.exitCode = await runCli({
       // above would keep the process alive, with no signal handler left to stop them.
       page.close();
       unwatch?.();
+      await signIn?.close();
       await notifier?.close().catch(() => undefined);
       await gateway.stop();
       throw err;
@@ -214,18 +243,13 @@ process.exitCode = await runCli({
           ? { auth: { authenticate: (t: string, req: IncomingMessage) => checkToken(t, req) } }
           : {}),
         ...(metrics ? { metrics } : {}),
-        pages: [page],
+        pages: signIn ? [signIn.page, page] : [page],
         health: { checks: { backends: () => backendsReadiness(gateway.backends.values()) } },
       },
-      // With --auth-issuer: the scopes a token may hold here — each backend's, and gateway:admin
-      // for restart_backend.
+      // With --auth-issuer, gateway.oauth or gateway.authorization_server (its own issuer).
       oauth: {
-        scopes: [
-          ...new Set([
-            ...Object.values(config.mcpServers).flatMap((b) => b.scopes ?? []),
-            'gateway:admin',
-          ]),
-        ],
+        scopes,
+        ...(signIn && { issuer: signIn.issuer }),
         ...(config.gateway.oauth && {
           issuer: config.gateway.oauth.issuer,
           ...(config.gateway.oauth.audience ? { audience: config.gateway.oauth.audience } : {}),
@@ -237,6 +261,7 @@ process.exitCode = await runCli({
       close: async () => {
         page.close();
         unwatch?.();
+        await signIn?.close();
         await membership?.leave().catch(() => undefined);
         await notifier?.close();
         return gateway.stop();

@@ -12,6 +12,7 @@ import { type HttpPage, isLoopback, type PageAuth } from '@mcpkit/node';
 import { type AuthInfo, holdsScopes } from '@mcpkit/protocol';
 import { EventQueryError, type EventStatus, type GatewayEvent } from '../events.js';
 import type { Gateway } from '../gateway.js';
+import { escapeHtml, readSmall } from '../html.js';
 import { ADMIN_SCOPE } from '../tools/restart-backend.js';
 import { type EventFeed, eventFeed } from './feed.js';
 import { snapshot } from './snapshot.js';
@@ -503,27 +504,4 @@ export function cookie(header: string | undefined, name: string): string | undef
     if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return undefined;
-}
-
-/** The body as text, or undefined when it is larger than `max` bytes. */
-function readSmall(req: IncomingMessage, max: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        resolve(undefined);
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > max ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -42,6 +42,29 @@ async function start(
 }
 
 describe('HttpPage', () => {
+  it('lets any web origin call the paths it names public (anyOrigin), and only those', async () => {
+    const open: HttpPage = {
+      anyOrigin: (path) => path === '/public',
+      matches: (path) => path === '/public' || path === '/private',
+      handle: (_req, res) => void res.writeHead(200).end('ok'),
+    };
+    const { url } = await start({ pages: [open] });
+    const from = { origin: 'https://client.example' };
+    expect((await fetch(`${url}/public`, { headers: from })).status).toBe(200);
+    expect((await fetch(`${url}/private`, { headers: from })).status).toBe(403);
+    // The Host check still applies (fetch cannot send another Host: node:http can).
+    const { request } = await import('node:http');
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      request(`${url}/public`, { headers: { ...from, host: 'evil.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(status).toBe(403);
+  });
+
   it('serves its paths beside MCP, which answer as before', async () => {
     const { url } = await start();
     const res = await fetch(`${url}/hello`);

@@ -29,6 +29,12 @@ export interface PageAuth {
 export interface HttpPage {
   /** Where a person opens it and what to call it, for the app's start-up lines. */
   readonly shown?: { readonly label: string; readonly path: string };
+  /**
+   * Paths any web origin may call (an OAuth authorization server's token, registration and
+   * metadata endpoints: browser-based clients live on other origins). The Host check still
+   * applies; everything else is held to the server's Origin policy.
+   */
+  anyOrigin?(path: string): boolean;
   /** Whether this page serves `path` (the URL's path, without the query) for this request. */
   matches(path: string, req: IncomingMessage): boolean;
   /** Answer the request. A throw is answered 500 and logged. */
@@ -84,7 +90,10 @@ export function createExtras(
     // scheme and Host is accepted (the Host check still applies), so the login form works on a
     // gateway bound to a public name without listing that name in allowedOrigins.
     const origin = req.headers.origin;
-    const own = page !== undefined && origin !== undefined && isOwnOrigin(origin, req);
+    const own =
+      page !== undefined &&
+      origin !== undefined &&
+      (isOwnOrigin(origin, req) || page.anyOrigin?.(path) === true);
     const refused = checkHostAndOrigin(
       req,
       own ? { ...options.origin, allowedOrigins: [origin as string] } : options.origin,

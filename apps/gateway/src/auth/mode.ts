@@ -1,0 +1,109 @@
+/**
+ * Authorization-server mode (`gateway.authorization_server`): what serve.ts adds to the HTTP
+ * server — the provider's endpoints and pages, and the resource server that takes its tokens.
+ */
+import { CliUsageError, type HttpPage } from '@mcpkit/node';
+import type { GatewayConfig } from '../config.js';
+import { defaultStatePath } from '../events/path.js';
+import type { EventLog } from '../events.js';
+import { authorizationServerPage } from './page.js';
+import { createAuthorizationServer } from './provider.js';
+import { type AuthStore, openSqliteAuthStore } from './store.js';
+
+/** What serve.ts gets: a page for the HTTP server, the issuer its OAuth takes, a close. */
+export interface AuthorizationServerMode {
+  page: HttpPage;
+  /** The gateway's own origin: the issuer of its tokens. */
+  issuer: string;
+  close(): Promise<void>;
+}
+
+/** What {@link startAuthorizationServerMode} takes. */
+export interface ModeOptions {
+  config: NonNullable<GatewayConfig['gateway']['authorization_server']>;
+  /** The runner's values: `public-url`, `host`, `port`. */
+  values: Record<string, unknown>;
+  /** The scopes a client may ask for (each backend's, and gateway:admin). */
+  scopes: readonly string[];
+  /** The config file, whose name and path name the default store. */
+  configPath: string | undefined;
+  events: EventLog;
+}
+
+/**
+ * The provider for this gateway: issuer and resource from `--public-url` (its first URL), else
+ * the address it listens on — which must then be known before it listens (not `--port 0`).
+ */
+export async function startAuthorizationServerMode(
+  options: ModeOptions,
+): Promise<AuthorizationServerMode> {
+  const issuer = ownOrigin(options.values);
+  let store: AuthStore;
+  const path = options.config.store ?? defaultStatePath('gateway-auth', options.configPath);
+  try {
+    store = openSqliteAuthStore(path);
+  } catch (err) {
+    throw new CliUsageError(
+      `gateway.authorization_server.store: cannot use ${path}: ${(err as Error).message}`,
+    );
+  }
+  const events = options.events;
+  const provider = createAuthorizationServer({
+    issuer,
+    resource: `${issuer}/mcp`,
+    scopes: options.scopes,
+    users: options.config.users,
+    store,
+    accessTokenTtl: options.config.access_token_ttl,
+  });
+  await provider.catch(async (err: unknown) => {
+    await store.close();
+    throw err;
+  });
+  const page = authorizationServerPage({
+    provider: () => provider,
+    users: options.config.users,
+    onEvent: (event) =>
+      events.record({
+        event_type: `auth.${event.kind}`,
+        status: event.kind === 'sign_in' || event.kind === 'consent' ? 'success' : 'failure',
+        source: 'gateway',
+        data: {
+          ...(event.subject ? { subject: event.subject } : {}),
+          ...(event.clientId ? { client_id: event.clientId } : {}),
+          ...(event.scopes ? { scopes: event.scopes } : {}),
+        },
+      }),
+  });
+  const prune = setInterval(() => void store.prune().catch(() => undefined), 3600_000);
+  prune.unref();
+  return {
+    page,
+    issuer,
+    close: async () => {
+      clearInterval(prune);
+      await store.close();
+    },
+  };
+}
+
+/** `--public-url`'s first origin, else `http://<host>:<port>` when both are known. */
+function ownOrigin(values: Record<string, unknown>): string {
+  const publicUrl = String(values['public-url'] ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .find(Boolean);
+  if (publicUrl) {
+    if (!URL.canParse(publicUrl))
+      throw new CliUsageError(`--public-url: '${publicUrl}' is not a URL`);
+    return new URL(publicUrl).origin;
+  }
+  const host = String(values.host ?? '127.0.0.1');
+  const port = Number(values.port ?? 3000);
+  if (port === 0 || host === '0.0.0.0' || host === '::') {
+    throw new CliUsageError(
+      'gateway.authorization_server needs the URL clients reach the gateway at: --public-url, or a fixed --port on a named host',
+    );
+  }
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}

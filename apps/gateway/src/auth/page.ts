@@ -1,0 +1,224 @@
+/**
+ * The authorization server on the gateway's HTTP server: its endpoints (an {@link HttpPage}
+ * handing them to oidc-provider), the RFC 8414 metadata path beside OpenID discovery, and the
+ * two pages a person sees — sign in, and consent for each client that asks.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpPage } from '@mcpkit/node';
+import { escapeHtml, readSmall } from '../html.js';
+import { AS_PREFIX, INTERACTION_PATH, type OidcProvider } from './provider.js';
+import { checkPassword, type GatewayUser } from './users.js';
+
+/** A form body larger than this is refused (a name and a password are a few hundred bytes). */
+const MAX_FORM_BYTES = 8 * 1024;
+const DISCOVERY = '/.well-known/openid-configuration';
+/** RFC 8414's location for an issuer without a path: the same document. */
+const RFC8414 = '/.well-known/oauth-authorization-server';
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+  'X-Frame-Options': 'DENY',
+  'Cache-Control': 'no-store',
+};
+
+/** What {@link authorizationServerPage} takes. */
+export interface AuthorizationPageOptions {
+  /** The provider, once it is made (lazily, on the first request that needs it). */
+  provider: () => Promise<OidcProvider>;
+  /** The people who may sign in. */
+  users: readonly GatewayUser[];
+  /** Told of each sign-in and consent (never the password). */
+  onEvent?: (event: AuthorizationEvent) => void;
+}
+
+/** A sign-in or a consent, for the event log. */
+export interface AuthorizationEvent {
+  kind: 'sign_in' | 'sign_in_failed' | 'consent' | 'consent_denied';
+  subject?: string;
+  clientId?: string;
+  scopes?: string[];
+}
+
+/** The authorization server's endpoints and pages, as one page of the gateway's HTTP server. */
+export function authorizationServerPage(options: AuthorizationPageOptions): HttpPage {
+  return {
+    // Token, registration and metadata requests come from clients on any origin (a browser-based
+    // MCP client too); the Host check still applies.
+    anyOrigin: (path) => !path.startsWith(INTERACTION_PATH),
+    matches: (path) => path === DISCOVERY || path === RFC8414 || path.startsWith(`${AS_PREFIX}/`),
+    async handle(req, res, path) {
+      const provider = await options.provider();
+      if (path.startsWith(`${INTERACTION_PATH}/`)) {
+        await interaction(provider, req, res, path.slice(INTERACTION_PATH.length + 1), options);
+        return;
+      }
+      if (path === RFC8414) req.url = DISCOVERY;
+      provider.callback()(req, res);
+    },
+  };
+}
+
+/** `<uid>` (GET: the page the prompt needs), `<uid>/login`, `<uid>/consent` (POST). */
+async function interaction(
+  provider: OidcProvider,
+  req: IncomingMessage,
+  res: ServerResponse,
+  rest: string,
+  options: AuthorizationPageOptions,
+): Promise<void> {
+  const [uid, action] = rest.split('/');
+  let details: Awaited<ReturnType<OidcProvider['interactionDetails']>>;
+  try {
+    details = await provider.interactionDetails(req, res);
+  } catch {
+    // No interaction cookie, or one for another uid (a cross-site form, an expired sign-in).
+    page(
+      res,
+      400,
+      'Sign-in expired',
+      '<p>This sign-in has expired. Start again from your app.</p>',
+    );
+    return;
+  }
+  if (details.uid !== uid) {
+    page(
+      res,
+      400,
+      'Sign-in expired',
+      '<p>This sign-in has expired. Start again from your app.</p>',
+    );
+    return;
+  }
+  const clientId = String(details.params.client_id ?? '');
+  const client = await provider.Client.find(clientId);
+  const clientName = String(client?.clientName ?? clientId);
+  if (req.method === 'GET' && action === undefined) {
+    if (details.prompt.name === 'login') {
+      page(res, 200, 'Sign in', loginForm(uid as string, clientName));
+    } else {
+      page(res, 200, 'Allow access?', consentForm(uid as string, clientName, details));
+    }
+    return;
+  }
+  if (req.method !== 'POST' || (action !== 'login' && action !== 'consent')) {
+    res.writeHead(405, { Allow: 'GET, POST' }).end();
+    return;
+  }
+  const body = await readSmall(req, MAX_FORM_BYTES);
+  const form = body === undefined ? undefined : new URLSearchParams(body);
+  if (!form) {
+    page(res, 413, 'Too large', '<p>That form was too large.</p>');
+    return;
+  }
+  if (action === 'login') {
+    if (details.prompt.name !== 'login') {
+      page(res, 400, 'Sign-in expired', '<p>This step is done. Start again from your app.</p>');
+      return;
+    }
+    const username = form.get('username') ?? '';
+    const user = await checkPassword(options.users, username, form.get('password') ?? '');
+    if (!user) {
+      options.onEvent?.({ kind: 'sign_in_failed', clientId });
+      page(res, 401, 'Sign in', loginForm(uid as string, clientName, 'Wrong name or password.'));
+      return;
+    }
+    options.onEvent?.({ kind: 'sign_in', subject: user.username, clientId });
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: user.username } },
+      { mergeWithLastSubmission: false },
+    );
+    return;
+  }
+  if (details.prompt.name !== 'consent' || !details.session?.accountId) {
+    page(res, 400, 'Sign-in expired', '<p>This step is done. Start again from your app.</p>');
+    return;
+  }
+  const subject = details.session.accountId;
+  if (form.get('decision') !== 'allow') {
+    options.onEvent?.({ kind: 'consent_denied', subject, clientId });
+    await provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'the person did not allow access' },
+      { mergeWithLastSubmission: false },
+    );
+    return;
+  }
+  const grant =
+    (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ??
+    new provider.Grant({ accountId: subject, clientId });
+  const missing = details.prompt.details as {
+    missingOIDCScope?: string[];
+    missingOIDCClaims?: string[];
+    missingResourceScopes?: Record<string, string[]>;
+  };
+  if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+  if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
+  const scopes: string[] = [];
+  for (const [resource, more] of Object.entries(missing.missingResourceScopes ?? {})) {
+    grant.addResourceScope(resource, more.join(' '));
+    scopes.push(...more);
+  }
+  const grantId = await grant.save();
+  options.onEvent?.({ kind: 'consent', subject, clientId, scopes });
+  await provider.interactionFinished(
+    req,
+    res,
+    { consent: { grantId } },
+    { mergeWithLastSubmission: true },
+  );
+}
+
+function loginForm(uid: string, clientName: string, error?: string): string {
+  return `<p><b>${escapeHtml(clientName)}</b> wants to use the tools of this gateway for you. Sign in first.</p>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="${INTERACTION_PATH}/${escapeHtml(uid)}/login">
+  <label>Name <input name="username" autocomplete="username" required autofocus></label>
+  <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+  <button type="submit">Sign in</button>
+</form>`;
+}
+
+function consentForm(
+  uid: string,
+  clientName: string,
+  details: Awaited<ReturnType<OidcProvider['interactionDetails']>>,
+): string {
+  const missing = details.prompt.details as { missingResourceScopes?: Record<string, string[]> };
+  const scopes = [...new Set(Object.values(missing.missingResourceScopes ?? {}).flat())];
+  const redirect = String(details.params.redirect_uri ?? '');
+  const list = scopes.length
+    ? `<ul>${scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('')}</ul>`
+    : '<p>Its tools that need no scope.</p>';
+  return `<p><b>${escapeHtml(clientName)}</b> asks to use this gateway's tools as <b>${escapeHtml(
+    String(details.session?.accountId ?? ''),
+  )}</b>, with:</p>
+${list}
+<p class="small">It will be sent back to <code>${escapeHtml(redirect)}</code>. You can disconnect it later.</p>
+<form method="post" action="${INTERACTION_PATH}/${escapeHtml(uid)}/consent">
+  <button type="submit" name="decision" value="allow">Allow</button>
+  <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>`;
+}
+
+function page(res: ServerResponse, status: number, title: string, body: string): void {
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · MCP gateway</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;color:#1b1f24}
+h1{font-size:1.4rem}label{display:block;margin:.8rem 0}input{display:block;width:100%;padding:.5rem;font:inherit;box-sizing:border-box}
+button{padding:.55rem 1.1rem;font:inherit;border:0;border-radius:6px;background:#1f6feb;color:#fff;cursor:pointer;margin-right:.5rem}
+button.secondary{background:#e6e8eb;color:#1b1f24}.error{color:#b42318}.small{font-size:.85rem;color:#57606a}code{word-break:break-all}
+@media (prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}button.secondary{background:#30363d;color:#e6edf3}.small{color:#8b949e}}
+</style></head><body><h1>${escapeHtml(title)}</h1>
+${body}
+</body></html>`;
+  res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', ...SECURITY_HEADERS });
+  res.end(html);
+}

@@ -1,0 +1,195 @@
+/**
+ * Where the gateway's authorization server keeps what must outlive a restart: oidc-provider's
+ * models (registered clients, grants, sessions, codes, refresh tokens) and its signing keys. One
+ * SQLite file by default; every instance of a fleet must share one store, or a token signed by
+ * one instance is unknown to the next.
+ */
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+/** One oidc-provider model's rows (oidc-provider's Adapter contract). */
+export interface ModelAdapter {
+  upsert(id: string, payload: Record<string, unknown>, expiresIn?: number): Promise<void>;
+  find(id: string): Promise<Record<string, unknown> | undefined>;
+  findByUid(uid: string): Promise<Record<string, unknown> | undefined>;
+  findByUserCode(userCode: string): Promise<Record<string, unknown> | undefined>;
+  consume(id: string): Promise<void>;
+  destroy(id: string): Promise<void>;
+  revokeByGrantId(grantId: string): Promise<void>;
+}
+
+/** A signing key as stored: its private JWK and when it was made. */
+export interface StoredKey {
+  kid: string;
+  jwk: Record<string, unknown>;
+  createdAt: number;
+}
+
+/** The authorization server's persistent state. */
+export interface AuthStore {
+  /** oidc-provider's adapter for `model` (`Client`, `Grant`, `Session`, …). */
+  adapter(model: string): ModelAdapter;
+  /** Every signing key, newest first. */
+  keys(): Promise<StoredKey[]>;
+  /** Keep a new signing key. */
+  addKey(key: StoredKey): Promise<void>;
+  /** Forget keys made before `before` (ms), keeping at least the newest. */
+  retireKeys(before: number): Promise<void>;
+  /** A named secret, made by `make` the first time (the first instance of a fleet wins). */
+  secret(name: string, make: () => string): Promise<string>;
+  /** Drop rows past their expiry. */
+  prune(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS oidc_models (
+    model       TEXT NOT NULL,
+    id          TEXT NOT NULL,
+    payload     TEXT NOT NULL,
+    grant_id    TEXT,
+    user_code   TEXT,
+    uid         TEXT,
+    expires_at  INTEGER,
+    consumed_at INTEGER,
+    PRIMARY KEY (model, id)
+  );
+  CREATE INDEX IF NOT EXISTS oidc_models_grant ON oidc_models (grant_id);
+  CREATE INDEX IF NOT EXISTS oidc_models_uid ON oidc_models (uid);
+  CREATE INDEX IF NOT EXISTS oidc_models_user_code ON oidc_models (user_code);
+  CREATE INDEX IF NOT EXISTS oidc_models_expires ON oidc_models (expires_at);
+  CREATE TABLE IF NOT EXISTS oidc_secrets (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS oidc_keys (
+    kid        TEXT PRIMARY KEY,
+    jwk        TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+`;
+
+interface Row {
+  payload: string;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
+/**
+ * The store in one SQLite file (created 0600 in a 0700 directory: it holds signing keys and
+ * refresh tokens), or `:memory:`. Synchronous better-sqlite3 on the event loop: sign-ins and
+ * token grants are rare next to MCP calls, and each statement is an indexed point query.
+ */
+export function openSqliteAuthStore(path: string): AuthStore {
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    // Empty and 0600 before SQLite opens it (it would make it 0644; its -wal/-shm take this mode).
+    try {
+      closeSync(openSync(path, 'wx', 0o600));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  const db = new Database(path);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    db.exec(SCHEMA);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const now = () => Date.now();
+  const get = db.prepare<[string, string], Row>(
+    'SELECT payload, expires_at, consumed_at FROM oidc_models WHERE model = ? AND id = ?',
+  );
+  const byUid = db.prepare<[string, string], Row>(
+    'SELECT payload, expires_at, consumed_at FROM oidc_models WHERE model = ? AND uid = ?',
+  );
+  const byUserCode = db.prepare<[string, string], Row>(
+    'SELECT payload, expires_at, consumed_at FROM oidc_models WHERE model = ? AND user_code = ?',
+  );
+  const put = db.prepare(
+    `INSERT INTO oidc_models (model, id, payload, grant_id, user_code, uid, expires_at, consumed_at)
+     VALUES (@model, @id, @payload, @grantId, @userCode, @uid, @expiresAt, NULL)
+     ON CONFLICT (model, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id,
+       user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at`,
+  );
+  const consume = db.prepare(
+    'UPDATE oidc_models SET consumed_at = ? WHERE model = ? AND id = ? AND consumed_at IS NULL',
+  );
+  const destroy = db.prepare('DELETE FROM oidc_models WHERE model = ? AND id = ?');
+  const revoke = db.prepare('DELETE FROM oidc_models WHERE grant_id = ?');
+  const prune = db.prepare(
+    'DELETE FROM oidc_models WHERE expires_at IS NOT NULL AND expires_at <= ?',
+  );
+  const keys = db.prepare<[], { kid: string; jwk: string; created_at: number }>(
+    'SELECT kid, jwk, created_at FROM oidc_keys ORDER BY created_at DESC, kid DESC',
+  );
+  const addKey = db.prepare('INSERT INTO oidc_keys (kid, jwk, created_at) VALUES (?, ?, ?)');
+  const retire = db.prepare(
+    'DELETE FROM oidc_keys WHERE created_at < ? AND kid <> (SELECT kid FROM oidc_keys ORDER BY created_at DESC, kid DESC LIMIT 1)',
+  );
+
+  const putSecret = db.prepare(
+    'INSERT INTO oidc_secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING',
+  );
+  const getSecret = db.prepare<[string], { value: string }>(
+    'SELECT value FROM oidc_secrets WHERE name = ?',
+  );
+
+  const read = (row: Row | undefined): Record<string, unknown> | undefined => {
+    if (!row || (row.expires_at !== null && row.expires_at <= now())) return undefined;
+    const payload = JSON.parse(row.payload) as Record<string, unknown>;
+    // oidc-provider reads `consumed` (epoch seconds) to refuse a code or token used twice.
+    return row.consumed_at === null ? payload : { ...payload, consumed: row.consumed_at };
+  };
+
+  return {
+    adapter: (model) => ({
+      async upsert(id, payload, expiresIn) {
+        put.run({
+          model,
+          id,
+          payload: JSON.stringify(payload),
+          grantId: typeof payload.grantId === 'string' ? payload.grantId : null,
+          userCode: typeof payload.userCode === 'string' ? payload.userCode : null,
+          uid: typeof payload.uid === 'string' ? payload.uid : null,
+          expiresAt: typeof expiresIn === 'number' ? now() + expiresIn * 1000 : null,
+        });
+      },
+      find: async (id) => read(get.get(model, id)),
+      findByUid: async (uid) => read(byUid.get(model, uid)),
+      findByUserCode: async (userCode) => read(byUserCode.get(model, userCode)),
+      async consume(id) {
+        consume.run(Math.floor(now() / 1000), model, id);
+      },
+      async destroy(id) {
+        destroy.run(model, id);
+      },
+      async revokeByGrantId(grantId) {
+        revoke.run(grantId);
+      },
+    }),
+    keys: async () =>
+      keys.all().map((k) => ({ kid: k.kid, jwk: JSON.parse(k.jwk), createdAt: k.created_at })),
+    async addKey(key) {
+      addKey.run(key.kid, JSON.stringify(key.jwk), key.createdAt);
+    },
+    async retireKeys(before) {
+      retire.run(before);
+    },
+    async secret(name, make) {
+      putSecret.run(name, make());
+      return (getSecret.get(name) as { value: string }).value;
+    },
+    async prune() {
+      prune.run(now());
+    },
+    async close() {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,300 @@
+/**
+ * The gateway as the authorization server its clients sign in to (`gateway.authorization_server`):
+ * a client given only the gateway's URL registers (DCR), sends the person to the gateway's
+ * sign-in and consent pages, gets a token for the gateway's MCP endpoint, and calls tools —
+ * McpClient's OAuthClient driving it, a cookie-keeping "browser" filling in the forms.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  McpClient,
+  MemoryOAuthStore,
+  OAuthClient,
+  StreamableHttpClientTransport,
+} from '@mcpkit/protocol';
+import {
+  type HttpProcess,
+  killSpawned,
+  removeTempDirs,
+  runProcess,
+  tempDir,
+} from '@mcpkit/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../src/auth/users.js';
+import { parseConfig } from '../src/config.js';
+import { backend, CLI, spawnHttpGateway } from './helpers.js';
+
+const PASSWORD = 'correct horse battery staple';
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+let gw: HttpProcess;
+let hash: string;
+beforeAll(async () => {
+  hash = await hashPassword(PASSWORD);
+  const dir = tempDir('gw-as-');
+  gw = await spawnHttpGateway(
+    {
+      gateway: {
+        authorization_server: {
+          users: [{ username: 'alice', password_hash: hash, email: 'alice@example.com' }],
+          store: `${dir}/auth.db`,
+        },
+      },
+      mcpServers: { rich: backend('rich', { scopes: ['ops'] }) },
+    },
+    { args: ['--port', String(await freePort())], dir },
+  );
+});
+afterAll(async () => {
+  await gw?.stop();
+  killSpawned();
+  removeTempDirs();
+});
+
+let clients: McpClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  clients = [];
+});
+
+/** What the person does at the gateway's pages, and what they saw there. */
+interface Person {
+  username: string;
+  password: string;
+  consent: 'allow' | 'deny';
+  pages: string[];
+}
+
+/**
+ * A browser for one person: follows the authorization URL with the gateway's cookies, fills in
+ * the sign-in form and answers the consent form, and hands back the redirect to the client.
+ */
+function browser(person: Person): (url: URL) => Promise<URL> {
+  const cookies = new Map<string, string>();
+  const keep = (res: Response) => {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const eq = pair.indexOf('=');
+      if (eq > 0) cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
+    }
+  };
+  const cookie = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  return async (start) => {
+    let next = new URL(start);
+    for (let hop = 0; hop < 20; hop++) {
+      if (`${next.origin}${next.pathname}` === REDIRECT) return next;
+      let res = await fetch(next, { redirect: 'manual', headers: { cookie: cookie() } });
+      keep(res);
+      if (res.status === 200) {
+        const html = await res.text();
+        person.pages.push(html);
+        const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+        if (!action) throw new Error(`no form at ${next.pathname}: ${html.slice(0, 300)}`);
+        const form = html.includes('name="password"')
+          ? { username: person.username, password: person.password }
+          : { decision: person.consent };
+        res = await fetch(new URL(action, next), {
+          method: 'POST',
+          redirect: 'manual',
+          headers: {
+            cookie: cookie(),
+            origin: next.origin,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams(form),
+        });
+        keep(res);
+        if (res.status === 401) throw new Error('sign-in refused');
+      }
+      const location = res.headers.get('location');
+      if (!location) throw new Error(`${res.status} at ${next.pathname} without a redirect`);
+      next = new URL(location, next);
+    }
+    throw new Error('too many redirects');
+  };
+}
+
+async function signIn(person: Person, protocol: 'auto' | 'legacy' = 'auto') {
+  const asked: URL[] = [];
+  const go = browser(person);
+  const oauth = new OAuthClient({
+    redirectUri: REDIRECT,
+    authorize: (url) => {
+      asked.push(url);
+      return go(url);
+    },
+    store: new MemoryOAuthStore(),
+  });
+  const client = await McpClient.connect(
+    new StreamableHttpClientTransport({ url: `${gw.url}/mcp`, oauth }),
+    { protocol },
+  );
+  clients.push(client);
+  return { client, asked };
+}
+
+const alice = (consent: Person['consent'] = 'allow'): Person => ({
+  username: 'alice',
+  password: PASSWORD,
+  consent,
+  pages: [],
+});
+
+describe('the gateway as an authorization server', () => {
+  it('publishes its metadata at both discovery locations, naming itself as the issuer', async () => {
+    for (const path of ['oauth-authorization-server', 'openid-configuration']) {
+      const res = await fetch(`${gw.url}/.well-known/${path}`);
+      expect(res.status, path).toBe(200);
+      const meta = (await res.json()) as Record<string, unknown>;
+      expect(meta.issuer).toBe(gw.url);
+      expect(meta.registration_endpoint).toBe(`${gw.url}/oauth/register`);
+      expect(meta.code_challenge_methods_supported).toEqual(['S256']);
+    }
+    const prm = (await (
+      await fetch(`${gw.url}/.well-known/oauth-protected-resource/mcp`)
+    ).json()) as { authorization_servers: string[] };
+    expect(prm.authorization_servers).toEqual([gw.url]);
+  });
+
+  it.each(['auto', 'legacy'] as const)(
+    'signs a person in from the URL alone: register, sign in, consent, call a tool (%s)',
+    async (protocol) => {
+      const person = alice();
+      const { client, asked } = await signIn(person, protocol);
+      expect(asked).toHaveLength(1);
+      expect(asked[0]?.searchParams.get('resource')).toBe(`${gw.url}/mcp`);
+      const tools = (await client.listTools()).map((t) => t.name);
+      expect(tools).toContain('gateway_status');
+      const status = await client.callTool('gateway_status', {});
+      expect(status.isError ?? false).toBe(false);
+      // The pages: the sign-in form, then consent naming the client and the person.
+      expect(person.pages[0]).toContain('name="password"');
+      expect(person.pages.at(-1)).toContain('<b>alice</b>');
+    },
+  );
+
+  it("grants what the person consented to: a backend's scope, listed on the consent page", async () => {
+    const person = alice();
+    const { client, asked } = await signIn(person);
+    // No scope in the challenge: the client asks for what the metadata lists, ops among them.
+    expect(asked[0]?.searchParams.get('scope')?.split(' ')).toContain('ops');
+    expect(person.pages.at(-1)).toContain('<code>ops</code>');
+    const who = await client.callTool('rich__who', {});
+    expect(who.isError ?? false).toBe(false);
+  });
+
+  it('refuses a wrong password with the form again, and a denied consent ends sign-in', async () => {
+    await expect(signIn({ ...alice(), password: 'wrong password' })).rejects.toThrow(
+      /sign-in refused/,
+    );
+    await expect(signIn(alice('deny'))).rejects.toThrow(/access_denied|denied/);
+  });
+
+  it('refuses a form posted without the sign-in cookie (another site, an old tab)', async () => {
+    const res = await fetch(`${gw.url}/oauth/interaction/made-up/login`, {
+      method: 'POST',
+      headers: { origin: gw.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'username=alice&password=x',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('expired');
+  });
+
+  it('refuses a token it did not issue, and a resource other than its own', async () => {
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer not.a.token', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(401);
+    const reg = await fetch(`${gw.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+    });
+    const { client_id } = (await reg.json()) as { client_id: string };
+    const other = new URL(`${gw.url}/oauth/authorize`);
+    other.search = new URLSearchParams({
+      client_id,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      resource: 'https://elsewhere.example/mcp',
+      scope: 'ops',
+    }).toString();
+    const redirect = await fetch(other, { redirect: 'manual' });
+    expect(new URL(redirect.headers.get('location') as string).searchParams.get('error')).toBe(
+      'invalid_target',
+    );
+  });
+});
+
+describe('config and command line', () => {
+  it('refuses a password hash not made by hash-password, and oauth beside it', () => {
+    expect(() =>
+      parseConfig({
+        gateway: { authorization_server: { users: [{ username: 'a', password_hash: 'x' }] } },
+        mcpServers: {},
+      }),
+    ).toThrow(/hash-password/);
+    expect(() =>
+      parseConfig({
+        gateway: {
+          oauth: { issuer: 'https://as.example' },
+          authorization_server: { users: [{ username: 'a', password_hash: hash }] },
+        },
+        mcpServers: {},
+      }),
+    ).toThrow(/exclude each other/);
+  });
+
+  it('hash-password prints a hash the config takes, and refuses a short password', async () => {
+    const made = await runProcess(process.execPath, [CLI, 'hash-password'], {
+      input: 'a long enough password\n',
+    });
+    expect(made.code).toBe(0);
+    const printed = made.stdout.trim();
+    expect(() =>
+      parseConfig({
+        gateway: { authorization_server: { users: [{ username: 'a', password_hash: printed }] } },
+        mcpServers: {},
+      }),
+    ).not.toThrow();
+    const short = await runProcess(process.execPath, [CLI, 'hash-password'], { input: 'short\n' });
+    expect(short.code).toBe(2);
+  });
+
+  it('needs a URL clients can reach: no authorization server on --port 0 without --public-url', async () => {
+    const dir = tempDir('gw-as-port0-');
+    const run = await runProcess(process.execPath, [
+      CLI,
+      '--transport',
+      'http',
+      '--port',
+      '0',
+      '--config',
+      await writeConfig(dir, {
+        gateway: { authorization_server: { users: [{ username: 'a', password_hash: hash }] } },
+        mcpServers: {},
+      }),
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--public-url, or a fixed --port');
+  });
+});
+
+async function writeConfig(dir: string, config: unknown): Promise<string> {
+  const { writeFileSync } = await import('node:fs');
+  const path = `${dir}/gateway.json`;
+  writeFileSync(path, JSON.stringify(config));
+  return path;
+}
