@@ -37,21 +37,25 @@ async function freePort(): Promise<number> {
 
 let gw: HttpProcess;
 let hash: string;
+let start: () => Promise<HttpProcess>;
 beforeAll(async () => {
   hash = await hashPassword(PASSWORD);
   const dir = tempDir('gw-as-');
-  gw = await spawnHttpGateway(
-    {
-      gateway: {
-        authorization_server: {
-          users: [{ username: 'alice', password_hash: hash, email: 'alice@example.com' }],
-          store: `${dir}/auth.db`,
+  const port = String(await freePort());
+  start = () =>
+    spawnHttpGateway(
+      {
+        gateway: {
+          authorization_server: {
+            users: [{ username: 'alice', password_hash: hash, email: 'alice@example.com' }],
+            store: `${dir}/auth.db`,
+          },
         },
+        mcpServers: { rich: backend('rich', { scopes: ['ops'] }) },
       },
-      mcpServers: { rich: backend('rich', { scopes: ['ops'] }) },
-    },
-    { args: ['--port', String(await freePort())], dir },
-  );
+      { args: ['--port', port], dir },
+    );
+  gw = await start();
 });
 afterAll(async () => {
   await gw?.stop();
@@ -122,7 +126,11 @@ function browser(person: Person): (url: URL) => Promise<URL> {
   };
 }
 
-async function signIn(person: Person, protocol: 'auto' | 'legacy' = 'auto') {
+async function signIn(
+  person: Person,
+  protocol: 'auto' | 'legacy' = 'auto',
+  store = new MemoryOAuthStore(),
+) {
   const asked: URL[] = [];
   const go = browser(person);
   const oauth = new OAuthClient({
@@ -131,7 +139,7 @@ async function signIn(person: Person, protocol: 'auto' | 'legacy' = 'auto') {
       asked.push(url);
       return go(url);
     },
-    store: new MemoryOAuthStore(),
+    store,
   });
   const client = await McpClient.connect(
     new StreamableHttpClientTransport({ url: `${gw.url}/mcp`, oauth }),
@@ -206,6 +214,20 @@ describe('the gateway as an authorization server', () => {
     });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('expired');
+  });
+
+  it("keeps clients, grants and keys across a restart: a person's token still works", async () => {
+    const store = new MemoryOAuthStore();
+    const first = await signIn(alice(), 'auto', store);
+    expect(first.asked).toHaveLength(1);
+    await first.client.close();
+    await gw.stop();
+    gw = await start();
+    // The same client with its stored token: no new sign-in, its token verified with the
+    // persisted key.
+    const again = await signIn(alice(), 'auto', store);
+    expect(again.asked).toHaveLength(0);
+    expect((await again.client.callTool('gateway_status', {})).isError ?? false).toBe(false);
   });
 
   it('refuses a token it did not issue, and a resource other than its own', async () => {
