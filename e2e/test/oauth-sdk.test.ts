@@ -14,11 +14,6 @@
 import { startAuthorizationServer, type TestAuthorizationServer } from '@mcpkit/testing';
 import {
   Client,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
@@ -32,70 +27,11 @@ import {
   startHttp,
   within,
 } from './helpers.js';
+import { MemoryOAuthProvider, REDIRECT } from './sdk-oauth-provider.js';
 
 const REQUEST = { timeout: 20_000 };
-// Nothing listens here: the test's browser (`as.authorize`) stops at the redirect to it.
-const REDIRECT = 'http://127.0.0.1:9/callback';
 
 afterAll(killAll);
-
-/** An OAuthClientProvider that keeps everything in memory and records where it sent the user. */
-class MemoryOAuthProvider implements OAuthClientProvider {
-  /** Every authorization URL the SDK sent the user to, in order. */
-  readonly authorizations: URL[] = [];
-  /** Every state handed out, in order. */
-  readonly states: string[] = [];
-  private info: StoredOAuthClientInformation | undefined;
-  private saved: StoredOAuthTokens | undefined;
-  private verifier: string | undefined;
-  private discovery: OAuthDiscoveryState | undefined;
-
-  get redirectUrl(): string {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'mcpkit e2e (SDK v2)',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  state(): string {
-    const state = `state-${this.states.length + 1}-${Math.random().toString(36).slice(2)}`;
-    this.states.push(state);
-    return state;
-  }
-  clientInformation(): StoredOAuthClientInformation | undefined {
-    return this.info;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation): void {
-    this.info = info;
-  }
-  tokens(): StoredOAuthTokens | undefined {
-    return this.saved;
-  }
-  saveTokens(tokens: StoredOAuthTokens): void {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL): void {
-    this.authorizations.push(url);
-  }
-  saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
-  }
-  codeVerifier(): string {
-    if (!this.verifier) throw new Error('no code verifier saved');
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState): void {
-    this.discovery = state;
-  }
-  discoveryState(): OAuthDiscoveryState | undefined {
-    return this.discovery;
-  }
-}
 
 interface Exchange {
   method: string;

@@ -13,6 +13,7 @@ import {
   StreamableHttpClientTransport,
 } from '@mcpkit/protocol';
 import {
+  formBrowser,
   type HttpProcess,
   killSpawned,
   removeTempDirs,
@@ -77,52 +78,19 @@ interface Person {
   pages: string[];
 }
 
-/**
- * A browser for one person: follows the authorization URL with the gateway's cookies, fills in
- * the sign-in form and answers the consent form, and hands back the redirect to the client.
- */
+/** The person's browser: signs in with their name and password, answers the consent form. */
 function browser(person: Person): (url: URL) => Promise<URL> {
-  const cookies = new Map<string, string>();
-  const keep = (res: Response) => {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const eq = pair.indexOf('=');
-      if (eq > 0) cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
+  const b = formBrowser(REDIRECT, (html) =>
+    html.includes('name="password"')
+      ? { username: person.username, password: person.password }
+      : { decision: person.consent },
+  );
+  return async (url) => {
+    try {
+      return await b.visit(url);
+    } finally {
+      person.pages.push(...b.pages.splice(0));
     }
-  };
-  const cookie = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  return async (start) => {
-    let next = new URL(start);
-    for (let hop = 0; hop < 20; hop++) {
-      if (`${next.origin}${next.pathname}` === REDIRECT) return next;
-      let res = await fetch(next, { redirect: 'manual', headers: { cookie: cookie() } });
-      keep(res);
-      if (res.status === 200) {
-        const html = await res.text();
-        person.pages.push(html);
-        const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-        if (!action) throw new Error(`no form at ${next.pathname}: ${html.slice(0, 300)}`);
-        const form = html.includes('name="password"')
-          ? { username: person.username, password: person.password }
-          : { decision: person.consent };
-        res = await fetch(new URL(action, next), {
-          method: 'POST',
-          redirect: 'manual',
-          headers: {
-            cookie: cookie(),
-            origin: next.origin,
-            'content-type': 'application/x-www-form-urlencoded',
-          },
-          body: new URLSearchParams(form),
-        });
-        keep(res);
-        if (res.status === 401) throw new Error('sign-in refused');
-      }
-      const location = res.headers.get('location');
-      if (!location) throw new Error(`${res.status} at ${next.pathname} without a redirect`);
-      next = new URL(location, next);
-    }
-    throw new Error('too many redirects');
   };
 }
 
@@ -200,9 +168,9 @@ describe('the gateway as an authorization server', () => {
   });
 
   it('refuses a wrong password with the form again, and a denied consent ends sign-in', async () => {
-    await expect(signIn({ ...alice(), password: 'wrong password' })).rejects.toThrow(
-      /sign-in refused/,
-    );
+    const wrong = { ...alice(), password: 'wrong password' };
+    await expect(signIn(wrong)).rejects.toThrow(/refused: 401/);
+    expect(wrong.pages.at(-1)).toContain('Wrong name or password.');
     await expect(signIn(alice('deny'))).rejects.toThrow(/access_denied|denied/);
   });
 

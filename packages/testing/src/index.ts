@@ -29,6 +29,8 @@ export {
   type PngStats,
   pngStats,
 } from './browser.js';
+// A person's browser at an authorization server's sign-in and consent forms.
+export { type FormBrowser, formBrowser } from './form-browser.js';
 // HTTP: a server in a child process; plain JSON-RPC POSTs read to the end (an McpServer on a
 // free port in this process is @mcpkit/node's `serveHttp`).
 export { type HttpProcess, type HttpProcessOptions, spawnHttpServer } from './http-process.js';

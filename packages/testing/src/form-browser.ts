@@ -1,0 +1,87 @@
+/**
+ * A person's browser at an authorization server's HTML pages, for tests of a sign-in flow:
+ * follows the authorization URL and its redirects with the cookies the server sets, submits the
+ * form of each page it is shown (with what `answer` fills in), and stops at the redirect back to
+ * the client — which it returns, not follows.
+ */
+
+/** What {@link formBrowser} returns. */
+export interface FormBrowser {
+  /** Go through the sign-in from `url`; resolves to the redirect to the client (`code`, `state`). */
+  visit(url: URL | string): Promise<URL>;
+  /** Every page shown, in order (HTML). */
+  readonly pages: string[];
+}
+
+/** Redirects and pages one {@link FormBrowser.visit} goes through before it gives up. */
+const MAX_HOPS = 20;
+
+/**
+ * A browser with its own cookie jar that stops at `redirectUri`. On a page with a
+ * `<form method="post" action="…">`, `answer(html, url)` gives the fields to post (as a browser
+ * would, with the page's Origin); a page without one, or a 4xx/5xx answer to a form, throws.
+ *
+ * @example
+ * ```ts
+ * const person = formBrowser(REDIRECT, (html) =>
+ *   html.includes('name="password"') ? { username: 'alice', password } : { decision: 'allow' },
+ * );
+ * const callback = await person.visit(authorizationUrl);
+ * ```
+ */
+export function formBrowser(
+  redirectUri: string,
+  answer: (html: string, url: URL) => Record<string, string>,
+): FormBrowser {
+  const cookies = new Map<string, string>();
+  const pages: string[] = [];
+  const keep = (res: Response) => {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const eq = pair.indexOf('=');
+      if (eq <= 0) continue;
+      const value = pair.slice(eq + 1);
+      if (value === '') cookies.delete(pair.slice(0, eq));
+      else cookies.set(pair.slice(0, eq), value);
+    }
+  };
+  const cookie = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  const back = new URL(redirectUri);
+  return {
+    pages,
+    async visit(start) {
+      let next = new URL(start);
+      for (let hop = 0; hop < MAX_HOPS; hop++) {
+        if (next.origin === back.origin && next.pathname === back.pathname) return next;
+        let res = await fetch(next, { redirect: 'manual', headers: { cookie: cookie() } });
+        keep(res);
+        if (res.status === 200) {
+          const html = await res.text();
+          pages.push(html);
+          const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+          if (!action) throw new Error(`no form at ${next.pathname}: ${html.slice(0, 300)}`);
+          res = await fetch(new URL(action.replace(/&amp;/g, '&'), next), {
+            method: 'POST',
+            redirect: 'manual',
+            headers: {
+              cookie: cookie(),
+              origin: next.origin,
+              'content-type': 'application/x-www-form-urlencoded',
+            },
+            body: new URLSearchParams(answer(html, next)),
+          });
+          keep(res);
+          if (res.status >= 400) {
+            const text = await res.text();
+            pages.push(text);
+            throw new Error(`the form at ${next.pathname} was refused: ${res.status}`);
+          }
+        }
+        const location = res.headers.get('location');
+        if (!location) throw new Error(`${res.status} at ${next.pathname} without a redirect`);
+        next = new URL(location, next);
+      }
+      throw new Error(`still redirecting after ${MAX_HOPS} hops, at ${next.href}`);
+    },
+  };
+}
