@@ -80,7 +80,7 @@ interface Person {
 
 /** The person's browser: signs in with their name and password, answers the consent form. */
 function browser(person: Person): (url: URL) => Promise<URL> {
-  const b = formBrowser(REDIRECT, (html) =>
+  const b = formBrowser(REDIRECT, (html): Record<string, string> =>
     html.includes('name="password"')
       ? { username: person.username, password: person.password }
       : { decision: person.consent },
