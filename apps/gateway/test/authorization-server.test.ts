@@ -48,7 +48,10 @@ beforeAll(async () => {
       {
         gateway: {
           authorization_server: {
-            users: [{ username: 'alice', password_hash: hash, email: 'alice@example.com' }],
+            users: [
+              { username: 'alice', password_hash: hash, email: 'alice@example.com' },
+              { username: 'bob', password_hash: hash },
+            ],
             store: `${dir}/auth.db`,
           },
         },
@@ -80,10 +83,12 @@ interface Person {
 
 /** The person's browser: signs in with their name and password, answers the consent form. */
 function browser(person: Person): (url: URL) => Promise<URL> {
-  const b = formBrowser(REDIRECT, (html): Record<string, string> =>
-    html.includes('name="password"')
-      ? { username: person.username, password: person.password }
-      : { decision: person.consent },
+  const b = formBrowser(
+    REDIRECT,
+    (html): Record<string, string> =>
+      html.includes('name="password"')
+        ? { username: person.username, password: person.password }
+        : { decision: person.consent },
   );
   return async (url) => {
     try {
@@ -172,6 +177,19 @@ describe('the gateway as an authorization server', () => {
     await expect(signIn(wrong)).rejects.toThrow(/refused: 401/);
     expect(wrong.pages.at(-1)).toContain('Wrong name or password.');
     await expect(signIn(alice('deny'))).rejects.toThrow(/access_denied|denied/);
+  });
+
+  it("locks a name after 5 wrong passwords, its right one too, and nobody else's", async () => {
+    for (let i = 0; i < 5; i++) {
+      await expect(signIn({ ...alice(), username: 'bob', password: `guess ${i}` })).rejects.toThrow(
+        /refused: 401/,
+      );
+    }
+    const bob = { ...alice(), username: 'bob' };
+    await expect(signIn(bob)).rejects.toThrow(/refused: 429/);
+    expect(bob.pages.at(-1)).toContain('Too many wrong passwords');
+    const { client } = await signIn(alice());
+    expect((await client.callTool('gateway_status', {})).isError ?? false).toBe(false);
   });
 
   it('refuses a form posted without the sign-in cookie (another site, an old tab)', async () => {

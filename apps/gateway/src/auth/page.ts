@@ -4,11 +4,15 @@
  * two pages a person sees — sign in, and consent for each client that asks.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { memoryRateLimiter } from '@mcpkit/fleet';
 import type { HttpPage } from '@mcpkit/node';
 import { escapeHtml, readSmall } from '../html.js';
 import { AS_PREFIX, INTERACTION_PATH, type OidcProvider } from './provider.js';
 import { checkPassword, type GatewayUser } from './users.js';
 
+/** Wrong passwords for one name before its sign-in is refused for the rest of the window. */
+const MAX_FAILURES = 5;
+const FAILURE_WINDOW_SEC = 15 * 60;
 /** A form body larger than this is refused (a name and a password are a few hundred bytes). */
 const MAX_FORM_BYTES = 8 * 1024;
 const DISCOVERY = '/.well-known/openid-configuration';
@@ -44,6 +48,16 @@ export interface AuthorizationEvent {
 
 /** The authorization server's endpoints and pages, as one page of the gateway's HTTP server. */
 export function authorizationServerPage(options: AuthorizationPageOptions): HttpPage {
+  // Per name, not per address: behind a balancer or TLS proxy every person shares one address
+  // (a per-address lock would let anyone lock everyone out). Refused before the password is
+  // hashed, so guessing costs no CPU either; a name locked by someone else's guesses signs in
+  // again after the window.
+  const failures = memoryRateLimiter({
+    keyPrefix: 'gateway-sign-in',
+    points: MAX_FAILURES,
+    durationSec: FAILURE_WINDOW_SEC,
+  });
+  const limits = { failures };
   return {
     // Token, registration and metadata requests come from clients on any origin (a browser-based
     // MCP client too); the Host check still applies.
@@ -52,7 +66,14 @@ export function authorizationServerPage(options: AuthorizationPageOptions): Http
     async handle(req, res, path) {
       const provider = await options.provider();
       if (path.startsWith(`${INTERACTION_PATH}/`)) {
-        await interaction(provider, req, res, path.slice(INTERACTION_PATH.length + 1), options);
+        await interaction(
+          provider,
+          req,
+          res,
+          path.slice(INTERACTION_PATH.length + 1),
+          options,
+          limits,
+        );
         return;
       }
       if (path === RFC8414) req.url = DISCOVERY;
@@ -68,6 +89,7 @@ async function interaction(
   res: ServerResponse,
   rest: string,
   options: AuthorizationPageOptions,
+  limits: { failures: ReturnType<typeof memoryRateLimiter> },
 ): Promise<void> {
   const [uid, action] = rest.split('/');
   let details: Awaited<ReturnType<OidcProvider['interactionDetails']>>;
@@ -118,13 +140,26 @@ async function interaction(
       page(res, 400, 'Sign-in expired', '<p>This step is done. Start again from your app.</p>');
       return;
     }
-    const username = form.get('username') ?? '';
+    const username = (form.get('username') ?? '').slice(0, 200);
+    const key = username.toLowerCase();
+    if (((await limits.failures.get(key))?.consumedPoints ?? 0) >= MAX_FAILURES) {
+      options.onEvent?.({ kind: 'sign_in_failed', clientId });
+      page(
+        res,
+        429,
+        'Sign in',
+        loginForm(uid as string, clientName, 'Too many wrong passwords: try again in 15 minutes.'),
+      );
+      return;
+    }
     const user = await checkPassword(options.users, username, form.get('password') ?? '');
     if (!user) {
+      await limits.failures.consume(key).catch(() => undefined);
       options.onEvent?.({ kind: 'sign_in_failed', clientId });
       page(res, 401, 'Sign in', loginForm(uid as string, clientName, 'Wrong name or password.'));
       return;
     }
+    await limits.failures.delete(key);
     options.onEvent?.({ kind: 'sign_in', subject: user.username, clientId });
     await provider.interactionFinished(
       req,
