@@ -20,8 +20,6 @@ const DISCOVERY = '/.well-known/openid-configuration';
 const RFC8414 = '/.well-known/oauth-authorization-server';
 
 const SECURITY_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
   'X-Frame-Options': 'DENY',
@@ -117,11 +115,14 @@ async function interaction(
   const clientId = String(details.params.client_id ?? '');
   const client = await provider.Client.find(clientId);
   const clientName = String(client?.clientName ?? clientId);
+  // oidc-provider checked it against the client's registered redirect URIs.
+  const redirectUri =
+    typeof details.params.redirect_uri === 'string' ? details.params.redirect_uri : undefined;
   if (req.method === 'GET' && action === undefined) {
     if (details.prompt.name === 'login') {
-      page(res, 200, 'Sign in', loginForm(uid as string, clientName));
+      page(res, 200, 'Sign in', loginForm(uid as string, clientName), redirectUri);
     } else {
-      page(res, 200, 'Allow access?', consentForm(uid as string, clientName, details));
+      page(res, 200, 'Allow access?', consentForm(uid as string, clientName, details), redirectUri);
     }
     return;
   }
@@ -149,6 +150,7 @@ async function interaction(
         429,
         'Sign in',
         loginForm(uid as string, clientName, 'Too many wrong passwords: try again in 15 minutes.'),
+        redirectUri,
       );
       return;
     }
@@ -156,7 +158,13 @@ async function interaction(
     if (!user) {
       await limits.failures.consume(key).catch(() => undefined);
       options.onEvent?.({ kind: 'sign_in_failed', clientId });
-      page(res, 401, 'Sign in', loginForm(uid as string, clientName, 'Wrong name or password.'));
+      page(
+        res,
+        401,
+        'Sign in',
+        loginForm(uid as string, clientName, 'Wrong name or password.'),
+        redirectUri,
+      );
       return;
     }
     await limits.failures.delete(key);
@@ -234,14 +242,35 @@ function consentForm(
     String(details.session?.accountId ?? ''),
   )}</b>, with:</p>
 ${list}
-<p class="small">It will be sent back to <code>${escapeHtml(redirect)}</code>. You can disconnect it later.</p>
+<p class="small">It will be sent back to <code>${escapeHtml(redirect)}</code>.</p>
 <form method="post" action="${INTERACTION_PATH}/${escapeHtml(uid)}/consent">
   <button type="submit" name="decision" value="allow">Allow</button>
   <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </form>`;
 }
 
-function page(res: ServerResponse, status: number, title: string, body: string): void {
+/**
+ * The pages' policy: no script at all, their own inline style, forms posted to themselves — and,
+ * since a browser holds a form's redirects to `form-action` too (Chromium does), to where the
+ * sign-in ends: the client's redirect URI, its origin (or its scheme for an app's own scheme).
+ */
+function contentSecurityPolicy(redirectUri: string | undefined): string {
+  let target = '';
+  if (redirectUri && URL.canParse(redirectUri)) {
+    const url = new URL(redirectUri);
+    target =
+      url.protocol === 'http:' || url.protocol === 'https:' ? ` ${url.origin}` : ` ${url.protocol}`;
+  }
+  return `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`;
+}
+
+function page(
+  res: ServerResponse,
+  status: number,
+  title: string,
+  body: string,
+  redirectUri?: string,
+): void {
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · MCP gateway</title>
@@ -254,6 +283,10 @@ button.secondary{background:#e6e8eb;color:#1b1f24}.error{color:#b42318}.small{fo
 </style></head><body><h1>${escapeHtml(title)}</h1>
 ${body}
 </body></html>`;
-  res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', ...SECURITY_HEADERS });
+  res.writeHead(status, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': contentSecurityPolicy(redirectUri),
+    ...SECURITY_HEADERS,
+  });
   res.end(html);
 }
