@@ -12,6 +12,7 @@ import {
 } from '@mcpkit/fleet';
 import { CliUsageError, runCli, type StaticToken, staticTokens } from '@mcpkit/node';
 import { McpMetrics } from '@mcpkit/observability';
+import { parentDeathSignalMissing } from '@mcpkit/protocol';
 import { type AuthorizationServerMode, startAuthorizationServerMode } from './auth/mode.js';
 import { hashPasswordCommand } from './auth/users.js';
 import { ConfigError, defaultConfig, exposureWarnings, isStdio, loadConfig } from './config.js';
@@ -144,6 +145,14 @@ process.exitCode = await runCli({
     slow.unref();
     void started.then(() => {
       clearTimeout(slow);
+      // Probed at the first stdio spawn already: say once when the backends got no parent-death
+      // signal (setpriv denied by a seccomp filter, say), so a SIGKILLed gateway's orphans are
+      // explained. The service manager's cgroup, or the gateway's own stop, still ends them.
+      const missing = [...gateway.backends.values()].some((b) => isStdio(b.config))
+        ? parentDeathSignalMissing()
+        : undefined;
+      if (missing !== undefined)
+        logger.info(`backends start without a parent-death signal: ${missing}`);
       for (const [name, b] of gateway.backends) {
         logger.info(
           {

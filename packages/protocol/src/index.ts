@@ -153,7 +153,7 @@ export {
 } from './mcp/versions.js';
 // Processes: ending a child and everything it started
 export { killGroup } from './process/kill-group.js';
-export { resolveCommand } from './process/tree.js';
+export { parentDeathSignalMissing, resolveCommand } from './process/tree.js';
 // Transports: channels a JsonRpcConnection or `McpServer.connect` runs over
 export { guardStdout } from './transports/guard-stdout.js';
 export { LineFramer, type LineSink } from './transports/line-framer.js';

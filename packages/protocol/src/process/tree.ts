@@ -10,22 +10,46 @@ import { delimiter, isAbsolute, join } from 'node:path';
 
 /** util-linux's `setpriv`, which sets the parent-death signal and execs the command. */
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => executable(path));
-/** Whether SETPRIV works here; probed once, at the first spawn that wants it. */
-let setprivWorks: boolean | undefined;
+/** Each helper's probe ({@link parentDeathHelperFailure}), run once, at the first spawn that wants it. */
+const probed = new Map<string, string | undefined>();
 
 /**
- * Whether `helper` can start a program with the parent-death signal set, tried for real: it
- * execs itself (`--version`) that way. setpriv applies capabilities even when asked for none,
- * and `capset()` is denied under a seccomp filter such as systemd's
+ * Why `helper` cannot start a program with the parent-death signal set, tried for real (it
+ * execs itself, `--version`, that way); undefined when it can. setpriv applies capabilities even
+ * when asked for none, and `capset()` is denied under a seccomp filter such as systemd's
  * `SystemCallFilter=~@privileged` (exit 127, "activate capabilities: Operation not permitted"):
  * there, every child it started would die at once.
  */
-export function parentDeathHelperWorks(helper: string): boolean {
+export function parentDeathHelperFailure(helper: string): string | undefined {
   const probe = spawnSync(helper, ['--pdeathsig', 'SIGKILL', '--', helper, '--version'], {
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
     timeout: 10_000,
   });
-  return probe.status === 0;
+  if (probe.error) return `${helper}: ${probe.error.message}`;
+  if (probe.status === 0) return undefined;
+  const said = probe.stderr.trim().split('\n').at(-1);
+  const ended = probe.status === null ? `ended by ${probe.signal}` : `exited ${probe.status}`;
+  return `${helper} --pdeathsig ${ended}${said ? ` (${said})` : ''}`;
+}
+
+/** Why `helper` sets no parent-death signal here, or undefined when it does; probed once per helper. */
+function helperMissing(helper: string | undefined): string | undefined {
+  if (process.platform !== 'linux') return `not Linux (${process.platform})`;
+  if (helper === undefined) return 'no setpriv (util-linux) in /usr/bin or /bin';
+  if (!probed.has(helper)) probed.set(helper, parentDeathHelperFailure(helper));
+  return probed.get(helper);
+}
+
+/**
+ * Why the stdio servers this process starts (`StdioClientTransport`, `dieWithParent`) get no
+ * parent-death signal here — not Linux, no util-linux `setpriv`, or a setpriv the sandbox does
+ * not let run (a seccomp filter denying `capset()`, e.g. systemd's
+ * `SystemCallFilter=~@privileged`) — or undefined when they get one. They are started anyway,
+ * without it: what a supervisor logs so the fallback is seen. Probed once (a run of setpriv).
+ */
+export function parentDeathSignalMissing(): string | undefined {
+  return helperMissing(SETPRIV);
 }
 
 function executable(path: string): boolean {
@@ -59,18 +83,18 @@ export function resolveCommand(
 /**
  * The command line that starts `command` so the kernel sends it SIGKILL when this process dies,
  * even by SIGKILL (`PR_SET_PDEATHSIG`, through `setpriv --pdeathsig`; the setting survives the
- * exec). Unchanged where that is not available (not Linux, no setpriv, or a setpriv the
- * sandbox does not let run — see {@link parentDeathHelperWorks}): the caller's own stop still
- * signals the whole tree, and a service manager's cgroup holds the rest.
+ * exec). Unchanged where that is not available ({@link parentDeathSignalMissing} says why): the
+ * caller's own stop still signals the whole tree, and a service manager's cgroup holds the rest.
+ * `helper` is for tests: this machine's setpriv unless given.
  */
 export function dyingWithParent(
   command: string,
   args: readonly string[],
+  helper: string | undefined = SETPRIV,
 ): { command: string; args: string[] } {
-  if (process.platform !== 'linux' || SETPRIV === undefined) return { command, args: [...args] };
-  setprivWorks ??= parentDeathHelperWorks(SETPRIV);
-  if (!setprivWorks) return { command, args: [...args] };
-  return { command: SETPRIV, args: ['--pdeathsig', 'SIGKILL', '--', command, ...args] };
+  if (helper === undefined || helperMissing(helper) !== undefined)
+    return { command, args: [...args] };
+  return { command: helper, args: ['--pdeathsig', 'SIGKILL', '--', command, ...args] };
 }
 
 /**
