@@ -2,7 +2,8 @@
 /**
  * The deploy examples a user copies: the container's entrypoint script (run here as the image
  * runs it, with the checked-in gateway.example.json and the apps' commands on PATH — this machine
- * has no container engine) and the systemd unit (checked with `systemd-analyze` when present).
+ * has no container engine), the systemd unit (checked with `systemd-analyze` when present) and
+ * compose.yaml (read: its image is built from the checkout).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { REPO } from './helpers.js';
 const ENTRYPOINT = join(REPO, 'deploy', 'container', 'entrypoint.sh');
 const EXAMPLE = join(REPO, 'apps', 'gateway', 'gateway.example.json');
 const UNIT = join(REPO, 'deploy', 'systemd', 'mcp-gateway.service');
+const COMPOSE = join(REPO, 'deploy', 'compose.yaml');
 const TOKEN = 'entrypoint-test-token-0123456789';
 
 describe('deploy/container/entrypoint.sh', () => {
@@ -176,5 +178,29 @@ describe('deploy/systemd/mcp-gateway.service', () => {
     for (const copied of ['apps/gateway/gateway.example.json', 'deploy/container/entrypoint.sh']) {
       expect(existsSync(join(REPO, copied)), copied).toBe(true);
     }
+  });
+});
+
+describe('deploy/compose.yaml', () => {
+  const compose = readFileSync(COMPOSE, 'utf8');
+
+  it('builds its image from the checkout with the Dockerfile, never npm install -g of @mcpkit', () => {
+    // The app instances' anchor: the image built from the repository root by container/Dockerfile.
+    const app = /^x-projects: &projects\n((?: {2}.*\n|\s*\n)+)/m.exec(compose)?.[1] ?? '';
+    expect(app).toMatch(
+      /^ {2}build:\n {4}context: \.\.\n {4}dockerfile: deploy\/container\/Dockerfile$/m,
+    );
+    // `context: ..` is the repository root, relative to this file's directory.
+    expect(existsSync(join(REPO, 'deploy', 'container', 'Dockerfile'))).toBe(true);
+    expect(app).toMatch(/^ {2}image: mcpkit:local$/m);
+    const instances = [...compose.matchAll(/^ {2}(projects-\d+): (.*)$/gm)];
+    expect(instances.map((m) => m[2])).toEqual(['*projects', '*projects', '*projects']);
+    // The packages are not on npm yet (a 404): nothing installs them from the registry — on a
+    // command line, in a YAML list or in a folded block (where `-g` and the name may part lines).
+    const npmInstalls = compose
+      .replace(/[[\]",]/g, ' ')
+      .split('\n')
+      .filter((l) => /\bnpm\s+(i|install|add)\b/.test(l));
+    expect(npmInstalls.filter((l) => /\s(-g|--global)\b|@mcpkit\//.test(l))).toEqual([]);
   });
 });
