@@ -4,7 +4,9 @@
  * `node …/dist/cli.js` (absolute in client configs: a client starts servers from a directory of
  * its own), npx is "once published", pnpm runs through `npx -y pnpm@10.34.8` as in the Quick
  * start, and the root README never registers the gateway beside the servers it already brings.
+ * The Quick start's `start` says on stderr that it is building before a cold build (#37 item 8).
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -134,5 +136,24 @@ describe('client configs', () => {
         file,
       ).toEqual([]);
     }
+  });
+});
+
+describe("the Quick start's `start` (root package.json)", () => {
+  it('says on stderr that it is building before the build (a cold one is minutes of silence)', () => {
+    const { scripts } = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    const steps = (scripts.start ?? '').split('&&').map((step) => step.trim());
+    const build = steps.findIndex((step) =>
+      /^(turbo run build|pnpm( -r)? (run )?build)\b/.test(step),
+    );
+    expect(build, scripts.start).toBeGreaterThan(0);
+    // What runs before the build, run as the script runs it: a line on stderr, nothing on stdout.
+    const before = spawnSync('sh', ['-c', steps.slice(0, build).join(' && ')], {
+      cwd: REPO,
+      encoding: 'utf8',
+    });
+    expect(before.status, before.stderr).toBe(0);
+    expect(before.stdout).toBe('');
+    expect(before.stderr).toMatch(/\bbuilding\b/);
   });
 });
