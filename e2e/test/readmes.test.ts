@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TOKEN_LIMITS } from '@mcpkit/projects';
 import { describe, expect, it } from 'vitest';
 import { REPO } from './helpers.js';
 
@@ -155,5 +156,49 @@ describe("the Quick start's `start` (root package.json)", () => {
     expect(before.status, before.stderr).toBe(0);
     expect(before.stdout).toBe('');
     expect(before.stderr).toMatch(/\bbuilding\b/);
+  });
+});
+
+describe("packages/protocol/README.md's Limits table (#38: every limit)", () => {
+  const text = read('packages/protocol/README.md');
+  const at = text.indexOf('## Limits');
+  const limits = text.slice(at, text.indexOf('\n## ', at + 1));
+  /** The cells of the row whose `where` names `where`. */
+  const row = (where: string): string[] =>
+    (limits.split('\n').find((l) => l.startsWith('| ') && l.includes(where)) ?? '')
+      .split(' | ')
+      .map((cell) => cell.replace(/^\|/, '').replace(/\|$/, '').trim());
+
+  it('says who a caller is without auth: over HTTP, its address and `clientInfo.name`', () => {
+    const intro = limits.slice(0, limits.indexOf('\n|')).replace(/\s+/g, ' ');
+    expect(intro).toContain(
+      'without auth, over HTTP, its remote address and its `clientInfo.name`',
+    );
+    expect(intro).not.toMatch(/without auth, its connection or address/);
+  });
+
+  it("lists the gateway status page's logins and live streams with page.ts's defaults", () => {
+    const page = read('apps/gateway/src/status/page.ts');
+    const byDefault = (option: string) =>
+      Number(new RegExp(`options\\.${option} \\?\\? (\\d+)`).exec(page)?.[1]).toLocaleString('en');
+    for (const [perCaller, global, refused] of [
+      ['maxSessionsPerCaller', 'maxSessions', '429'],
+      ['maxStreamsPerCaller', 'maxStreams', '503'],
+    ] as const) {
+      const [, where, scope, value, atLimit] = row(`\`${perCaller}\` / \`${global}\``);
+      expect(where, perCaller).toMatch(/^G `statusPage`/);
+      expect(scope).toMatch(/^per caller .*\/ global$/);
+      expect(value).toMatch(new RegExp(`^${byDefault(perCaller)} / ${byDefault(global)}\\b`));
+      expect(atLimit).toContain(refused);
+    }
+  });
+
+  it("lists projects' HTTP body limit: 1 MiB, 413", () => {
+    expect(read('apps/projects/src/server.ts')).toContain(
+      'export const MAX_REQUEST_BYTES = 2 * TOKEN_LIMITS.bytes;',
+    );
+    expect(2 * TOKEN_LIMITS.bytes).toBe(1024 * 1024);
+    const [, , scope, value, atLimit] = row('J `MAX_REQUEST_BYTES`');
+    expect([scope, value, atLimit?.slice(0, 3)]).toEqual(['per request', '1 MiB', '413']);
   });
 });
