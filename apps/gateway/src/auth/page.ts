@@ -16,6 +16,7 @@ const FAILURE_WINDOW_SEC = 15 * 60;
 /** A form body larger than this is refused (a name and a password are a few hundred bytes). */
 const MAX_FORM_BYTES = 8 * 1024;
 const DISCOVERY = '/.well-known/openid-configuration';
+const AUTHORIZE = `${AS_PREFIX}/authorize`;
 /** RFC 8414's location for an issuer without a path: the same document. */
 const RFC8414 = '/.well-known/oauth-authorization-server';
 
@@ -75,9 +76,23 @@ export function authorizationServerPage(options: AuthorizationPageOptions): Http
         return;
       }
       if (path === RFC8414) req.url = DISCOVERY;
+      else if (path === AUTHORIZE) req.url = withDefaultScope(req.url ?? path);
       provider.callback()(req, res);
     },
   };
+}
+
+/**
+ * An authorization request without `scope` gets `openid`. MCP lets a client omit the scope
+ * (its scope selection ends with "omit the parameter"), and the token it wants then needs no
+ * backend scope; oidc-provider refuses a request that would be granted no scope at all
+ * (access_denied), so the person is asked only to sign in.
+ */
+function withDefaultScope(url: string): string {
+  const parsed = new URL(url, 'http://gateway');
+  if (parsed.searchParams.has('scope')) return url;
+  parsed.searchParams.set('scope', 'openid');
+  return `${parsed.pathname}${parsed.search}`;
 }
 
 /** `<uid>` (GET: the page the prompt needs), `<uid>/login`, `<uid>/consent` (POST). */
