@@ -185,6 +185,7 @@ export const configSchema = z
                       .refine(isPasswordHash, 'not a hash from mcp-gateway hash-password'),
                     email: z.email().optional(),
                     groups: z.array(z.string().min(1).max(200)).max(100).optional(),
+                    scopes: z.array(z.string().min(1).max(200)).max(100).optional(),
                   })
                   .strict(),
               )

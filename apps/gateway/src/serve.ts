@@ -24,6 +24,7 @@ import { retryOnHangup, watchConfig } from './reload.js';
 import { observeGateway } from './status/metrics.js';
 import { statusPage } from './status/page.js';
 import { backendsReadiness } from './status/readiness.js';
+import { revokeSignIn } from './tools/revoke-sign-in.js';
 
 /** How long the first lists wait for backends to start; later ones join via list_changed. */
 const STARTUP_WAIT_MS = 15_000;
@@ -221,6 +222,7 @@ process.exitCode = await runCli({
           configPath: values.config as string | undefined,
           events: gateway.events,
         });
+        gateway.server.addTool(revokeSignIn(signIn.store, gateway.events));
       }
       if (state) {
         notifier = await shareNotifications(gateway.server, state, { logger });
@@ -258,7 +260,7 @@ process.exitCode = await runCli({
       // With --auth-issuer, gateway.oauth or gateway.authorization_server (its own issuer).
       oauth: {
         scopes,
-        ...(signIn && { issuer: signIn.issuer }),
+        ...(signIn && { issuer: signIn.issuer, stillValid: signIn.stillValid }),
         ...(config.gateway.oauth && {
           issuer: config.gateway.oauth.issuer,
           ...(config.gateway.oauth.audience ? { audience: config.gateway.oauth.audience } : {}),

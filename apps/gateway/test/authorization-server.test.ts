@@ -16,6 +16,7 @@ import {
   formBrowser,
   type HttpProcess,
   killSpawned,
+  postModernCall,
   removeTempDirs,
   runProcess,
   tempDir,
@@ -26,6 +27,8 @@ import { parseConfig } from '../src/config.js';
 import { backend, CLI, spawnHttpGateway } from './helpers.js';
 
 const PASSWORD = 'correct horse battery staple';
+/** The operator's --token (every scope): revokes sign-ins. */
+const OPERATOR = 'operator-token-0123456789';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
 async function freePort(): Promise<number> {
@@ -51,13 +54,14 @@ beforeAll(async () => {
             users: [
               { username: 'alice', password_hash: hash, email: 'alice@example.com' },
               { username: 'bob', password_hash: hash },
+              { username: 'carol', password_hash: hash, scopes: ['ops', 'gateway:admin'] },
             ],
             store: `${dir}/auth.db`,
           },
         },
         mcpServers: { rich: backend('rich', { scopes: ['ops'] }) },
       },
-      { args: ['--port', port], dir },
+      { args: ['--port', port, '--token', OPERATOR], dir },
     );
   gw = await start();
 });
@@ -190,6 +194,59 @@ describe('the gateway as an authorization server', () => {
     expect(bob.pages.at(-1)).toContain('Too many wrong passwords');
     const { client } = await signIn(alice());
     expect((await client.callTool('gateway_status', {})).isError ?? false).toBe(false);
+  });
+
+  it('grants gateway:admin only to a person who has it by name, and says what it left out', async () => {
+    const person = alice();
+    const { asked } = await signIn(person);
+    expect(asked[0]?.searchParams.get('scope')?.split(' ')).toContain('gateway:admin');
+    expect(person.pages.at(-1)).toContain(
+      'Not yours to give, left out: <code>gateway:admin</code>',
+    );
+    const carol = { ...alice(), username: 'carol' };
+    const store = new MemoryOAuthStore();
+    await signIn(carol, 'auto', store);
+    expect(carol.pages.at(-1)).not.toContain('left out');
+    const token = (await store.tokens(`${gw.url}/mcp`))?.accessToken as string;
+    const scope = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString())
+      .scope as string;
+    expect(scope.split(' ')).toContain('gateway:admin');
+  });
+
+  it("an operator's revoke_sign_in ends a person's token at the next request", async () => {
+    const store = new MemoryOAuthStore();
+    const { client } = await signIn(alice(), 'auto', store);
+    expect((await client.callTool('gateway_status', {})).isError ?? false).toBe(false);
+    const token = (await store.tokens(`${gw.url}/mcp`))?.accessToken as string;
+    expect((await postModernCall(`${gw.url}/mcp`, 'gateway_status', {}, { token })).status).toBe(
+      200,
+    );
+    // Not a tool for a person's token: gateway:admin only.
+    const refused = await postModernCall(
+      `${gw.url}/mcp`,
+      'revoke_sign_in',
+      { username: 'alice' },
+      { token },
+    );
+    expect(refused.status).toBe(403);
+    const revoked = await postModernCall<{ result?: { structuredContent?: { revoked: number } } }>(
+      `${gw.url}/mcp`,
+      'revoke_sign_in',
+      { username: 'alice' },
+      { token: OPERATOR },
+    );
+    expect(revoked.body?.result?.structuredContent?.revoked).toBeGreaterThanOrEqual(1);
+    // Her token, verified and cached a moment ago, is refused now.
+    expect((await postModernCall(`${gw.url}/mcp`, 'gateway_status', {}, { token })).status).toBe(
+      401,
+    );
+    const events = await postModernCall<{ result?: { structuredContent?: { events: unknown[] } } }>(
+      `${gw.url}/mcp`,
+      'get_events',
+      { event_type: 'auth.revoked' },
+      { token: OPERATOR },
+    );
+    expect(JSON.stringify(events.body)).toContain('alice');
   });
 
   it('refuses a form posted without the sign-in cookie (another site, an old tab)', async () => {

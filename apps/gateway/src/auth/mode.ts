@@ -3,6 +3,7 @@
  * server — the provider's endpoints and pages, and the resource server that takes its tokens.
  */
 import { CliUsageError, type HttpPage } from '@mcpkit/node';
+import type { AuthInfo } from '@mcpkit/protocol';
 import type { GatewayConfig } from '../config.js';
 import { defaultStatePath } from '../events/path.js';
 import type { EventLog } from '../events.js';
@@ -13,6 +14,10 @@ import { type AuthStore, openSqliteAuthStore } from './store.js';
 /** What serve.ts gets: a page for the HTTP server, the issuer its OAuth takes, a close. */
 export interface AuthorizationServerMode {
   page: HttpPage;
+  /** Where its grants are: revocations go here. */
+  store: AuthStore;
+  /** Whether a token's grant still stands (asked on every request). */
+  stillValid(info: AuthInfo): Promise<boolean>;
   /** The gateway's own origin: the issuer of its tokens. */
   issuer: string;
   close(): Promise<void>;
@@ -79,6 +84,14 @@ export async function startAuthorizationServerMode(
   prune.unref();
   return {
     page,
+    store,
+    // The person's consent to the token's client, still there: a revocation takes effect at the
+    // next request, not when the token expires.
+    stillValid: async (info) => {
+      const clientId = (info.data as { claims?: { client_id?: unknown } } | undefined)?.claims
+        ?.client_id;
+      return typeof clientId === 'string' && (await store.hasGrant(info.subject, clientId));
+    },
     issuer,
     close: async () => {
       clearInterval(prune);

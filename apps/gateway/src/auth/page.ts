@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { memoryRateLimiter } from '@mcpkit/fleet';
 import type { HttpPage } from '@mcpkit/node';
 import { escapeHtml, readSmall } from '../html.js';
+import { ADMIN_SCOPE } from '../tools/restart-backend.js';
 import { AS_PREFIX, INTERACTION_PATH, type OidcProvider } from './provider.js';
 import { checkPassword, type GatewayUser } from './users.js';
 
@@ -137,7 +138,9 @@ async function interaction(
     if (details.prompt.name === 'login') {
       page(res, 200, 'Sign in', loginForm(uid as string, clientName), redirectUri);
     } else {
-      page(res, 200, 'Allow access?', consentForm(uid as string, clientName, details), redirectUri);
+      const user = options.users.find((u) => u.username === details.session?.accountId);
+      const form = consentForm(uid as string, clientName, details, user);
+      page(res, 200, 'Allow access?', form, redirectUri);
     }
     return;
   }
@@ -218,9 +221,15 @@ async function interaction(
   if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
   if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
   const scopes: string[] = [];
+  const may = mayHold(options.users.find((u) => u.username === subject));
   for (const [resource, more] of Object.entries(missing.missingResourceScopes ?? {})) {
-    grant.addResourceScope(resource, more.join(' '));
-    scopes.push(...more);
+    const allowed = more.filter(may);
+    const withheld = more.filter((s) => !may(s));
+    // Rejected, not left out: the provider then issues the token without them instead of
+    // asking for consent again.
+    if (allowed.length > 0) grant.addResourceScope(resource, allowed.join(' '));
+    if (withheld.length > 0) grant.rejectResourceScope(resource, withheld.join(' '));
+    scopes.push(...allowed);
   }
   const grantId = await grant.save();
   options.onEvent?.({ kind: 'consent', subject, clientId, scopes });
@@ -242,13 +251,27 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 </form>`;
 }
 
+/**
+ * Which scopes a person may be granted: those listed for them, else every scope but
+ * gateway:admin (an operator's scope is given by name, never by default).
+ */
+function mayHold(user: GatewayUser | undefined): (scope: string) => boolean {
+  if (!user) return () => false;
+  const listed = user.scopes;
+  return listed ? (scope) => listed.includes(scope) : (scope) => scope !== ADMIN_SCOPE;
+}
+
 function consentForm(
   uid: string,
   clientName: string,
   details: Awaited<ReturnType<OidcProvider['interactionDetails']>>,
+  user: GatewayUser | undefined,
 ): string {
   const missing = details.prompt.details as { missingResourceScopes?: Record<string, string[]> };
-  const scopes = [...new Set(Object.values(missing.missingResourceScopes ?? {}).flat())];
+  const asked = [...new Set(Object.values(missing.missingResourceScopes ?? {}).flat())];
+  const may = mayHold(user);
+  const scopes = asked.filter(may);
+  const withheld = asked.filter((s) => !may(s));
   const redirect = String(details.params.redirect_uri ?? '');
   const list = scopes.length
     ? `<ul>${scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('')}</ul>`
@@ -257,6 +280,11 @@ function consentForm(
     String(details.session?.accountId ?? ''),
   )}</b>, with:</p>
 ${list}
+${
+  withheld.length > 0
+    ? `<p class="small">Not yours to give, left out: ${withheld.map((s) => `<code>${escapeHtml(s)}</code>`).join(', ')}.</p>`
+    : ''
+}
 <p class="small">It will be sent back to <code>${escapeHtml(redirect)}</code>.</p>
 <form method="post" action="${INTERACTION_PATH}/${escapeHtml(uid)}/consent">
   <button type="submit" name="decision" value="allow">Allow</button>

@@ -89,6 +89,7 @@ export async function createAuthorizationServer(
       authorization: `${AS_PREFIX}/authorize`,
       end_session: `${AS_PREFIX}/logout`,
       jwks: `${AS_PREFIX}/jwks`,
+      pushed_authorization_request: `${AS_PREFIX}/par`,
       registration: `${AS_PREFIX}/register`,
       revocation: `${AS_PREFIX}/revoke`,
       token: `${AS_PREFIX}/token`,
@@ -137,8 +138,14 @@ export async function createAuthorizationServer(
       RefreshToken: 30 * 24 * 3600,
       Session: 14 * 24 * 3600,
     },
+    // Authorization code only (MCP): no implicit or hybrid response types advertised.
+    responseTypes: ['code'],
     features: {
       devInteractions: { enabled: false },
+      // MCP (2025-11-25 and 2026-07-28): authorization servers SHOULD support Client ID
+      // Metadata Documents — an https URL as the client_id, its document fetched (https only,
+      // no redirects, no private addresses) and cached, never stored.
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
       registration: { enabled: true },
       revocation: { enabled: true },
       resourceIndicators: {

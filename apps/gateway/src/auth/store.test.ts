@@ -51,6 +51,25 @@ describe('the SQLite store of the authorization server', () => {
     await store.close();
   });
 
+  it("lists a person's grants, tells whether one stands, and revokes them with their tokens", async () => {
+    const store = openSqliteAuthStore(':memory:');
+    const grants = store.adapter('Grant');
+    await grants.upsert('g1', { accountId: 'alice', clientId: 'c1' }, 600);
+    await grants.upsert('g2', { accountId: 'alice', clientId: 'c2' }, 600);
+    await grants.upsert('g3', { accountId: 'bob', clientId: 'c1' }, 600);
+    await store.adapter('RefreshToken').upsert('r1', { grantId: 'g1', accountId: 'alice' }, 600);
+    expect((await store.grants('alice')).map((g) => g.clientId)).toEqual(['c1', 'c2']);
+    expect(await store.grants()).toHaveLength(3);
+    expect(await store.hasGrant('alice', 'c1')).toBe(true);
+    expect(await store.revokeGrants('alice', 'c1')).toBe(1);
+    expect(await store.hasGrant('alice', 'c1')).toBe(false);
+    expect(await store.hasGrant('alice', 'c2')).toBe(true);
+    expect(await store.adapter('RefreshToken').find('r1')).toBeUndefined();
+    expect(await store.revokeGrants('alice')).toBe(1);
+    expect(await store.hasGrant('bob', 'c1')).toBe(true);
+    await store.close();
+  });
+
   it('makes one signing key, keeps it across a reopen, and rotates when it is old', async () => {
     const path = join(tempDir('auth-store-'), 'nested', 'auth.db');
     let store = openSqliteAuthStore(path);

@@ -26,6 +26,15 @@ export interface StoredKey {
   createdAt: number;
 }
 
+/** A person's consent to one client, as stored. */
+export interface GrantRecord {
+  grantId: string;
+  accountId: string;
+  clientId: string;
+  /** When it expires, ms since the epoch (undefined: never). */
+  expiresAt?: number;
+}
+
 /** The authorization server's persistent state. */
 export interface AuthStore {
   /** oidc-provider's adapter for `model` (`Client`, `Grant`, `Session`, …). */
@@ -36,6 +45,15 @@ export interface AuthStore {
   addKey(key: StoredKey): Promise<void>;
   /** Forget keys made before `before` (ms), keeping at least the newest. */
   retireKeys(before: number): Promise<void>;
+  /** The grants (a person's consent to a client) there are, of one person or of everyone. */
+  grants(accountId?: string): Promise<GrantRecord[]>;
+  /** Whether `accountId` still has a grant for `clientId` (revoked: no). */
+  hasGrant(accountId: string, clientId: string): Promise<boolean>;
+  /**
+   * Revoke a person's grants (to one client, or to all): the grants and everything issued under
+   * them (refresh tokens, codes). Returns how many grants went.
+   */
+  revokeGrants(accountId: string, clientId?: string): Promise<number>;
   /** A named secret, made by `make` the first time (the first instance of a fleet wins). */
   secret(name: string, make: () => string): Promise<string>;
   /** Drop rows past their expiry. */
@@ -51,6 +69,8 @@ const SCHEMA = `
     grant_id    TEXT,
     user_code   TEXT,
     uid         TEXT,
+    account_id  TEXT,
+    client_id   TEXT,
     expires_at  INTEGER,
     consumed_at INTEGER,
     PRIMARY KEY (model, id)
@@ -59,6 +79,7 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS oidc_models_uid ON oidc_models (uid);
   CREATE INDEX IF NOT EXISTS oidc_models_user_code ON oidc_models (user_code);
   CREATE INDEX IF NOT EXISTS oidc_models_expires ON oidc_models (expires_at);
+  CREATE INDEX IF NOT EXISTS oidc_models_account ON oidc_models (model, account_id, client_id);
   CREATE TABLE IF NOT EXISTS oidc_secrets (
     name  TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -112,10 +133,11 @@ export function openSqliteAuthStore(path: string): AuthStore {
     'SELECT payload, expires_at, consumed_at FROM oidc_models WHERE model = ? AND user_code = ?',
   );
   const put = db.prepare(
-    `INSERT INTO oidc_models (model, id, payload, grant_id, user_code, uid, expires_at, consumed_at)
-     VALUES (@model, @id, @payload, @grantId, @userCode, @uid, @expiresAt, NULL)
+    `INSERT INTO oidc_models (model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at, consumed_at)
+     VALUES (@model, @id, @payload, @grantId, @userCode, @uid, @accountId, @clientId, @expiresAt, NULL)
      ON CONFLICT (model, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id,
-       user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at`,
+       user_code = excluded.user_code, uid = excluded.uid, account_id = excluded.account_id,
+       client_id = excluded.client_id, expires_at = excluded.expires_at`,
   );
   const consume = db.prepare(
     'UPDATE oidc_models SET consumed_at = ? WHERE model = ? AND id = ? AND consumed_at IS NULL',
@@ -133,6 +155,29 @@ export function openSqliteAuthStore(path: string): AuthStore {
     'DELETE FROM oidc_keys WHERE created_at < ? AND kid <> (SELECT kid FROM oidc_keys ORDER BY created_at DESC, kid DESC LIMIT 1)',
   );
 
+  const grantsOf = db.prepare<
+    [number, string | null, string | null],
+    { id: string; account_id: string; client_id: string; expires_at: number | null }
+  >(
+    `SELECT id, account_id, client_id, expires_at FROM oidc_models
+     WHERE model = 'Grant' AND (expires_at IS NULL OR expires_at > ?) AND (? IS NULL OR account_id = ?)
+     ORDER BY account_id, client_id`,
+  );
+  const hasGrant = db.prepare<[string, string, number], { n: number }>(
+    `SELECT 1 AS n FROM oidc_models WHERE model = 'Grant' AND account_id = ? AND client_id = ?
+     AND (expires_at IS NULL OR expires_at > ?) LIMIT 1`,
+  );
+  const grantIds = db.prepare<[string, string | null, string | null], { id: string }>(
+    `SELECT id FROM oidc_models WHERE model = 'Grant' AND account_id = ? AND (? IS NULL OR client_id = ?)`,
+  );
+  const dropGrant = db.prepare(
+    `DELETE FROM oidc_models WHERE (model = 'Grant' AND id = ?) OR grant_id = ?`,
+  );
+  const revokeAll = db.transaction((accountId: string, clientId: string | null) => {
+    const ids = grantIds.all(accountId, clientId, clientId).map((r) => r.id);
+    for (const id of ids) dropGrant.run(id, id);
+    return ids.length;
+  });
   const putSecret = db.prepare(
     'INSERT INTO oidc_secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING',
   );
@@ -157,6 +202,8 @@ export function openSqliteAuthStore(path: string): AuthStore {
           grantId: typeof payload.grantId === 'string' ? payload.grantId : null,
           userCode: typeof payload.userCode === 'string' ? payload.userCode : null,
           uid: typeof payload.uid === 'string' ? payload.uid : null,
+          accountId: typeof payload.accountId === 'string' ? payload.accountId : null,
+          clientId: typeof payload.clientId === 'string' ? payload.clientId : null,
           expiresAt: typeof expiresIn === 'number' ? now() + expiresIn * 1000 : null,
         });
       },
@@ -180,6 +227,21 @@ export function openSqliteAuthStore(path: string): AuthStore {
     },
     async retireKeys(before) {
       retire.run(before);
+    },
+    async grants(accountId) {
+      const account = accountId ?? null;
+      return grantsOf.all(now(), account, account).map((r) => ({
+        grantId: r.id,
+        accountId: r.account_id,
+        clientId: r.client_id,
+        ...(r.expires_at === null ? {} : { expiresAt: r.expires_at }),
+      }));
+    },
+    async hasGrant(accountId, clientId) {
+      return hasGrant.get(accountId, clientId, now()) !== undefined;
+    },
+    async revokeGrants(accountId, clientId) {
+      return revokeAll(accountId, clientId ?? null);
     },
     async secret(name, make) {
       putSecret.run(name, make());

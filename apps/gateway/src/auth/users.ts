@@ -27,6 +27,8 @@ export interface GatewayUser {
   email?: string;
   /** Their groups, a claim rules can read. */
   groups?: string[];
+  /** The scopes they may grant a client. Default: every scope but `gateway:admin`. */
+  scopes?: string[];
 }
 
 /** The hash of `password` to put in the config (`password_hash`). */

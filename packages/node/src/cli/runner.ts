@@ -226,7 +226,7 @@ export interface CliApp {
      */
     oauth?: Pick<
       OAuthResourceOptions,
-      'scopes' | 'requiredScopes' | 'identity' | 'documentation' | 'scopeHierarchy'
+      'scopes' | 'requiredScopes' | 'identity' | 'documentation' | 'scopeHierarchy' | 'stillValid'
     > & {
       /** The authorization server the app's own configuration names (`--auth-issuer` wins). */
       issuer?: string;

@@ -253,3 +253,23 @@ describe('opaque tokens through introspection (RFC 7662) against oidc-provider',
     expect(asked).toBe(1);
   });
 });
+
+describe('stillValid', () => {
+  it('is asked on every request, a cached token too: false refuses it at once', async () => {
+    let valid = true;
+    const asked: string[] = [];
+    const rs = server({
+      stillValid: (info) => {
+        asked.push(info.subject);
+        return valid;
+      },
+    });
+    const token = await as.token(RESOURCE, 'read');
+    expect(await rs.verify(token)).toBeDefined();
+    valid = false;
+    expect(await rs.verify(token)).toBeUndefined();
+    valid = true;
+    expect((await rs.verify(token))?.subject).toBe('test-service');
+    expect(asked).toEqual(['test-service', 'test-service', 'test-service']);
+  });
+});

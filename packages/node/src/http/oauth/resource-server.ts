@@ -62,6 +62,12 @@ export interface OAuthResourceOptions {
    * A challenge still names the narrowest scopes an operation needs.
    */
   scopeHierarchy?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Asked on every request, a cached token's too: false refuses the token at once. For an
+   * authorization server that is part of this server (the gateway's), whose revocations must
+   * not wait for a token to expire.
+   */
+  stillValid?: (info: AuthInfo) => boolean | Promise<boolean>;
 }
 
 /** How a resource server introspects opaque tokens (RFC 7662). */
@@ -188,7 +194,7 @@ class JwtResourceServer implements OAuthResourceServer {
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = this.#cache.get(key);
     if (cached) {
-      if (cached.expiresAt > Date.now()) return cached.info;
+      if (cached.expiresAt > Date.now()) return this.#ifStillValid(cached.info);
       this.#cache.delete(key);
     }
     const audience = this.audience;
@@ -203,7 +209,12 @@ class JwtResourceServer implements OAuthResourceServer {
     if (!info) return undefined;
     const granted = this.#withImplied(info);
     this.#remember(key, granted, verified.until);
-    return granted;
+    return this.#ifStillValid(granted);
+  }
+
+  async #ifStillValid(info: AuthInfo): Promise<AuthInfo | undefined> {
+    const check = this.#options.stillValid;
+    return !check || (await check(info)) ? info : undefined;
   }
 
   async #verifyJwt(
