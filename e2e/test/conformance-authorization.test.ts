@@ -9,53 +9,16 @@
  * callback server as a browser would.
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { formBrowser } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONFORMANCE_MODERN_SUITE, CONFORMANCE_NODE } from '../../scripts/vitest/services.mjs';
-import {
-  cliOf,
-  freePort,
-  type HttpApp,
-  killAll,
-  run,
-  type Scratch,
-  scratch,
-  startHttp,
-} from './helpers.js';
+import { ALICE_PASSWORD, startSignInGateway } from './gateway-as.js';
+import { freePort, type HttpApp, killAll, scratch } from './helpers.js';
 
 afterAll(killAll);
 
-const PASSWORD = 'a password for the conformance run';
 const RUN_TIMEOUT_MS = 180_000;
-
-async function startGateway(s: Scratch): Promise<HttpApp> {
-  const hashed = await run(process.execPath, [cliOf('gateway'), 'hash-password'], {
-    env: { PATH: process.env.PATH ?? '' },
-    input: `${PASSWORD}\n`,
-    timeoutMs: 20_000,
-  });
-  if (hashed.code !== 0) throw new Error(`hash-password failed: ${hashed.stderr}`);
-  const config = s.path('gateway.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      gateway: {
-        authorization_server: {
-          users: [{ username: 'alice', password_hash: hashed.stdout.trim() }],
-          store: s.path('auth.db'),
-        },
-      },
-      mcpServers: {},
-    }),
-  );
-  return startHttp(
-    'gateway',
-    ['--config', config, '--events', s.path('events.db'), '--port', String(await freePort())],
-    { PATH: process.env.PATH ?? '', HOME: s.path('home'), XDG_STATE_HOME: s.path('state') },
-  );
-}
 
 /**
  * Run `conformance authorization` and be the person when it asks: sign in and allow at the URL
@@ -86,7 +49,7 @@ function runAuthorizationSuite(args: readonly string[], callback: string): Promi
     callback,
     (html): Record<string, string> =>
       html.includes('name="password"')
-        ? { username: 'alice', password: PASSWORD }
+        ? { username: 'alice', password: ALICE_PASSWORD }
         : { decision: 'allow' },
   );
   return new Promise<string>((resolve, reject) => {
@@ -124,7 +87,7 @@ describe('conformance: authorization-server scenarios against the gateway', () =
       const s = scratch('conformance-authorization');
       let gw: HttpApp | undefined;
       try {
-        gw = await startGateway(s);
+        gw = await startSignInGateway(s);
         const port = await freePort();
         const callback = `http://127.0.0.1:${port}/callback`;
         const registered = await fetch(`${gw.url}/oauth/register`, {
@@ -142,7 +105,8 @@ describe('conformance: authorization-server scenarios against the gateway', () =
           ['--url', gw.url, '--client-id', client_id, '--resource', gw.mcpUrl, '-p', String(port)],
           callback,
         );
-        expect(out, out).toMatch(/authorization-server-metadata-endpoint: 1 passed, 0 failed/);
+        // Two checks: the metadata, and Client ID Metadata Documents advertised (MCP: SHOULD).
+      expect(out, out).toMatch(/authorization-server-metadata-endpoint: 2 passed, 0 failed/);
         expect(out, out).toMatch(/authorization-code-grant: \d+ passed, 0 failed/);
         expect(out, out).toMatch(/Total: \d+ passed, 0 failed/);
       } finally {

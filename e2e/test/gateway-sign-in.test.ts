@@ -1,15 +1,3 @@
-// @module-tag process
-/**
- * A hosted-connector sign-in against the gateway as the authorization server
- * (`gateway.authorization_server`): the official SDK v2 client (@modelcontextprotocol/client)
- * with an OAuthClientProvider of its own is given only the gateway's MCP URL. It finds the
- * gateway's Protected Resource Metadata from the 401, the gateway's authorization server
- * metadata, registers (DCR), sends the person to the gateway's sign-in and consent pages (a
- * cookie-keeping browser fills them in), redeems the code with PKCE and the resource, and calls
- * a backend's tool. The password hash comes from `mcp-gateway hash-password`, as an operator
- * makes it.
- */
-import { writeFileSync } from 'node:fs';
 import { formBrowser } from '@mcpkit/testing';
 import {
   Client,
@@ -17,21 +5,11 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  cliOf,
-  freePort,
-  type HttpApp,
-  killAll,
-  run,
-  type Scratch,
-  scratch,
-  startHttp,
-  within,
-} from './helpers.js';
+import { ALICE_PASSWORD, startSignInGateway } from './gateway-as.js';
+import { cliOf, type HttpApp, killAll, scratch, within } from './helpers.js';
 import { MemoryOAuthProvider, REDIRECT } from './sdk-oauth-provider.js';
 
 const REQUEST = { timeout: 20_000 };
-const PASSWORD = 'a password for the e2e test';
 
 afterAll(killAll);
 
@@ -51,49 +29,6 @@ const claims = (jwt: string | undefined): Record<string, unknown> =>
     unknown
   >;
 
-async function startGateway(s: Scratch): Promise<HttpApp> {
-  const hashed = await run(process.execPath, [cliOf('gateway'), 'hash-password'], {
-    env: { PATH: process.env.PATH ?? '' },
-    input: `${PASSWORD}\n`,
-    timeoutMs: 20_000,
-  });
-  if (hashed.code !== 0) throw new Error(`hash-password failed: ${hashed.stderr}`);
-  const config = s.path('gateway.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      gateway: {
-        authorization_server: {
-          users: [{ username: 'alice', password_hash: hashed.stdout.trim() }],
-          store: s.path('auth.db'),
-        },
-      },
-      mcpServers: {
-        sysinfo: {
-          command: process.execPath,
-          args: [cliOf('system-info'), '--log-level', 'warn'],
-          namespace: 'sysinfo',
-          scopes: ['ops'],
-        },
-      },
-    }),
-  );
-  return startHttp(
-    'gateway',
-    [
-      '--config',
-      config,
-      '--events',
-      s.path('events.db'),
-      '--port',
-      String(await freePort()),
-      '--log-level',
-      'info',
-    ],
-    { PATH: process.env.PATH ?? '', HOME: s.path('home'), XDG_STATE_HOME: s.path('state') },
-  );
-}
-
 describe('SDK v2 client signs in at the gateway (authorization-server mode)', () => {
   it.each(ERAS)(
     '%s: discovers, registers, the person signs in and consents, the call carries their token',
@@ -102,7 +37,14 @@ describe('SDK v2 client signs in at the gateway (authorization-server mode)', ()
       let gw: HttpApp | undefined;
       const clients: Client[] = [];
       try {
-        gw = await startGateway(s);
+        gw = await startSignInGateway(s, {
+          sysinfo: {
+            command: process.execPath,
+            args: [cliOf('system-info'), '--log-level', 'warn'],
+            namespace: 'sysinfo',
+            scopes: ['ops'],
+          },
+        });
         const mcpUrl = gw.mcpUrl;
         const provider = new MemoryOAuthProvider();
         const connect = () => {
@@ -139,7 +81,7 @@ describe('SDK v2 client signs in at the gateway (authorization-server mode)', ()
           REDIRECT,
           (html): Record<string, string> =>
             html.includes('name="password"')
-              ? { username: 'alice', password: PASSWORD }
+              ? { username: 'alice', password: ALICE_PASSWORD }
               : { decision: 'allow' },
         );
         const callback = await within(person.visit(asked), 20_000, 'sign-in');

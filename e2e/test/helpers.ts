@@ -4,14 +4,15 @@
  * Processes, waits and temp dirs come from `@mcpkit/testing`.
  */
 import { rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RunResult, runProcess, spawnHttpServer, tempDir, within } from '@mcpkit/testing';
 import { expect } from 'vitest';
 
+/** A TCP port free on 127.0.0.1 a moment ago: the kit's. */
 export {
+  freePort,
   isAlive,
   killSpawned as killAll,
   type RunResult,
@@ -19,15 +20,6 @@ export {
   waitGone,
   within,
 } from '@mcpkit/testing';
-
-/** A TCP port free on 127.0.0.1 a moment ago (for a server that cannot be given port 0). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The repository root (this file is e2e/test/helpers.ts). */
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -4,8 +4,6 @@
  * sign-in and consent pages, gets a token for the gateway's MCP endpoint, and calls tools —
  * McpClient's OAuthClient driving it, a cookie-keeping "browser" filling in the forms.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   McpClient,
   MemoryOAuthStore,
@@ -14,6 +12,7 @@ import {
 } from '@mcpkit/protocol';
 import {
   formBrowser,
+  freePort,
   type HttpProcess,
   killSpawned,
   postModernCall,
@@ -30,14 +29,6 @@ const PASSWORD = 'correct horse battery staple';
 /** The operator's --token (every scope): revokes sign-ins. */
 const OPERATOR = 'operator-token-0123456789';
 const REDIRECT = 'http://127.0.0.1:9/callback';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let gw: HttpProcess;
 let hash: string;

@@ -8,13 +8,12 @@
  * rewritten with UPDATE_SCREENSHOTS=1).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   CHROMIUM_PATH,
   chromiumLaunchOptions,
+  freePort,
   type HttpProcess,
   haveChromium,
   killSpawned,
@@ -33,14 +32,6 @@ const shot = (name: string) =>
   process.env.UPDATE_SCREENSHOTS === '1'
     ? fileURLToPath(new URL(`../docs/${name}.png`, import.meta.url))
     : join(tempDir('gateway-sign-in-shot-'), `${name}.png`);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('sign-in and consent pages in headless Chromium', () => {
   let gateway: HttpProcess;

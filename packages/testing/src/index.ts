@@ -36,6 +36,7 @@ export { type FormBrowser, formBrowser } from './form-browser.js';
 export { type HttpProcess, type HttpProcessOptions, spawnHttpServer } from './http-process.js';
 // A child's memory (/proc), after a full GC; a raw listen to hold a stream open.
 export { GC_ON_SIGNAL, procMemoryMb, rssAfterGc } from './memory.js';
+export { freePort } from './ports.js';
 export { type PostOptions, type PostReply, postJson, postModernCall } from './post.js';
 export { isAlive, killGroup, killSpawned, waitGone } from './processes.js';
 // Prometheus: a strict parser of the text format, to test a /metrics endpoint.

@@ -106,20 +106,9 @@ async function interaction(
   limits: { failures: ReturnType<typeof memoryRateLimiter> },
 ): Promise<void> {
   const [uid, action] = rest.split('/');
-  let details: Awaited<ReturnType<OidcProvider['interactionDetails']>>;
-  try {
-    details = await provider.interactionDetails(req, res);
-  } catch {
-    // No interaction cookie, or one for another uid (a cross-site form, an expired sign-in).
-    page(
-      res,
-      400,
-      'Sign-in expired',
-      '<p>This sign-in has expired. Start again from your app.</p>',
-    );
-    return;
-  }
-  if (details.uid !== uid) {
+  // No interaction cookie, or one for another uid (a cross-site form, an expired sign-in).
+  const details = await provider.interactionDetails(req, res).catch(() => undefined);
+  if (!details || details.uid !== uid) {
     page(
       res,
       400,
