@@ -106,7 +106,7 @@ describe('conformance: authorization-server scenarios against the gateway', () =
           callback,
         );
         // Two checks: the metadata, and Client ID Metadata Documents advertised (MCP: SHOULD).
-      expect(out, out).toMatch(/authorization-server-metadata-endpoint: 2 passed, 0 failed/);
+        expect(out, out).toMatch(/authorization-server-metadata-endpoint: 2 passed, 0 failed/);
         expect(out, out).toMatch(/authorization-code-grant: \d+ passed, 0 failed/);
         expect(out, out).toMatch(/Total: \d+ passed, 0 failed/);
       } finally {
