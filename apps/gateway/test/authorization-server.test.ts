@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 /**
  * The gateway as the authorization server its clients sign in to (`gateway.authorization_server`):
  * a client given only the gateway's URL registers (DCR), sends the person to the gateway's
@@ -291,6 +292,104 @@ describe('the gateway as an authorization server', () => {
     expect(new URL(redirect.headers.get('location') as string).searchParams.get('error')).toBe(
       'invalid_target',
     );
+  });
+});
+
+describe('the authorization server refuses bad input, and stays up', () => {
+  /** A public client, registered, and one authorization of alice's: its code and verifier. */
+  async function codeFor(): Promise<{ clientId: string; code: string; verifier: string }> {
+    const reg = await fetch(`${gw.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+    });
+    const { client_id: clientId } = (await reg.json()) as { client_id: string };
+    const verifier = randomBytes(32).toString('base64url');
+    const url = new URL(`${gw.url}/oauth/authorize`);
+    url.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      resource: `${gw.url}/mcp`,
+      scope: 'ops',
+    }).toString();
+    const back = await browser(alice())(url);
+    return { clientId, code: back.searchParams.get('code') as string, verifier };
+  }
+  const redeem = (clientId: string, code: string, verifier: string) =>
+    fetch(`${gw.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT,
+        resource: `${gw.url}/mcp`,
+      }),
+    });
+
+  it('a wrong PKCE verifier is invalid_grant; a replayed code too, and the replay revokes its token', async () => {
+    const { clientId, code, verifier } = await codeFor();
+    const wrong = await redeem(clientId, code, randomBytes(32).toString('base64url'));
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as { error: string }).error).toBe('invalid_grant');
+    // The right verifier still redeems it (a stolen code is useless without it).
+    const second = { clientId, code, verifier };
+    const ok = await redeem(second.clientId, second.code, second.verifier);
+    expect(ok.status).toBe(200);
+    const { access_token } = (await ok.json()) as { access_token: string };
+    expect(
+      (await postModernCall(`${gw.url}/mcp`, 'gateway_status', {}, { token: access_token })).status,
+    ).toBe(200);
+    const replay = await redeem(second.clientId, second.code, second.verifier);
+    expect(((await replay.json()) as { error: string }).error).toBe('invalid_grant');
+    // RFC 6749 §4.1.2: a code used twice revokes what it gave.
+    expect(
+      (await postModernCall(`${gw.url}/mcp`, 'gateway_status', {}, { token: access_token })).status,
+    ).toBe(401);
+  });
+
+  it('an unregistered redirect URI is an error page, never a redirect', async () => {
+    const { clientId } = await codeFor();
+    const url = new URL(`${gw.url}/oauth/authorize`);
+    url.search = new URLSearchParams({
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: 'https://evil.example/callback',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    }).toString();
+    const res = await fetch(url, { redirect: 'manual' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+  });
+
+  it('garbage and oversized registrations are 4xx; the gateway serves on', async () => {
+    const garbage = await fetch(`${gw.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"redirect_uris": [',
+    });
+    expect(garbage.status).toBeGreaterThanOrEqual(400);
+    expect(garbage.status).toBeLessThan(500);
+    const huge = await fetch(`${gw.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'x'.repeat(2_000_000) }),
+    });
+    expect(huge.status).toBeGreaterThanOrEqual(400);
+    expect(huge.status).toBeLessThan(500);
+    const form = await fetch(`${gw.url}/oauth/interaction/x/login`, {
+      method: 'POST',
+      headers: { origin: gw.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'a'.repeat(100_000),
+    });
+    expect(form.status).toBe(400);
+    expect((await fetch(`${gw.url}/.well-known/oauth-authorization-server`)).status).toBe(200);
   });
 });
 
