@@ -60,7 +60,8 @@ function runAuthorizationSuite(args: readonly string[], callback: string): Promi
     const read = (chunk: Buffer) => {
       out += chunk.toString('utf8');
       const asked = /^(http:\/\/\S+\/oauth\/authorize\?\S+)$/m.exec(out)?.[1];
-      if (asked && !signedIn) {
+      // The suite prints the URL, then starts the server the redirect goes to: both, first.
+      if (asked && !signedIn && out.includes('Callback server started')) {
         signedIn = person.visit(asked).then(async (redirect) => {
           const delivered = await fetch(redirect);
           await delivered.body?.cancel();
