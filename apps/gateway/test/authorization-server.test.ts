@@ -241,6 +241,65 @@ describe('the gateway as an authorization server', () => {
     expect(JSON.stringify(events.body)).toContain('alice');
   });
 
+  it('shows a person their connected apps and disconnects one at their word', async () => {
+    const store = new MemoryOAuthStore();
+    const { client } = await signIn(alice(), 'auto', store);
+    const token = (await store.tokens(`${gw.url}/mcp`))?.accessToken as string;
+    const clientId = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString())
+      .client_id as string;
+    expect((await client.callTool('gateway_status', {})).isError ?? false).toBe(false);
+
+    // The page: sign in through the gateway's own client (no consent asked), then the list.
+    const page = formBrowser(
+      `${gw.url}/oauth/connections/callback`,
+      (html): Record<string, string> =>
+        html.includes('name="password"')
+          ? { username: 'alice', password: PASSWORD }
+          : { decision: 'deny' },
+    );
+    await page.visit(`${gw.url}/oauth/connections`);
+    expect(page.pages.some((html) => html.includes('Allow access?'))).toBe(false);
+    const shown = await (await page.fetch(`${gw.url}/oauth/connections`)).text();
+    expect(shown).toContain('Your connections');
+    expect(shown).toContain(`value="${clientId}"`);
+    expect(shown).not.toContain('mcp-gateway-connections');
+
+    // Another site's form cannot disconnect (its Origin is refused, like any cross-site POST).
+    const forged = await page.fetch(`${gw.url}/oauth/connections`, {
+      method: 'POST',
+      headers: {
+        origin: 'https://evil.example',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ client_id: clientId }),
+    });
+    expect(forged.status).toBe(403);
+    expect((await postModernCall(`${gw.url}/mcp`, 'gateway_status', {}, { token })).status).toBe(
+      200,
+    );
+
+    const gone = await page.fetch(`${gw.url}/oauth/connections`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: clientId }),
+    });
+    expect(gone.status).toBe(303);
+    expect(await (await page.fetch(`${gw.url}/oauth/connections`)).text()).not.toContain(
+      `value="${clientId}"`,
+    );
+    expect((await postModernCall(`${gw.url}/mcp`, 'gateway_status', {}, { token })).status).toBe(
+      401,
+    );
+  });
+
+  it('sends a person without a sign-in to sign in first', async () => {
+    const res = await fetch(`${gw.url}/oauth/connections`, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toContain(
+      '/oauth/authorize?client_id=mcp-gateway-connections',
+    );
+  });
+
   it('refuses a form posted without the sign-in cookie (another site, an old tab)', async () => {
     const res = await fetch(`${gw.url}/oauth/interaction/made-up/login`, {
       method: 'POST',

@@ -11,6 +11,11 @@ export interface FormBrowser {
   visit(url: URL | string): Promise<URL>;
   /** Every page shown, in order (HTML). */
   readonly pages: string[];
+  /**
+   * One request as this browser sends it: its cookies attached, the ones the answer sets kept,
+   * redirects not followed; a POST carries the request's own origin as `Origin`.
+   */
+  fetch(url: URL | string, init?: RequestInit): Promise<Response>;
 }
 
 /** Redirects and pages one {@link FormBrowser.visit} goes through before it gives up. */
@@ -49,6 +54,16 @@ export function formBrowser(
   const back = new URL(redirectUri);
   return {
     pages,
+    async fetch(url, init = {}) {
+      const target = new URL(url);
+      const headers = new Headers(init.headers);
+      if (cookies.size > 0) headers.set('cookie', cookie());
+      if ((init.method ?? 'GET') !== 'GET' && !headers.has('origin'))
+        headers.set('origin', target.origin);
+      const res = await fetch(target, { ...init, headers, redirect: 'manual' });
+      keep(res);
+      return res;
+    },
     async visit(start) {
       let next = new URL(start);
       for (let hop = 0; hop < MAX_HOPS; hop++) {

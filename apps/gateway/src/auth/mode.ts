@@ -68,10 +68,14 @@ export async function startAuthorizationServerMode(
   const page = authorizationServerPage({
     provider: () => provider,
     users: options.config.users,
+    store,
     onEvent: (event) =>
       events.record({
         event_type: `auth.${event.kind}`,
-        status: event.kind === 'sign_in' || event.kind === 'consent' ? 'success' : 'failure',
+        status:
+          event.kind === 'sign_in_failed' || event.kind === 'consent_denied'
+            ? 'failure'
+            : 'success',
         source: 'gateway',
         data: {
           ...(event.subject ? { subject: event.subject } : {}),

@@ -8,7 +8,16 @@ import { memoryRateLimiter } from '@mcpkit/fleet';
 import type { HttpPage } from '@mcpkit/node';
 import { escapeHtml, readSmall } from '../html.js';
 import { ADMIN_SCOPE } from '../tools/restart-backend.js';
-import { AS_PREFIX, INTERACTION_PATH, type OidcProvider } from './provider.js';
+import { connections } from './connections.js';
+import { page } from './layout.js';
+import {
+  AS_PREFIX,
+  CONNECTIONS_CLIENT,
+  CONNECTIONS_PATH,
+  INTERACTION_PATH,
+  type OidcProvider,
+} from './provider.js';
+import type { AuthStore } from './store.js';
 import { checkPassword, type GatewayUser } from './users.js';
 
 /** Wrong passwords for one name before its sign-in is refused for the rest of the window. */
@@ -21,26 +30,21 @@ const AUTHORIZE = `${AS_PREFIX}/authorize`;
 /** RFC 8414's location for an issuer without a path: the same document. */
 const RFC8414 = '/.well-known/oauth-authorization-server';
 
-const SECURITY_HEADERS = {
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'same-origin',
-  'X-Frame-Options': 'DENY',
-  'Cache-Control': 'no-store',
-};
-
 /** What {@link authorizationServerPage} takes. */
 export interface AuthorizationPageOptions {
   /** The provider, once it is made (lazily, on the first request that needs it). */
   provider: () => Promise<OidcProvider>;
   /** The people who may sign in. */
   users: readonly GatewayUser[];
-  /** Told of each sign-in and consent (never the password). */
+  /** Told of each sign-in, consent and disconnect (never the password). */
   onEvent?: (event: AuthorizationEvent) => void;
+  /** Where grants are kept: a person's connections page lists and revokes theirs. */
+  store: AuthStore;
 }
 
 /** A sign-in or a consent, for the event log. */
 export interface AuthorizationEvent {
-  kind: 'sign_in' | 'sign_in_failed' | 'consent' | 'consent_denied';
+  kind: 'sign_in' | 'sign_in_failed' | 'consent' | 'consent_denied' | 'disconnected';
   subject?: string;
   clientId?: string;
   scopes?: string[];
@@ -61,10 +65,19 @@ export function authorizationServerPage(options: AuthorizationPageOptions): Http
   return {
     // Token, registration and metadata requests come from clients on any origin (a browser-based
     // MCP client too); the Host check still applies.
-    anyOrigin: (path) => !path.startsWith(INTERACTION_PATH),
+    // Not the person's own pages: a form posted there from elsewhere would act for them.
+    anyOrigin: (path) => !path.startsWith(INTERACTION_PATH) && !path.startsWith(CONNECTIONS_PATH),
     matches: (path) => path === DISCOVERY || path === RFC8414 || path.startsWith(`${AS_PREFIX}/`),
     async handle(req, res, path) {
       const provider = await options.provider();
+      if (path === CONNECTIONS_PATH || path.startsWith(`${CONNECTIONS_PATH}/`)) {
+        await connections(provider, req, res, path, {
+          store: options.store,
+          onDisconnect: (subject, clientId) =>
+            options.onEvent?.({ kind: 'disconnected', subject, clientId }),
+        });
+        return;
+      }
       if (path.startsWith(`${INTERACTION_PATH}/`)) {
         await interaction(
           provider,
@@ -126,6 +139,9 @@ async function interaction(
   if (req.method === 'GET' && action === undefined) {
     if (details.prompt.name === 'login') {
       page(res, 200, 'Sign in', loginForm(uid as string, clientName), redirectUri);
+    } else if (clientId === CONNECTIONS_CLIENT && details.session?.accountId) {
+      // The gateway's own page of the person's connections: nothing to consent to.
+      await grantConsent(provider, req, res, details, details.session.accountId, clientId, options);
     } else {
       const user = options.users.find((u) => u.username === details.session?.accountId);
       const form = consentForm(uid as string, clientName, details, user);
@@ -199,6 +215,22 @@ async function interaction(
     );
     return;
   }
+  await grantConsent(provider, req, res, details, subject, clientId, options);
+}
+
+/**
+ * Record the person's consent to what the client asks (less what they may not grant, rejected
+ * so the provider does not ask again) and let the provider go on.
+ */
+async function grantConsent(
+  provider: OidcProvider,
+  req: IncomingMessage,
+  res: ServerResponse,
+  details: Awaited<ReturnType<OidcProvider['interactionDetails']>>,
+  subject: string,
+  clientId: string,
+  options: AuthorizationPageOptions,
+): Promise<void> {
   const grant =
     (details.grantId ? await provider.Grant.find(details.grantId) : undefined) ??
     new provider.Grant({ accountId: subject, clientId });
@@ -274,51 +306,9 @@ ${
     ? `<p class="small">Not yours to give, left out: ${withheld.map((s) => `<code>${escapeHtml(s)}</code>`).join(', ')}.</p>`
     : ''
 }
-<p class="small">It will be sent back to <code>${escapeHtml(redirect)}</code>.</p>
+<p class="small">It will be sent back to <code>${escapeHtml(redirect)}</code>. Your connected apps are listed, and can be disconnected, at <a href="${CONNECTIONS_PATH}">${CONNECTIONS_PATH}</a>.</p>
 <form method="post" action="${INTERACTION_PATH}/${escapeHtml(uid)}/consent">
   <button type="submit" name="decision" value="allow">Allow</button>
   <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </form>`;
-}
-
-/**
- * The pages' policy: no script at all, their own inline style, forms posted to themselves — and,
- * since a browser holds a form's redirects to `form-action` too (Chromium does), to where the
- * sign-in ends: the client's redirect URI, its origin (or its scheme for an app's own scheme).
- */
-function contentSecurityPolicy(redirectUri: string | undefined): string {
-  let target = '';
-  if (redirectUri && URL.canParse(redirectUri)) {
-    const url = new URL(redirectUri);
-    target =
-      url.protocol === 'http:' || url.protocol === 'https:' ? ` ${url.origin}` : ` ${url.protocol}`;
-  }
-  return `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`;
-}
-
-function page(
-  res: ServerResponse,
-  status: number,
-  title: string,
-  body: string,
-  redirectUri?: string,
-): void {
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · MCP gateway</title>
-<style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;color:#1b1f24}
-h1{font-size:1.4rem}label{display:block;margin:.8rem 0}input{display:block;width:100%;padding:.5rem;font:inherit;box-sizing:border-box}
-button{padding:.55rem 1.1rem;font:inherit;border:0;border-radius:6px;background:#1f6feb;color:#fff;cursor:pointer;margin-right:.5rem}
-button.secondary{background:#e6e8eb;color:#1b1f24}.error{color:#b42318}.small{font-size:.85rem;color:#57606a}code{word-break:break-all}
-@media (prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}button.secondary{background:#30363d;color:#e6edf3}.small{color:#8b949e}}
-</style></head><body><h1>${escapeHtml(title)}</h1>
-${body}
-</body></html>`;
-  res.writeHead(status, {
-    'Content-Type': 'text/html; charset=utf-8',
-    'Content-Security-Policy': contentSecurityPolicy(redirectUri),
-    ...SECURITY_HEADERS,
-  });
-  res.end(html);
 }

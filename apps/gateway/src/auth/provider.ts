@@ -19,6 +19,12 @@ export type OidcProvider = InstanceType<OidcModule['default']>;
 export const AS_PREFIX = '/oauth';
 /** Where the provider sends the person to sign in and consent. */
 export const INTERACTION_PATH = `${AS_PREFIX}/interaction`;
+/** A person's page of the clients they allowed. */
+export const CONNECTIONS_PATH = `${AS_PREFIX}/connections`;
+/** Where the sign-in for that page comes back to. */
+export const CONNECTIONS_CALLBACK = `${CONNECTIONS_PATH}/callback`;
+/** The gateway's own client, through which a person signs in to their connections page. */
+export const CONNECTIONS_CLIENT = 'mcp-gateway-connections';
 
 /** What {@link createAuthorizationServer} takes. */
 export interface AuthorizationServerOptions {
@@ -81,6 +87,16 @@ export async function createAuthorizationServer(
 
   const provider = new Provider(options.issuer, {
     adapter: (model: string) => store.adapter(model),
+    clients: [
+      {
+        client_id: CONNECTIONS_CLIENT,
+        client_name: 'Your connections (this gateway)',
+        redirect_uris: [`${options.issuer}${CONNECTIONS_CALLBACK}`],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+    ],
     jwks: { keys },
     cookies: { keys: [cookieKey] },
     scopes: OIDC_SCOPES,
