@@ -189,11 +189,29 @@ export const configSchema = z
                   })
                   .strict(),
               )
-              .min(1),
+              .optional(),
+            /**
+             * The organisation's OpenID provider people sign in at instead (or besides): its
+             * issuer, this gateway's client there (redirect URI `<gateway>/oauth/upstream/callback`),
+             * which claim names the person (`sub`, or `email` when the provider verified it).
+             */
+            upstream: z
+              .object({
+                issuer: z.url(),
+                client_id: z.string().min(1),
+                client_secret: z.string().min(1).optional(),
+                name: z.string().min(1).max(100).default('your organisation'),
+                username_claim: z.enum(['sub', 'email']).default('sub'),
+              })
+              .strict()
+              .optional(),
             store: z.string().min(1).optional(),
             access_token_ttl: z.number().int().min(60).max(86_400).default(3600),
           })
           .strict()
+          .refine((a) => (a.users?.length ?? 0) > 0 || a.upstream !== undefined, {
+            message: 'people sign in somewhere: give users, or upstream, or both',
+          })
           .optional(),
         events: z
           .object({

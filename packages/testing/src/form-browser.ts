@@ -38,54 +38,60 @@ export function formBrowser(
   redirectUri: string,
   answer: (html: string, url: URL) => Record<string, string>,
 ): FormBrowser {
-  const cookies = new Map<string, string>();
+  // One jar per origin, as a browser keeps them (two authorization servers name theirs alike).
+  const jars = new Map<string, Map<string, string>>();
   const pages: string[] = [];
-  const keep = (res: Response) => {
+  const keep = (url: URL, res: Response) => {
+    const jar = jars.get(url.origin) ?? new Map<string, string>();
+    jars.set(url.origin, jar);
     for (const line of res.headers.getSetCookie()) {
       const [pair = ''] = line.split(';');
       const eq = pair.indexOf('=');
       if (eq <= 0) continue;
       const value = pair.slice(eq + 1);
-      if (value === '') cookies.delete(pair.slice(0, eq));
-      else cookies.set(pair.slice(0, eq), value);
+      if (value === '') jar.delete(pair.slice(0, eq));
+      else jar.set(pair.slice(0, eq), value);
     }
   };
-  const cookie = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  const cookie = (url: URL) =>
+    [...(jars.get(url.origin) ?? [])].map(([k, v]) => `${k}=${v}`).join('; ');
   const back = new URL(redirectUri);
   return {
     pages,
     async fetch(url, init = {}) {
       const target = new URL(url);
       const headers = new Headers(init.headers);
-      if (cookies.size > 0) headers.set('cookie', cookie());
+      const jar = cookie(target);
+      if (jar) headers.set('cookie', jar);
       if ((init.method ?? 'GET') !== 'GET' && !headers.has('origin'))
         headers.set('origin', target.origin);
       const res = await fetch(target, { ...init, headers, redirect: 'manual' });
-      keep(res);
+      keep(target, res);
       return res;
     },
     async visit(start) {
       let next = new URL(start);
       for (let hop = 0; hop < MAX_HOPS; hop++) {
         if (next.origin === back.origin && next.pathname === back.pathname) return next;
-        let res = await fetch(next, { redirect: 'manual', headers: { cookie: cookie() } });
-        keep(res);
+        let res = await fetch(next, { redirect: 'manual', headers: { cookie: cookie(next) } });
+        keep(next, res);
         if (res.status === 200) {
           const html = await res.text();
           pages.push(html);
           const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
           if (!action) throw new Error(`no form at ${next.pathname}: ${html.slice(0, 300)}`);
-          res = await fetch(new URL(action.replace(/&amp;/g, '&'), next), {
+          const target = new URL(action.replace(/&amp;/g, '&'), next);
+          res = await fetch(target, {
             method: 'POST',
             redirect: 'manual',
             headers: {
-              cookie: cookie(),
+              cookie: cookie(target),
               origin: next.origin,
               'content-type': 'application/x-www-form-urlencoded',
             },
             body: new URLSearchParams(answer(html, next)),
           });
-          keep(res);
+          keep(target, res);
           if (res.status >= 400) {
             const text = await res.text();
             pages.push(text);

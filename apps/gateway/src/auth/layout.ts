@@ -15,16 +15,18 @@ const SECURITY_HEADERS = {
 /**
  * The pages' policy: no script at all, their own inline style, forms posted to themselves — and,
  * since a browser holds a form's redirects to `form-action` too (Chromium does), to where the
- * sign-in ends: the client's redirect URI, its origin (or its scheme for an app's own scheme).
+ * sign-in goes: the client's redirect URI, the identity provider — each origin (or scheme, for
+ * an app's own scheme) given as `formTargets`.
  */
-function contentSecurityPolicy(redirectUri: string | undefined): string {
-  let target = '';
-  if (redirectUri && URL.canParse(redirectUri)) {
-    const url = new URL(redirectUri);
-    target =
-      url.protocol === 'http:' || url.protocol === 'https:' ? ` ${url.origin}` : ` ${url.protocol}`;
+function contentSecurityPolicy(targets: readonly (string | undefined)[]): string {
+  const sources = new Set<string>();
+  for (const target of targets) {
+    if (!target || !URL.canParse(target)) continue;
+    const url = new URL(target);
+    sources.add(url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol);
   }
-  return `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`;
+  const extra = [...sources].map((s) => ` ${s}`).join('');
+  return `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${extra}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
 /** Answer `status` with the page `title` around `body` (HTML the caller escaped). */
@@ -33,7 +35,7 @@ export function page(
   status: number,
   title: string,
   body: string,
-  redirectUri?: string,
+  ...formTargets: (string | undefined)[]
 ): void {
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -49,7 +51,7 @@ ${body}
 </body></html>`;
   res.writeHead(status, {
     'Content-Type': 'text/html; charset=utf-8',
-    'Content-Security-Policy': contentSecurityPolicy(redirectUri),
+    'Content-Security-Policy': contentSecurityPolicy(formTargets),
     ...SECURITY_HEADERS,
   });
   res.end(html);

@@ -10,6 +10,7 @@ import type { EventLog } from '../events.js';
 import { authorizationServerPage } from './page.js';
 import { createAuthorizationServer } from './provider.js';
 import { type AuthStore, openSqliteAuthStore } from './store.js';
+import { UpstreamSignIn } from './upstream.js';
 
 /** What serve.ts gets: a page for the HTTP server, the issuer its OAuth takes, a close. */
 export interface AuthorizationServerMode {
@@ -57,8 +58,25 @@ export async function startAuthorizationServerMode(
     issuer,
     resource: `${issuer}/mcp`,
     scopes: options.scopes,
-    users: options.config.users,
+    users: options.config.users ?? [],
     store,
+    ...(options.config.upstream
+      ? {
+          upstream: {
+            name: options.config.upstream.name,
+            issuer: options.config.upstream.issuer,
+            signIn: new UpstreamSignIn({
+              issuer: options.config.upstream.issuer,
+              clientId: options.config.upstream.client_id,
+              ...(options.config.upstream.client_secret
+                ? { clientSecret: options.config.upstream.client_secret }
+                : {}),
+              usernameClaim: options.config.upstream.username_claim,
+              origin: issuer,
+            }),
+          },
+        }
+      : {}),
     accessTokenTtl: options.config.access_token_ttl,
   });
   await provider.catch(async (err: unknown) => {
@@ -67,8 +85,25 @@ export async function startAuthorizationServerMode(
   });
   const page = authorizationServerPage({
     provider: () => provider,
-    users: options.config.users,
+    users: options.config.users ?? [],
     store,
+    ...(options.config.upstream
+      ? {
+          upstream: {
+            name: options.config.upstream.name,
+            issuer: options.config.upstream.issuer,
+            signIn: new UpstreamSignIn({
+              issuer: options.config.upstream.issuer,
+              clientId: options.config.upstream.client_id,
+              ...(options.config.upstream.client_secret
+                ? { clientSecret: options.config.upstream.client_secret }
+                : {}),
+              usernameClaim: options.config.upstream.username_claim,
+              origin: issuer,
+            }),
+          },
+        }
+      : {}),
     onEvent: (event) =>
       events.record({
         event_type: `auth.${event.kind}`,

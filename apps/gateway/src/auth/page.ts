@@ -18,6 +18,7 @@ import {
   type OidcProvider,
 } from './provider.js';
 import type { AuthStore } from './store.js';
+import { UPSTREAM_CALLBACK, type UpstreamSignIn } from './upstream.js';
 import { checkPassword, type GatewayUser } from './users.js';
 
 /** Wrong passwords for one name before its sign-in is refused for the rest of the window. */
@@ -40,6 +41,8 @@ export interface AuthorizationPageOptions {
   onEvent?: (event: AuthorizationEvent) => void;
   /** Where grants are kept: a person's connections page lists and revokes theirs. */
   store: AuthStore;
+  /** Sign-in at the organisation's OpenID provider, and what to call it on the button. */
+  upstream?: { signIn: UpstreamSignIn; name: string; issuer: string };
 }
 
 /** A sign-in or a consent, for the event log. */
@@ -69,6 +72,10 @@ export function authorizationServerPage(options: AuthorizationPageOptions): Http
     anyOrigin: (path) => !path.startsWith(INTERACTION_PATH) && !path.startsWith(CONNECTIONS_PATH),
     matches: (path) => path === DISCOVERY || path === RFC8414 || path.startsWith(`${AS_PREFIX}/`),
     async handle(req, res, path) {
+      if (path === UPSTREAM_CALLBACK && options.upstream) {
+        upstreamCallback(req, res, options);
+        return;
+      }
       const provider = await options.provider();
       if (path === CONNECTIONS_PATH || path.startsWith(`${CONNECTIONS_PATH}/`)) {
         await connections(provider, req, res, path, {
@@ -90,22 +97,24 @@ export function authorizationServerPage(options: AuthorizationPageOptions): Http
         return;
       }
       if (path === RFC8414) req.url = DISCOVERY;
-      else if (path === AUTHORIZE) req.url = withDefaultScope(req.url ?? path);
+      else if (path === AUTHORIZE) req.url = withOpenId(req.url ?? path);
       provider.callback()(req, res);
     },
   };
 }
 
 /**
- * An authorization request without `scope` gets `openid`. MCP lets a client omit the scope
- * (its scope selection ends with "omit the parameter"), and the token it wants then needs no
- * backend scope; oidc-provider refuses a request that would be granted no scope at all
- * (access_denied), so the person is asked only to sign in.
+ * Every authorization request asks for `openid` too. MCP lets a client omit the scope (its
+ * scope selection ends with "omit the parameter") or ask for scopes the person may not grant;
+ * the token it then gets carries no backend scope — and oidc-provider refuses a request that
+ * would be granted no scope at all (access_denied after sign-in), which `openid`, always
+ * granted, prevents.
  */
-function withDefaultScope(url: string): string {
+function withOpenId(url: string): string {
   const parsed = new URL(url, 'http://gateway');
-  if (parsed.searchParams.has('scope')) return url;
-  parsed.searchParams.set('scope', 'openid');
+  const scopes = (parsed.searchParams.get('scope') ?? '').split(' ').filter(Boolean);
+  if (scopes.includes('openid')) return url;
+  parsed.searchParams.set('scope', ['openid', ...scopes].join(' '));
   return `${parsed.pathname}${parsed.search}`;
 }
 
@@ -138,7 +147,14 @@ async function interaction(
     typeof details.params.redirect_uri === 'string' ? details.params.redirect_uri : undefined;
   if (req.method === 'GET' && action === undefined) {
     if (details.prompt.name === 'login') {
-      page(res, 200, 'Sign in', loginForm(uid as string, clientName), redirectUri);
+      page(
+        res,
+        200,
+        'Sign in',
+        loginForm(uid as string, clientName, options),
+        redirectUri,
+        options.upstream?.issuer,
+      );
     } else if (clientId === CONNECTIONS_CLIENT && details.session?.accountId) {
       // The gateway's own page of the person's connections: nothing to consent to.
       await grantConsent(provider, req, res, details, details.session.accountId, clientId, options);
@@ -147,6 +163,10 @@ async function interaction(
       const form = consentForm(uid as string, clientName, details, user);
       page(res, 200, 'Allow access?', form, redirectUri);
     }
+    return;
+  }
+  if (options.upstream && (action === 'upstream' || action === 'upstream-done')) {
+    await upstreamStep(provider, req, res, details, action, clientName, options);
     return;
   }
   if (req.method !== 'POST' || (action !== 'login' && action !== 'consent')) {
@@ -172,7 +192,12 @@ async function interaction(
         res,
         429,
         'Sign in',
-        loginForm(uid as string, clientName, 'Too many wrong passwords: try again in 15 minutes.'),
+        loginForm(
+          uid as string,
+          clientName,
+          options,
+          'Too many wrong passwords: try again in 15 minutes.',
+        ),
         redirectUri,
       );
       return;
@@ -185,7 +210,7 @@ async function interaction(
         res,
         401,
         'Sign in',
-        loginForm(uid as string, clientName, 'Wrong name or password.'),
+        loginForm(uid as string, clientName, options, 'Wrong name or password.'),
         redirectUri,
       );
       return;
@@ -216,6 +241,102 @@ async function interaction(
     return;
   }
   await grantConsent(provider, req, res, details, subject, clientId, options);
+}
+
+/**
+ * Sign-in at the IdP: `upstream` (POST) sends the person there; `upstream-done` (GET, the
+ * callback's query passed on under the interaction's path, where its cookie is) redeems what
+ * they came back with and signs them in here.
+ */
+async function upstreamStep(
+  provider: OidcProvider,
+  req: IncomingMessage,
+  res: ServerResponse,
+  details: Awaited<ReturnType<OidcProvider['interactionDetails']>>,
+  action: 'upstream' | 'upstream-done',
+  clientName: string,
+  options: AuthorizationPageOptions,
+): Promise<void> {
+  const upstream = (options.upstream as NonNullable<AuthorizationPageOptions['upstream']>).signIn;
+  if (details.prompt.name !== 'login') {
+    page(res, 400, 'Sign-in expired', '<p>This step is done. Start again from your app.</p>');
+    return;
+  }
+  if (action === 'upstream') {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { Allow: 'POST' }).end();
+      return;
+    }
+    const to = await upstream.start(details.uid).catch(() => undefined);
+    if (!to) {
+      page(
+        res,
+        503,
+        'Sign in',
+        loginForm(
+          details.uid,
+          clientName,
+          options,
+          `${options.upstream?.name} cannot be reached now; try again in a moment.`,
+        ),
+      );
+      return;
+    }
+    res.writeHead(303, { Location: to }).end();
+    return;
+  }
+  const query = new URL(req.url ?? '/', 'http://gateway').searchParams;
+  const person = await upstream.finish(query, details.uid).catch(() => undefined);
+  if (!person) {
+    options.onEvent?.({ kind: 'sign_in_failed' });
+    page(
+      res,
+      401,
+      'Sign in',
+      loginForm(
+        details.uid,
+        clientName,
+        options,
+        `The sign-in at ${options.upstream?.name} did not work out; try again.`,
+      ),
+    );
+    return;
+  }
+  await options.store.saveAccount(person.username, person.claims);
+  options.onEvent?.({ kind: 'sign_in', subject: person.username });
+  await provider.interactionFinished(
+    req,
+    res,
+    { login: { accountId: person.username } },
+    { mergeWithLastSubmission: false },
+  );
+}
+
+/**
+ * The IdP's redirect, at the one URI registered there: on to the interaction it belongs to
+ * (whose cookie is scoped to its own path), the query as it came.
+ */
+function upstreamCallback(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: AuthorizationPageOptions,
+): void {
+  const query = new URL(req.url ?? '/', 'http://gateway').searchParams;
+  const uid = options.upstream?.signIn.interactionOf(query.get('state'));
+  if (!uid) {
+    page(
+      res,
+      400,
+      'Sign-in expired',
+      '<p>This sign-in has expired. Start again from your app.</p>',
+    );
+    return;
+  }
+  res
+    .writeHead(303, {
+      Location: `${INTERACTION_PATH}/${encodeURIComponent(uid)}/upstream-done?${query}`,
+    })
+    .end();
 }
 
 /**
@@ -262,14 +383,30 @@ async function grantConsent(
   );
 }
 
-function loginForm(uid: string, clientName: string, error?: string): string {
-  return `<p><b>${escapeHtml(clientName)}</b> wants to use the tools of this gateway for you. Sign in first.</p>
-${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="${INTERACTION_PATH}/${escapeHtml(uid)}/login">
+function loginForm(
+  uid: string,
+  clientName: string,
+  options: AuthorizationPageOptions,
+  error?: string,
+): string {
+  const at = `${INTERACTION_PATH}/${escapeHtml(uid)}`;
+  const upstream = options.upstream
+    ? `<form method="post" action="${at}/upstream">
+  <button type="submit">Sign in with ${escapeHtml(options.upstream.name)}</button>
+</form>`
+    : '';
+  const password =
+    options.users.length > 0
+      ? `<form method="post" action="${at}/login">
   <label>Name <input name="username" autocomplete="username" required autofocus></label>
   <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
   <button type="submit">Sign in</button>
-</form>`;
+</form>`
+      : '';
+  return `<p><b>${escapeHtml(clientName)}</b> wants to use the tools of this gateway for you. Sign in first.</p>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+${upstream}
+${password}`;
 }
 
 /**

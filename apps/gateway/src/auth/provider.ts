@@ -125,17 +125,17 @@ export async function createAuthorizationServer(
       token_endpoint_auth_method: 'none',
       id_token_signed_response_alg: 'RS256',
     },
-    findAccount: (_ctx, sub) => {
+    findAccount: async (_ctx, sub) => {
       const user = users.get(sub);
-      if (!user) return undefined;
-      return {
-        accountId: sub,
-        claims: () => ({
-          sub,
-          ...(user.email ? { email: user.email } : {}),
-          ...(user.groups ? { groups: user.groups } : {}),
-        }),
-      };
+      // A configured user, else a person who signed in upstream (their claims as of then).
+      const claims = user
+        ? {
+            ...(user.email ? { email: user.email } : {}),
+            ...(user.groups ? { groups: user.groups } : {}),
+          }
+        : await store.account(sub);
+      if (!claims) return undefined;
+      return { accountId: sub, claims: () => ({ ...claims, sub }) };
     },
     // MCP: PKCE for every client, S256 only (oidc-provider allows nothing else).
     pkce: { required: () => true },

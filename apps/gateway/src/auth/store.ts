@@ -54,6 +54,10 @@ export interface AuthStore {
    * them (refresh tokens, codes). Returns how many grants went.
    */
   revokeGrants(accountId: string, clientId?: string): Promise<number>;
+  /** Remember a person who signed in upstream: their account id and claims (email, groups). */
+  saveAccount(id: string, claims: Record<string, unknown>): Promise<void>;
+  /** A person who signed in upstream before; undefined for anyone else. */
+  account(id: string): Promise<Record<string, unknown> | undefined>;
   /** A named secret, made by `make` the first time (the first instance of a fleet wins). */
   secret(name: string, make: () => string): Promise<string>;
   /** Drop rows past their expiry. */
@@ -80,6 +84,11 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS oidc_models_user_code ON oidc_models (user_code);
   CREATE INDEX IF NOT EXISTS oidc_models_expires ON oidc_models (expires_at);
   CREATE INDEX IF NOT EXISTS oidc_models_account ON oidc_models (model, account_id, client_id);
+  CREATE TABLE IF NOT EXISTS oidc_accounts (
+    id         TEXT PRIMARY KEY,
+    claims     TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
   CREATE TABLE IF NOT EXISTS oidc_secrets (
     name  TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -178,6 +187,13 @@ export function openSqliteAuthStore(path: string): AuthStore {
     for (const id of ids) dropGrant.run(id, id);
     return ids.length;
   });
+  const putAccount = db.prepare(
+    `INSERT INTO oidc_accounts (id, claims, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET claims = excluded.claims, updated_at = excluded.updated_at`,
+  );
+  const getAccount = db.prepare<[string], { claims: string }>(
+    'SELECT claims FROM oidc_accounts WHERE id = ?',
+  );
   const putSecret = db.prepare(
     'INSERT INTO oidc_secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING',
   );
@@ -242,6 +258,13 @@ export function openSqliteAuthStore(path: string): AuthStore {
     },
     async revokeGrants(accountId, clientId) {
       return revokeAll(accountId, clientId ?? null);
+    },
+    async saveAccount(id, claims) {
+      putAccount.run(id, JSON.stringify(claims), now());
+    },
+    async account(id) {
+      const row = getAccount.get(id);
+      return row ? (JSON.parse(row.claims) as Record<string, unknown>) : undefined;
     },
     async secret(name, make) {
       putSecret.run(name, make());

@@ -239,7 +239,7 @@ describe('opaque tokens through introspection (RFC 7662) against oidc-provider',
     });
     const token = await opaque.token(RESOURCE, 'read');
     const realFetch = globalThis.fetch;
-    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+    globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
       if (String(input instanceof Request ? input.url : input).endsWith('/token/introspection'))
         asked++;
       return realFetch(input, init);

@@ -1,0 +1,108 @@
+/**
+ * People sign in at the organisation's OpenID provider (`authorization_server.upstream`): a real
+ * one (oidc-provider, @mcpkit/testing) where the gateway registered as a client. A client sends
+ * the person to the gateway; the gateway sends them to the IdP and back (PKCE, state, nonce, the
+ * ID token verified), and the person the IdP names is who the client's token is for.
+ */
+import {
+  McpClient,
+  MemoryOAuthStore,
+  OAuthClient,
+  StreamableHttpClientTransport,
+} from '@mcpkit/protocol';
+import {
+  formBrowser,
+  freePort,
+  type HttpProcess,
+  killSpawned,
+  removeTempDirs,
+  startAuthorizationServer,
+  type TestAuthorizationServer,
+  tempDir,
+} from '@mcpkit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backend, spawnHttpGateway } from './helpers.js';
+
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+let idp: TestAuthorizationServer;
+let gw: HttpProcess;
+beforeAll(async () => {
+  idp = await startAuthorizationServer(['unused']);
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  // The operator registers the gateway at the IdP, its callback as the redirect URI.
+  const registered = await fetch(`${idp.issuer}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'mcp gateway',
+      redirect_uris: [`${origin}/oauth/upstream/callback`],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    }),
+  });
+  const { client_id, client_secret } = (await registered.json()) as {
+    client_id: string;
+    client_secret: string;
+  };
+  const dir = tempDir('gw-upstream-');
+  gw = await spawnHttpGateway(
+    {
+      gateway: {
+        authorization_server: {
+          upstream: { issuer: idp.issuer, client_id, client_secret, name: 'Example Corp' },
+          store: `${dir}/auth.db`,
+        },
+      },
+      mcpServers: { rich: backend('rich') },
+    },
+    { args: ['--port', String(port)], dir },
+  );
+});
+afterAll(async () => {
+  await gw?.stop();
+  await idp?.close();
+  killSpawned();
+  removeTempDirs();
+});
+
+describe('sign-in at an upstream OpenID provider', () => {
+  it("signs the person in at the IdP and issues the client a token for the IdP's subject", async () => {
+    const person = formBrowser(
+      REDIRECT,
+      (html): Record<string, string> =>
+        html.includes('Allow access?') ? { decision: 'allow' } : {},
+    );
+    const store = new MemoryOAuthStore();
+    const oauth = new OAuthClient({
+      redirectUri: REDIRECT,
+      authorize: (url) => person.visit(url),
+      store,
+    });
+    const client = await McpClient.connect(
+      new StreamableHttpClientTransport({ url: `${gw.url}/mcp`, oauth }),
+    );
+    try {
+      expect(person.pages[0]).toContain('Sign in with Example Corp');
+      // No password form: the gateway has no users of its own here.
+      expect(person.pages[0]).not.toContain('name="password"');
+      const token = (await store.tokens(`${gw.url}/mcp`))?.accessToken as string;
+      const claims = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString());
+      expect(claims.sub).toBe(idp.account);
+      expect(claims.iss).toBe(gw.url);
+      expect((await client.callTool('rich__who', {})).isError ?? false).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a callback nobody started', async () => {
+    const forged = await fetch(`${gw.url}/oauth/upstream/callback?code=x&state=nobody`, {
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(400);
+    expect(await forged.text()).toContain('expired');
+  });
+});
