@@ -60,23 +60,6 @@ export async function startAuthorizationServerMode(
     scopes: options.scopes,
     users: options.config.users ?? [],
     store,
-    ...(options.config.upstream
-      ? {
-          upstream: {
-            name: options.config.upstream.name,
-            issuer: options.config.upstream.issuer,
-            signIn: new UpstreamSignIn({
-              issuer: options.config.upstream.issuer,
-              clientId: options.config.upstream.client_id,
-              ...(options.config.upstream.client_secret
-                ? { clientSecret: options.config.upstream.client_secret }
-                : {}),
-              usernameClaim: options.config.upstream.username_claim,
-              origin: issuer,
-            }),
-          },
-        }
-      : {}),
     accessTokenTtl: options.config.access_token_ttl,
   });
   await provider.catch(async (err: unknown) => {

@@ -131,12 +131,7 @@ async function interaction(
   // No interaction cookie, or one for another uid (a cross-site form, an expired sign-in).
   const details = await provider.interactionDetails(req, res).catch(() => undefined);
   if (!details || details.uid !== uid) {
-    page(
-      res,
-      400,
-      'Sign-in expired',
-      '<p>This sign-in has expired. Start again from your app.</p>',
-    );
+    expired(res);
     return;
   }
   const clientId = String(details.params.client_id ?? '');
@@ -324,12 +319,7 @@ function upstreamCallback(
   const query = new URL(req.url ?? '/', 'http://gateway').searchParams;
   const uid = options.upstream?.signIn.interactionOf(query.get('state'));
   if (!uid) {
-    page(
-      res,
-      400,
-      'Sign-in expired',
-      '<p>This sign-in has expired. Start again from your app.</p>',
-    );
+    expired(res);
     return;
   }
   res
@@ -337,6 +327,11 @@ function upstreamCallback(
       Location: `${INTERACTION_PATH}/${encodeURIComponent(uid)}/upstream-done?${query}`,
     })
     .end();
+}
+
+/** The answer to a sign-in step whose interaction is gone (or another's). */
+function expired(res: ServerResponse): void {
+  page(res, 400, 'Sign-in expired', '<p>This sign-in has expired. Start again from your app.</p>');
 }
 
 /**
