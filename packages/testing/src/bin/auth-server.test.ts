@@ -1,6 +1,6 @@
 // @module-tag process
 /**
- * `mcpkit-auth-server` as a user runs it: one JSON line with a token a resource server can
+ * `pnpm auth:dev` (dist/bin/auth-server.js) as a user runs it: one JSON line with a token a resource server can
  * verify against the issuer's published keys, then serving until SIGTERM.
  */
 import { spawn } from 'node:child_process';
@@ -13,7 +13,7 @@ import { runProcess } from '../run.js';
 
 const BIN = fileURLToPath(new URL('../../dist/bin/auth-server.js', import.meta.url));
 
-describe('mcpkit-auth-server', () => {
+describe('pnpm auth:dev', () => {
   it('prints its issuer and a verifiable token for the resource, and stops on SIGTERM', async () => {
     const resource = 'http://127.0.0.1:3999/mcp';
     const child = spawn(
@@ -45,6 +45,6 @@ describe('mcpkit-auth-server', () => {
     expect(port.stderr).toContain('--port x is not a port');
     const flag = await runProcess(process.execPath, [BIN, '--nope']);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toContain('usage: mcpkit-auth-server');
+    expect(flag.stderr).toContain('usage: pnpm auth:dev');
   });
 });

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `mcpkit-auth-server`: the test kit's authorization server (oidc-provider) as a program, for
+ * `pnpm auth:dev` (dist/bin/auth-server.js): the test kit's authorization server (oidc-provider) as a program, for
  * trying an app's OAuth sign-in on one machine without an identity provider. It prints one JSON
  * line on stdout — the issuer, a client-credentials access token for `--resource` with
  * `--scope`, and the introspection client — then serves until Ctrl-C. Never for production: its
@@ -9,8 +9,8 @@
 import { parseArgs } from 'node:util';
 import { startAuthorizationServer } from '../authorization-server.js';
 
-const USAGE = `usage: mcpkit-auth-server [--port 9400] [--scopes core,sensitive] [--opaque]
-                          [--resource http://127.0.0.1:3000/mcp] [--scope "core sensitive"]`;
+const USAGE = `usage: pnpm auth:dev [--port 9400] [--scopes core,sensitive] [--opaque]
+                        [--resource http://127.0.0.1:3000/mcp] [--scope "core sensitive"]`;
 
 async function main(): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
@@ -26,7 +26,7 @@ async function main(): Promise<number> {
       },
     }));
   } catch (err) {
-    process.stderr.write(`mcpkit-auth-server: ${(err as Error).message}\n${USAGE}\n`);
+    process.stderr.write(`auth:dev: ${(err as Error).message}\n${USAGE}\n`);
     return 2;
   }
   if (values.help) {
@@ -35,7 +35,7 @@ async function main(): Promise<number> {
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    process.stderr.write(`mcpkit-auth-server: --port ${String(values.port)} is not a port\n`);
+    process.stderr.write(`auth:dev: --port ${String(values.port)} is not a port\n`);
     return 2;
   }
   const scopes = String(values.scopes).split(',').filter(Boolean);
@@ -64,7 +64,7 @@ main().then(
     if (code >= 0) process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`mcpkit-auth-server: ${(err as Error).message}\n`);
+    process.stderr.write(`auth:dev: ${(err as Error).message}\n`);
     process.exitCode = 1;
   },
 );
