@@ -56,7 +56,7 @@ beforeAll(async () => {
           store: `${dir}/auth.db`,
         },
       },
-      mcpServers: { rich: backend('rich') },
+      mcpServers: { rich: backend('rich', { scopes: ['ops'] }) },
     },
     { args: ['--port', String(port)], dir },
   );
@@ -91,6 +91,9 @@ describe('sign-in at an upstream OpenID provider', () => {
       const token = (await store.tokens(`${gw.url}/mcp`))?.accessToken as string;
       const claims = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString());
       expect(claims.sub).toBe(idp.account);
+      // A backend's scope is theirs to grant; gateway:admin is not (they are in no list).
+      expect(claims.scope.split(' ')).toContain('ops');
+      expect(claims.scope.split(' ')).not.toContain('gateway:admin');
       expect(claims.iss).toBe(gw.url);
       expect((await client.callTool('rich__who', {})).isError ?? false).toBe(false);
     } finally {

@@ -405,12 +405,13 @@ ${password}`;
 }
 
 /**
- * Which scopes a person may be granted: those listed for them, else every scope but
- * gateway:admin (an operator's scope is given by name, never by default).
+ * Which scopes a person may be granted: those listed for them, else (a user without a list, or
+ * a person from the identity provider) every scope but gateway:admin — an operator's scope is
+ * given by name, never by default.
  */
 function mayHold(user: GatewayUser | undefined): (scope: string) => boolean {
-  if (!user) return () => false;
-  const listed = user.scopes;
+  // A person the identity provider signed in is in no list: the default rule.
+  const listed = user?.scopes;
   return listed ? (scope) => listed.includes(scope) : (scope) => scope !== ADMIN_SCOPE;
 }
 
