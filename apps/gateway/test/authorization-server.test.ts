@@ -5,12 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
  * sign-in and consent pages, gets a token for the gateway's MCP endpoint, and calls tools —
  * McpClient's OAuthClient driving it, a cookie-keeping "browser" filling in the forms.
  */
-import {
-  McpClient,
-  MemoryOAuthStore,
-  OAuthClient,
-  StreamableHttpClientTransport,
-} from '@mcpkit/protocol';
+import { type McpClient, MemoryOAuthStore } from '@mcpkit/protocol';
 import {
   formBrowser,
   freePort,
@@ -24,12 +19,12 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/auth/users.js';
 import { parseConfig } from '../src/config.js';
-import { backend, CLI, spawnHttpGateway } from './helpers.js';
+import { backend, CLI, connectSignedIn, SIGN_IN_REDIRECT, spawnHttpGateway } from './helpers.js';
 
 const PASSWORD = 'correct horse battery staple';
 /** The operator's --token (every scope): revokes sign-ins. */
 const OPERATOR = 'operator-token-0123456789';
-const REDIRECT = 'http://127.0.0.1:9/callback';
+const REDIRECT = SIGN_IN_REDIRECT;
 
 let gw: HttpProcess;
 let hash: string;
@@ -77,45 +72,26 @@ interface Person {
   pages: string[];
 }
 
-/** The person's browser: signs in with their name and password, answers the consent form. */
-function browser(person: Person): (url: URL) => Promise<URL> {
-  const b = formBrowser(
-    REDIRECT,
-    (html): Record<string, string> =>
-      html.includes('name="password"')
-        ? { username: person.username, password: person.password }
-        : { decision: person.consent },
-  );
-  return async (url) => {
-    try {
-      return await b.visit(url);
-    } finally {
-      person.pages.push(...b.pages.splice(0));
-    }
-  };
-}
+/** The person's answers: their name and password at sign-in, their decision at consent. */
+const answers =
+  (person: Person) =>
+  (html: string): Record<string, string> =>
+    html.includes('name="password"')
+      ? { username: person.username, password: person.password }
+      : { decision: person.consent };
 
 async function signIn(
   person: Person,
   protocol: 'auto' | 'legacy' = 'auto',
   store = new MemoryOAuthStore(),
 ) {
-  const asked: URL[] = [];
-  const go = browser(person);
-  const oauth = new OAuthClient({
-    redirectUri: REDIRECT,
-    authorize: (url) => {
-      asked.push(url);
-      return go(url);
-    },
+  const signedIn = await connectSignedIn(`${gw.url}/mcp`, answers(person), {
+    protocol,
     store,
+    pages: person.pages,
   });
-  const client = await McpClient.connect(
-    new StreamableHttpClientTransport({ url: `${gw.url}/mcp`, oauth }),
-    { protocol },
-  );
-  clients.push(client);
-  return { client, asked };
+  clients.push(signedIn.client);
+  return signedIn;
 }
 
 const alice = (consent: Person['consent'] = 'allow'): Person => ({
@@ -374,7 +350,7 @@ describe('the authorization server refuses bad input, and stays up', () => {
       resource: `${gw.url}/mcp`,
       scope: 'ops',
     }).toString();
-    const back = await browser(alice())(url);
+    const back = await formBrowser(REDIRECT, answers(alice())).visit(url);
     return { clientId, code: back.searchParams.get('code') as string, verifier };
   }
   const redeem = (clientId: string, code: string, verifier: string) =>

@@ -7,16 +7,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { type ServedHttp, serveHttp } from '@mcpkit/node';
+import { defineTool, McpServer } from '@mcpkit/protocol';
 import {
-  defineTool,
-  McpClient,
-  McpServer,
-  MemoryOAuthStore,
-  OAuthClient,
-  StreamableHttpClientTransport,
-} from '@mcpkit/protocol';
-import {
-  formBrowser,
   freePort,
   type HttpProcess,
   killSpawned,
@@ -26,12 +18,11 @@ import {
 } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/auth/users.js';
-import { spawnHttpGateway } from './helpers.js';
+import { connectSignedIn, spawnHttpGateway } from './helpers.js';
 
 const PASSWORD = 'a password for the passthrough test';
 const OPERATOR = 'operator-token-passthrough-0123';
 const SERVICE = 'Bearer the-backends-own-service-key';
-const REDIRECT = 'http://127.0.0.1:9/callback';
 
 let backend: ServedHttp;
 /** The Authorization header of every request the backend got (undefined: none sent). */
@@ -71,19 +62,12 @@ afterAll(async () => {
 
 describe("a client's token never reaches a backend", () => {
   it('a signed-in person and an operator call the backend; it sees only its own credential', async () => {
-    const store = new MemoryOAuthStore();
-    const person = formBrowser(
-      REDIRECT,
+    const { client, store } = await connectSignedIn(
+      `${gw.url}/mcp`,
       (html): Record<string, string> =>
         html.includes('name="password"')
           ? { username: 'alice', password: PASSWORD }
           : { decision: 'allow' },
-    );
-    const client = await McpClient.connect(
-      new StreamableHttpClientTransport({
-        url: `${gw.url}/mcp`,
-        oauth: new OAuthClient({ redirectUri: REDIRECT, authorize: (u) => person.visit(u), store }),
-      }),
     );
     const before = seen.length;
     try {

@@ -1,17 +1,4 @@
-/**
- * People sign in at the organisation's OpenID provider (`authorization_server.upstream`): a real
- * one (oidc-provider, @mcpkit/testing) where the gateway registered as a client. A client sends
- * the person to the gateway; the gateway sends them to the IdP and back (PKCE, state, nonce, the
- * ID token verified), and the person the IdP names is who the client's token is for.
- */
 import {
-  McpClient,
-  MemoryOAuthStore,
-  OAuthClient,
-  StreamableHttpClientTransport,
-} from '@mcpkit/protocol';
-import {
-  formBrowser,
   freePort,
   type HttpProcess,
   killSpawned,
@@ -21,9 +8,7 @@ import {
   tempDir,
 } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backend, spawnHttpGateway } from './helpers.js';
-
-const REDIRECT = 'http://127.0.0.1:9/callback';
+import { backend, connectSignedIn, spawnHttpGateway } from './helpers.js';
 
 let idp: TestAuthorizationServer;
 let gw: HttpProcess;
@@ -70,24 +55,17 @@ afterAll(async () => {
 
 describe('sign-in at an upstream OpenID provider', () => {
   it("signs the person in at the IdP and issues the client a token for the IdP's subject", async () => {
-    const person = formBrowser(
-      REDIRECT,
+    const pages: string[] = [];
+    const { client, store } = await connectSignedIn(
+      `${gw.url}/mcp`,
       (html): Record<string, string> =>
         html.includes('Allow access?') ? { decision: 'allow' } : {},
-    );
-    const store = new MemoryOAuthStore();
-    const oauth = new OAuthClient({
-      redirectUri: REDIRECT,
-      authorize: (url) => person.visit(url),
-      store,
-    });
-    const client = await McpClient.connect(
-      new StreamableHttpClientTransport({ url: `${gw.url}/mcp`, oauth }),
+      { pages },
     );
     try {
-      expect(person.pages[0]).toContain('Sign in with Example Corp');
+      expect(pages[0]).toContain('Sign in with Example Corp');
       // No password form: the gateway has no users of its own here.
-      expect(person.pages[0]).not.toContain('name="password"');
+      expect(pages[0]).not.toContain('name="password"');
       const token = (await store.tokens(`${gw.url}/mcp`))?.accessToken as string;
       const claims = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString());
       expect(claims.sub).toBe(idp.account);

@@ -54,20 +54,19 @@ export async function startAuthorizationServerMode(
     );
   }
   const events = options.events;
-  const provider = createAuthorizationServer({
+  const provider = await createAuthorizationServer({
     issuer,
     resource: `${issuer}/mcp`,
     scopes: options.scopes,
     users: options.config.users ?? [],
     store,
     accessTokenTtl: options.config.access_token_ttl,
-  });
-  await provider.catch(async (err: unknown) => {
+  }).catch(async (err: unknown) => {
     await store.close();
     throw err;
   });
   const page = authorizationServerPage({
-    provider: () => provider,
+    provider,
     users: options.config.users ?? [],
     store,
     ...(options.config.upstream

@@ -33,8 +33,8 @@ const RFC8414 = '/.well-known/oauth-authorization-server';
 
 /** What {@link authorizationServerPage} takes. */
 export interface AuthorizationPageOptions {
-  /** The provider, once it is made (lazily, on the first request that needs it). */
-  provider: () => Promise<OidcProvider>;
+  /** The provider whose endpoints and interactions these are. */
+  provider: OidcProvider;
   /** The people who may sign in. */
   users: readonly GatewayUser[];
   /** Told of each sign-in, consent and disconnect (never the password). */
@@ -76,7 +76,7 @@ export function authorizationServerPage(options: AuthorizationPageOptions): Http
         upstreamCallback(req, res, options);
         return;
       }
-      const provider = await options.provider();
+      const provider = options.provider;
       if (path === CONNECTIONS_PATH || path.startsWith(`${CONNECTIONS_PATH}/`)) {
         await connections(provider, req, res, path, {
           store: options.store,

@@ -4,7 +4,11 @@
  * token's signature, issuer, audience and nonce checked), and the person it names is the person
  * who signs in at the gateway.
  */
-import { type AuthorizationServerMetadata, discoverAuthorizationServer } from '@mcpkit/protocol';
+import {
+  type AuthorizationServerMetadata,
+  discoverAuthorizationServer,
+  loopbackHttpAllowed,
+} from '@mcpkit/protocol';
 import * as oauth from 'oauth4webapi';
 
 /** Where the IdP sends the person back: register it as the gateway's redirect URI there. */
@@ -104,7 +108,7 @@ export class UpstreamSignIn {
       params,
       this.#redirectUri,
       pending.verifier,
-      insecureForLoopback(as.token_endpoint as string),
+      loopbackHttpAllowed(as.token_endpoint as string),
     );
     const result = await oauth.processAuthorizationCodeResponse(as, client, response, {
       expectedNonce: pending.nonce,
@@ -150,12 +154,4 @@ export class UpstreamSignIn {
       this.#pending.delete(state);
     }
   }
-}
-
-/** oauth4webapi refuses http: — allowed for an IdP on loopback (a local trial, tests). */
-function insecureForLoopback(endpoint: string): { [oauth.allowInsecureRequests]?: boolean } {
-  const url = new URL(endpoint);
-  return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)
-    ? { [oauth.allowInsecureRequests]: true }
-    : {};
 }

@@ -22,6 +22,7 @@ export {
   authorizationServerMetadataUrls,
   type DiscoveryOptions,
   discoverAuthorizationServer,
+  loopbackHttpAllowed,
 } from './oauth/discovery.js';
 export {
   MemoryOAuthStore,

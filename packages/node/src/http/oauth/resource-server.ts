@@ -10,6 +10,7 @@ import {
   type AuthorizationServerMetadata,
   discoverAuthorizationServer,
   hasBrand,
+  loopbackHttpAllowed,
 } from '@mcpkit/protocol';
 import {
   createRemoteJWKSet,
@@ -275,7 +276,7 @@ class JwtResourceServer implements OAuthResourceServer {
         client,
         oauth.ClientSecretBasic(options.clientSecret),
         token,
-        { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), ...insecureForLoopback(endpoint) },
+        { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), ...loopbackHttpAllowed(endpoint) },
       );
       claims = await oauth.processIntrospectionResponse(as, client, response);
     } catch (err) {
@@ -395,14 +396,6 @@ function jwtHeader(token: string): ProtectedHeaderParameters | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** oauth4webapi refuses http: endpoints — allowed on loopback only (a local authorization server). */
-function insecureForLoopback(endpoint: string): { [oauth.allowInsecureRequests]?: boolean } {
-  const url = new URL(endpoint);
-  return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)
-    ? { [oauth.allowInsecureRequests]: true }
-    : {};
 }
 
 /** `sub` as the subject; `scope` (RFC 9068, space-separated) or `scp` as the scopes. */

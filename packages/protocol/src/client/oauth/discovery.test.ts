@@ -5,6 +5,7 @@ import {
   AuthorizationServerDiscoveryError,
   authorizationServerMetadataUrls,
   discoverAuthorizationServer,
+  loopbackHttpAllowed,
 } from './discovery.js';
 
 describe('authorizationServerMetadataUrls', () => {
@@ -96,5 +97,20 @@ describe('discoverAuthorizationServer against an HTTP server', () => {
     const err = await discoverAuthorizationServer(origin).catch((e: unknown) => e);
     expect(AuthorizationServerDiscoveryError.is(err)).toBe(true);
     expect((err as Error).message).toBe(`no authorization server metadata for ${origin}`);
+  });
+});
+
+describe('loopbackHttpAllowed', () => {
+  it('allows plain http on a loopback host only', () => {
+    for (const local of ['http://127.0.0.1:9/token', 'http://localhost/token', 'http://[::1]:8/t'])
+      expect(Object.getOwnPropertySymbols(loopbackHttpAllowed(local)), local).toHaveLength(1);
+    for (const other of [
+      'https://127.0.0.1/token',
+      'http://auth.example/token',
+      'http://127.0.0.2/token',
+      'not a url',
+      undefined,
+    ])
+      expect(loopbackHttpAllowed(other), String(other)).toEqual({});
   });
 });

@@ -113,3 +113,23 @@ export async function discoverAuthorizationServer(
     );
   }
 }
+
+/**
+ * oauth4webapi's request options for `endpoint`: plain `http:` allowed for a loopback host only
+ * (a local authorization server, tests), which oauth4webapi otherwise refuses; nothing for
+ * anything else, so a remote endpoint stays https-only.
+ *
+ * @example
+ * ```ts
+ * await oauth.introspectionRequest(as, client, auth, token, loopbackHttpAllowed(endpoint));
+ * ```
+ */
+export function loopbackHttpAllowed(endpoint: string | undefined): {
+  [oauth.allowInsecureRequests]?: boolean;
+} {
+  if (!endpoint || !URL.canParse(endpoint)) return {};
+  const url = new URL(endpoint);
+  return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)
+    ? { [oauth.allowInsecureRequests]: true }
+    : {};
+}

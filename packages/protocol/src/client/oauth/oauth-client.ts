@@ -8,7 +8,11 @@
 import * as oauth from 'oauth4webapi';
 import { hasBrand } from '../../jsonrpc/brand.js';
 import { bearerChallenge } from './challenge.js';
-import { discoverAuthorizationServer, firstMetadataResponse } from './discovery.js';
+import {
+  discoverAuthorizationServer,
+  firstMetadataResponse,
+  loopbackHttpAllowed,
+} from './discovery.js';
 
 const FLOW_BRAND = Symbol.for('mcpkit.OAuthFlowError');
 
@@ -198,7 +202,7 @@ export class OAuthClient {
           // A loopback redirect is a native application's (RFC 8252), a web one's otherwise.
           application_type: isLoopback(redirect) ? 'native' : 'web',
         },
-        insecure(as.registration_endpoint),
+        loopbackHttpAllowed(as.registration_endpoint),
       );
       const client = await registered(response);
       registration = {
@@ -257,7 +261,7 @@ export class OAuthClient {
       params,
       this.#options.redirectUri,
       verifier,
-      { additionalParameters: { resource }, ...insecure(as.token_endpoint) },
+      { additionalParameters: { resource }, ...loopbackHttpAllowed(as.token_endpoint) },
     );
     return tokensOf(await oauth.processAuthorizationCodeResponse(as, client, response), scope);
   }
@@ -276,7 +280,10 @@ export class OAuthClient {
       client,
       clientAuth(registration),
       tokens.refreshToken,
-      { additionalParameters: { resource: prm.resource ?? key }, ...insecure(as.token_endpoint) },
+      {
+        additionalParameters: { resource: prm.resource ?? key },
+        ...loopbackHttpAllowed(as.token_endpoint),
+      },
     );
     const fresh = tokensOf(
       await oauth.processRefreshTokenResponse(as, client, response),
@@ -491,11 +498,4 @@ function authMethodOf(method: unknown): OAuthClientRegistration['authMethod'] {
 
 function isLoopback(url: URL): boolean {
   return ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-}
-
-/** oauth4webapi refuses http: — allowed for loopback servers only (tests, a local server). */
-function insecure(endpoint: string | undefined): { [oauth.allowInsecureRequests]?: boolean } {
-  return endpoint && new URL(endpoint).protocol === 'http:' && isLoopback(new URL(endpoint))
-    ? { [oauth.allowInsecureRequests]: true }
-    : {};
 }
