@@ -195,7 +195,10 @@ class JwtResourceServer implements OAuthResourceServer {
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = this.#cache.get(key);
     if (cached) {
-      if (cached.expiresAt > Date.now()) return this.#ifStillValid(cached.info);
+      if (cached.expiresAt > Date.now()) {
+        // No await on the hot path when nothing is to be asked (a cached token, every call).
+        return this.#options.stillValid ? this.#ifStillValid(cached.info) : cached.info;
+      }
       this.#cache.delete(key);
     }
     const audience = this.audience;
