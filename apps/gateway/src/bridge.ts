@@ -9,8 +9,8 @@ import {
   type RequestOptions,
   RpcError,
 } from '@mcpkit/protocol';
-import type { Backend } from './backends/backend.js';
 import { ownResult } from './proxies.js';
+import type { CallTarget } from './vault/personal.js';
 
 /*
  * Input across the gateway, between the MCP eras. A backend that needs the user or the model
@@ -50,11 +50,11 @@ export function clientSink(ctx: McpContext): InputSink {
 }
 
 /**
- * Forward a request to a backend and answer every `input_required` round of a modern backend
+ * Forward a request to a backend (its shared link, or a person's own) and answer every `input_required` round of a modern backend
  * through `sink` (a 2025 backend's asks reach the sink as requests, see Gateway).
  */
 export async function callThrough<R>(
-  backend: Backend,
+  backend: CallTarget,
   method: string,
   params: JsonRpcParams,
   sink: InputSink,

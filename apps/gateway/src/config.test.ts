@@ -9,6 +9,7 @@ import {
   defaultConfig,
   defaultGatewayProjectsDatabase,
   exposureWarnings,
+  isPersonal,
   isStdio,
   loadConfig,
   parseConfig,
@@ -44,6 +45,7 @@ describe('parseConfig defaults', () => {
       backend_timeout: 30,
       tool_names: 'double-underscore',
       bridge: { park_ttl_ms: 300_000, max_parked: 100, max_parked_per_caller: 10 },
+      per_person: { max_links: 64, idle_sec: 600 },
       events: { retention_days: 30, max_events: 1_000_000, detail_per_second: 1_000 },
     });
     expect(config.mcpServers).toEqual({});
@@ -721,5 +723,60 @@ describe('exposureWarnings', () => {
     expect(() =>
       parseConfig({ gateway: { tokens: [{ token: 'short', subject: 's' }] }, mcpServers: {} }, {}),
     ).toThrow('gateway.tokens.0.token: at least 16 characters');
+  });
+});
+
+describe('personal credentials', () => {
+  const signIn = {
+    authorization_server: {
+      users: [
+        {
+          username: 'alice',
+          password_hash: `scrypt$16384$8$1$${'A'.repeat(22)}$${'B'.repeat(43)}`,
+        },
+      ],
+    },
+  };
+  const parse = (gateway: object, backend: object) =>
+    parseConfig({ gateway, mcpServers: { b: backend } }, {});
+
+  it('fills a header credential’s defaults and marks the backend personal', () => {
+    const config = parse(signIn, { url: 'http://127.0.0.1:9/mcp', credential: { type: 'header' } });
+    const backend = config.mcpServers.b;
+    expect(backend?.credential).toEqual({
+      type: 'header',
+      header: 'Authorization',
+      scheme: 'Bearer',
+      label: 'API key',
+    });
+    expect(backend && isPersonal(backend)).toBe(true);
+    expect(isPersonal(parse({}, { command: 'x' }).mcpServers.b as never)).toBe(false);
+    expect(
+      isPersonal(parse(signIn, { command: 'x', per_identity: true }).mcpServers.b as never),
+    ).toBe(true);
+  });
+
+  it('refuses a personal backend without sign-in, an env secret without per_identity, a bad header name', () => {
+    expect(() =>
+      parse({}, { url: 'http://127.0.0.1:9/mcp', credential: { type: 'oauth' } }),
+    ).toThrow(/mcpServers.b: .*set gateway.authorization_server/);
+    expect(() =>
+      parse(signIn, { command: 'x', credential: { type: 'env', variable: 'TOKEN' } }),
+    ).toThrow(
+      'mcpServers.b.credential: a credential in the environment is per person: set per_identity: true',
+    );
+    expect(() =>
+      parse(signIn, {
+        url: 'http://127.0.0.1:9/mcp',
+        credential: { type: 'header', header: 'X-Key\r\nInjected: 1' },
+      }),
+    ).toThrow('mcpServers.b.credential.header: an HTTP header name');
+    expect(() =>
+      parse(signIn, {
+        command: 'x',
+        per_identity: true,
+        credential: { type: 'env', variable: '1BAD' },
+      }),
+    ).toThrow('mcpServers.b.credential.variable: an environment variable name');
   });
 });

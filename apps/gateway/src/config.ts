@@ -59,6 +59,51 @@ const common = {
   scopes: z.array(z.string().min(1)).optional(),
 };
 
+/** What the connect page asks a person for: a name for it, and where to get one. */
+const asking = {
+  /** What it is called on the connect page ("GitHub personal access token"). */
+  label: z.string().min(1).max(200).default('API key'),
+  /** Where a person gets one (shown as a link on the connect page). */
+  help_url: z.url({ protocol: /^https?$/ }).optional(),
+};
+
+/**
+ * Each person's own credential for an HTTP backend, from the credential vault (needs
+ * `gateway.authorization_server` and `gateway.vault`): a secret they paste, sent as `header`
+ * (`scheme` before it; `''` for none), or an OAuth grant the gateway obtains as their client at
+ * the backend's authorization server (McpClient's OAuth: discovery, DCR or CIMD, PKCE).
+ */
+const httpCredential = z.discriminatedUnion('type', [
+  z
+    .object({
+      type: z.literal('header'),
+      header: z
+        .string()
+        .regex(/^[A-Za-z0-9-]{1,100}$/, 'an HTTP header name')
+        .default('Authorization'),
+      scheme: z.string().max(50).default('Bearer'),
+      ...asking,
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('oauth'),
+      /** The gateway's client at the backend's authorization server, if registered beforehand. */
+      client_id: z.string().min(1).optional(),
+      client_secret: z.string().min(1).optional(),
+    })
+    .strict(),
+]);
+
+/** Each person's own secret for a per-person stdio backend, as an environment variable. */
+const envCredential = z
+  .object({
+    type: z.literal('env'),
+    variable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,100}$/, 'an environment variable name'),
+    ...asking,
+  })
+  .strict();
+
 const stdioBackend = z
   .object({
     type: z.literal('stdio').optional(),
@@ -68,15 +113,27 @@ const stdioBackend = z
     /** Start from the gateway's whole environment instead of a minimal safe set. */
     inheritEnv: z.boolean().default(false),
     cwd: z.string().optional(),
+    /**
+     * One process per signed-in person, started on their first call (with their `credential`
+     * in its environment), stopped after `gateway.per_person.idle_sec` without calls; the
+     * shared process only lists what the server offers.
+     */
+    per_identity: z.boolean().optional(),
+    credential: envCredential.optional(),
     ...common,
   })
-  .strict();
+  .strict()
+  .refine((b) => !b.credential || b.per_identity, {
+    message: 'a credential in the environment is per person: set per_identity: true',
+    path: ['credential'],
+  });
 
 const httpBackend = z
   .object({
     type: z.enum(['http', 'streamable-http']).optional(),
     url: z.url({ protocol: /^https?$/ }),
     headers: z.record(z.string(), z.string()).default({}),
+    credential: httpCredential.optional(),
     ...common,
   })
   .strict();
@@ -213,6 +270,38 @@ export const configSchema = z
             message: 'people sign in somewhere: give users, or upstream, or both',
           })
           .optional(),
+        /**
+         * The credential vault's key (AES-256-GCM, 32 bytes, base64 or hex): from `key_env`
+         * (default MCP_GATEWAY_VAULT_KEY) or `key_file`; earlier keys during a rotation from
+         * `previous_keys_env` (default MCP_GATEWAY_VAULT_PREVIOUS_KEYS). Never the key itself:
+         * this file is shared.
+         */
+        vault: z
+          .object({
+            key_env: z
+              .string()
+              .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+              .optional(),
+            key_file: z.string().min(1).optional(),
+            previous_keys_env: z
+              .string()
+              .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+              .optional(),
+          })
+          .strict()
+          .optional(),
+        /**
+         * People's own links to backends with a `credential` or `per_identity`: at most
+         * `max_links` at once (the least recently used idle one makes room), each closed — its
+         * process stopped — after `idle_sec` without a call.
+         */
+        per_person: z
+          .object({
+            max_links: z.number().int().positive().max(10_000).default(64),
+            idle_sec: z.number().positive().max(86_400).default(600),
+          })
+          .strict()
+          .default({ max_links: 64, idle_sec: 600 }),
         events: z
           .object({
             path: z.string().optional(),
@@ -231,6 +320,7 @@ export const configSchema = z
         backend_timeout: 30,
         tool_names: 'double-underscore',
         bridge: { park_ttl_ms: 300_000, max_parked: 100, max_parked_per_caller: 10 },
+        per_person: { max_links: 64, idle_sec: 600 },
         events: { retention_days: 30, max_events: 1_000_000, detail_per_second: 1_000 },
       }),
     mcpServers: z.record(
@@ -243,7 +333,28 @@ export const configSchema = z
     message:
       'gateway.oauth (an external authorization server) and gateway.authorization_server (the gateway as one) exclude each other',
     path: ['gateway', 'authorization_server'],
+  })
+  .superRefine((c, ctx) => {
+    // A person's own credential needs a person (the gateway's sign-in) and a key to seal it.
+    for (const [name, backend] of Object.entries(c.mcpServers)) {
+      if (!isPersonal(backend)) continue;
+      if (!c.gateway.authorization_server) {
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'each person’s own credential or process needs people who sign in: set gateway.authorization_server',
+          path: ['mcpServers', name],
+        });
+      }
+    }
   });
+
+/** Whether a backend is reached through each person's own link (a credential, or per_identity). */
+export function isPersonal(backend: BackendConfig): boolean {
+  return (
+    backend.credential !== undefined || ('per_identity' in backend && backend.per_identity === true)
+  );
+}
 
 /** The gateway's config file, validated: `gateway` settings and the `mcpServers` backends. */
 export type GatewayConfig = z.infer<typeof configSchema>;

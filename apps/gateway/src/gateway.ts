@@ -37,6 +37,7 @@ import { restartBackend } from './tools/restart-backend.js';
 import { search } from './tools/search.js';
 import { nextTraceId } from './trace-id.js';
 import { askForUrls, refusedUrls, urlElicitationsOf } from './url-elicitation.js';
+import { type CallTarget, PersonalLinks, type PersonalLinksOptions } from './vault/personal.js';
 import { VERSION } from './version.js';
 
 export { VERSION };
@@ -184,6 +185,8 @@ export class Gateway {
   readonly #logger: EngineLogger | undefined;
   #progressCounter = 0;
   #syncQueued = false;
+  /** People's own links to backends that need their credential (see {@link usePersonalLinks}). */
+  #personal: PersonalLinks | undefined;
 
   constructor(config: GatewayConfig, options: GatewayOptions) {
     this.config = config;
@@ -246,6 +249,42 @@ export class Gateway {
     }
   }
 
+  /**
+   * Calls to backends with a `credential` or `per_identity` go through each person's own link,
+   * with what the vault holds for them (serve.ts turns this on with the authorization server).
+   */
+  usePersonalLinks(options: Omit<PersonalLinksOptions, 'events' | 'onEvent'>): PersonalLinks {
+    this.#personal = new PersonalLinks({
+      ...options,
+      events: (backend) => ({
+        notification: (method, params) => this.#onNotification(backend, method, params),
+        request: (method, params) => this.#onBackendRequest(backend, method, params),
+        stderr: (text) => backend.stderr.push(text),
+      }),
+      onEvent: (backend, type, status, data) => this.#hooks.event(backend, type, status, data),
+    });
+    return this.#personal;
+  }
+
+  /** People's own links, when the vault is on. */
+  get personal(): PersonalLinks | undefined {
+    return this.#personal;
+  }
+
+  /** Where a call to `backend` goes: its shared link, or the caller's own. */
+  #target(backend: Backend, ctx: McpContext): CallTarget | Promise<CallTarget> {
+    if (!backend.personal) return backend;
+    if (!this.#personal) {
+      return Promise.reject(
+        new RpcError(
+          ErrorCode.InternalError,
+          `Backend '${backend.name}' needs each person's own credential, and this gateway has no sign-in (gateway.authorization_server over HTTP)`,
+        ),
+      );
+    }
+    return this.#personal.target(backend, ctx.auth?.subject);
+  }
+
   #backend(name: string, config: BackendConfig): Backend {
     return new Backend(name, config, this.config.gateway.backend_timeout * 1000, this.#hooks);
   }
@@ -289,6 +328,10 @@ export class Gateway {
     // Stopped first: a changed backend must let go of what it holds (a port, a lock) before
     // its successor starts.
     await Promise.all(stopping);
+    // People's links to a backend that went or changed are closed with it.
+    await Promise.all(
+      [...summary.removed, ...summary.changed].map((name) => this.#personal?.closeBackend(name)),
+    );
     this.#sync();
     this.events.record({
       event_type: 'gateway.reloaded',
@@ -346,7 +389,10 @@ export class Gateway {
 
   async #stop(): Promise<void> {
     await this.#relay?.close().catch(() => undefined);
-    await Promise.all([...this.backends.values()].map((b) => b.stop()));
+    await Promise.all([
+      ...[...this.backends.values()].map((b) => b.stop()),
+      this.#personal?.close(),
+    ]);
     this.events.record({
       event_type: 'gateway.stopped',
       status: 'success',
@@ -604,8 +650,9 @@ export class Gateway {
     }
     sinks.add(sink);
     try {
+      const target = backend.personal ? await this.#target(backend, ctx) : backend;
       const result = await callThrough<CallToolResult>(
-        backend,
+        target,
         'tools/call',
         params as JsonRpcParams,
         sink,

@@ -14,7 +14,7 @@ import { CliUsageError, runCli, type StaticToken, staticTokens } from '@mcpkit/n
 import { McpMetrics } from '@mcpkit/observability';
 import { parentDeathSignalMissing } from '@mcpkit/protocol';
 import { type AuthorizationServerMode, startAuthorizationServerMode } from './auth/mode.js';
-import { hashPasswordCommand } from './auth/users.js';
+import { COMMANDS, runCommand } from './commands.js';
 import { ConfigError, defaultConfig, exposureWarnings, isStdio, loadConfig } from './config.js';
 import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
@@ -25,6 +25,7 @@ import { observeGateway } from './status/metrics.js';
 import { statusPage } from './status/page.js';
 import { backendsReadiness } from './status/readiness.js';
 import { revokeSignIn } from './tools/revoke-sign-in.js';
+import { CONNECT_CALLBACK, CONNECT_PATH } from './vault/connect-page.js';
 
 /** How long the first lists wait for backends to start; later ones join via list_changed. */
 const STARTUP_WAIT_MS = 15_000;
@@ -37,14 +38,8 @@ process.exitCode = await runCli({
   description:
     'many MCP servers behind one endpoint (default backends: the projects and system-info apps)',
   options: GATEWAY_OPTIONS,
-  commands: [
-    {
-      usage: 'hash-password',
-      description:
-        'read a password on stdin, print its hash for gateway.authorization_server.users',
-    },
-  ],
-  run: ({ positionals }) => hashPasswordCommand(positionals),
+  commands: COMMANDS,
+  run: ({ positionals }) => runCommand(positionals),
   build: async ({ values, logger, state, requestState }) => {
     // A SIGTERM while this module loaded: the early children are being stopped, and the process
     // exits when they are; nothing more is started.
@@ -221,8 +216,22 @@ process.exitCode = await runCli({
           scopes,
           configPath: values.config as string | undefined,
           events: gateway.events,
+          vault: config.gateway.vault,
+          backends: () => gateway.config.mcpServers,
+          onCredentialChange: (subject, backend) => void gateway.personal?.forget(backend, subject),
         });
         gateway.server.addTool(revokeSignIn(signIn.store, gateway.events));
+        if (signIn.vault) {
+          const issuer = signIn.issuer;
+          gateway.usePersonalLinks({
+            vault: signIn.vault,
+            maxLinks: config.gateway.per_person.max_links,
+            idleMs: config.gateway.per_person.idle_sec * 1000,
+            connectUrl: (backend, subject) =>
+              `${issuer}${CONNECT_PATH}/${encodeURIComponent(backend)}?for=${encodeURIComponent(subject)}`,
+            oauthRedirect: `${issuer}${CONNECT_CALLBACK}`,
+          });
+        }
       }
       if (state) {
         notifier = await shareNotifications(gateway.server, state, { logger });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   McpClient,
+  type McpClientOptions,
   type McpSession,
   MemoryOAuthStore,
   OAuthClient,
@@ -19,6 +20,7 @@ import {
 } from '@mcpkit/protocol';
 import {
   connectRaw,
+  type FormBrowser,
   formBrowser,
   type HttpProcess,
   sleep,
@@ -43,7 +45,8 @@ export type FixtureName =
   | 'list-changed'
   | 'flaky'
   | 'slow-start'
-  | 'verbatim';
+  | 'verbatim'
+  | 'whoami';
 
 /** The absolute path of a compiled fixture backend (dist/fixtures/<name>.js). */
 export function fixture(name: FixtureName): string {
@@ -551,6 +554,8 @@ export interface SignedInOptions {
   store?: OAuthStore;
   /** Every page the person was shown, appended in order (also when sign-in fails). */
   pages?: string[];
+  /** More of McpClient's options (handlers, capabilities). */
+  client?: Omit<McpClientOptions, 'protocol'>;
 }
 
 /**
@@ -562,7 +567,7 @@ export async function connectSignedIn(
   mcpUrl: string,
   answer: (html: string) => Record<string, string>,
   options: SignedInOptions = {},
-): Promise<{ client: McpClient; asked: URL[]; store: OAuthStore }> {
+): Promise<{ client: McpClient; asked: URL[]; store: OAuthStore; browser: FormBrowser }> {
   const store = options.store ?? new MemoryOAuthStore();
   const asked: URL[] = [];
   const browser = formBrowser(SIGN_IN_REDIRECT, answer);
@@ -580,7 +585,10 @@ export async function connectSignedIn(
   });
   const client = await McpClient.connect(
     new StreamableHttpClientTransport({ url: mcpUrl, oauth }),
-    options.protocol ? { protocol: options.protocol } : {},
+    {
+      ...options.client,
+      ...(options.protocol ? { protocol: options.protocol } : {}),
+    },
   );
-  return { client, asked, store };
+  return { client, asked, store, browser };
 }

@@ -21,6 +21,24 @@ import type { AuthStore } from './store.js';
 export interface ConnectionsOptions {
   store: AuthStore;
   onDisconnect?: (subject: string, clientId: string, grants: number) => void;
+  /** The backends a person gave their own credential for, and how one is forgotten. */
+  backends?: {
+    connected(subject: string): Promise<{ name: string; updatedAt: number }[]>;
+    disconnect(subject: string, backend: string): Promise<void>;
+  };
+}
+
+/** Where a sign-in for a connect page returns to: that page (a path of ours, nothing else). */
+const RETURN_TO = /^\/oauth\/connect\/[A-Za-z0-9_-]{1,32}(\?[A-Za-z0-9._~%&=@+-]*)?$/;
+
+/** Who the gateway's sign-in session in this browser names; undefined when nobody. */
+export async function sessionSubject(
+  provider: OidcProvider,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<string | undefined> {
+  const session = await provider.Session.get(provider.createContext(req, res));
+  return typeof session.accountId === 'string' ? session.accountId : undefined;
 }
 
 /** Answer a request for `/oauth/connections` or below. */
@@ -31,11 +49,12 @@ export async function connections(
   path: string,
   options: ConnectionsOptions,
 ): Promise<void> {
-  const session = await provider.Session.get(provider.createContext(req, res));
-  const subject = typeof session.accountId === 'string' ? session.accountId : undefined;
+  const subject = await sessionSubject(provider, req, res);
   if (path === CONNECTIONS_CALLBACK) {
-    // Signed in now (or the sign-in was refused): the page says which.
-    res.writeHead(303, { Location: CONNECTIONS_PATH }).end();
+    // Signed in now (or the sign-in was refused): the page says which — or the connect page
+    // the sign-in was for.
+    const state = new URL(req.url ?? path, provider.issuer).searchParams.get('state') ?? '';
+    res.writeHead(303, { Location: RETURN_TO.test(state) ? state : CONNECTIONS_PATH }).end();
     return;
   }
   if (path !== CONNECTIONS_PATH) {
@@ -48,7 +67,10 @@ export async function connections(
   }
   if (req.method === 'POST') {
     const body = await readSmall(req, 4096);
-    const clientId = body === undefined ? '' : (new URLSearchParams(body).get('client_id') ?? '');
+    const form = new URLSearchParams(body ?? '');
+    const clientId = form.get('client_id') ?? '';
+    const backend = form.get('backend') ?? '';
+    if (backend && options.backends) await options.backends.disconnect(subject, backend);
     if (clientId && clientId !== CONNECTIONS_CLIENT) {
       const grants = await options.store.revokeGrants(subject, clientId);
       options.onDisconnect?.(subject, clientId, grants);
@@ -72,23 +94,37 @@ export async function connections(
   const list = rows.length
     ? `<ul class="connections">${rows.join('\n')}</ul>`
     : '<p>No app is connected.</p>';
+  const backendRows: string[] = [];
+  for (const held of (await options.backends?.connected(subject)) ?? []) {
+    const name = escapeHtml(held.name);
+    backendRows.push(`<li><b>${name}</b> <span class="small">since ${escapeHtml(new Date(held.updatedAt).toISOString().slice(0, 16).replace('T', ' '))} UTC</span>
+  <form method="post" action="${CONNECTIONS_PATH}"><input type="hidden" name="backend" value="${name}">
+  <button type="submit" class="secondary" aria-label="Disconnect ${name}">Disconnect</button></form></li>`);
+  }
+  const backends = options.backends
+    ? `<h2>Your credentials</h2>
+${backendRows.length ? `<ul class="connections">${backendRows.join('\n')}</ul>` : '<p>No backend holds a credential of yours.</p>'}`
+    : '';
   page(
     res,
     200,
     'Your connections',
     `<p>The apps <b>${escapeHtml(subject)}</b> allowed to use this gateway's tools. Disconnecting one ends its access at once; it asks again next time.</p>
-${list}`,
+${list}
+${backends}`,
   );
 }
 
 /**
- * The provider's authorization URL for the gateway's own client, its redirect back here. Its
+ * The provider's authorization URL for the gateway's own client, its redirect back here (and
+ * on to `returnTo`, a connect page, when given). Its
  * code is never redeemed (only the sign-in session it leaves is wanted), so the PKCE verifier
  * is thrown away.
  */
-function signInUrl(provider: OidcProvider): string {
+export function signInUrl(provider: OidcProvider, returnTo?: string): string {
   const challenge = createHash('sha256').update(randomBytes(32)).digest('base64url');
   const query = new URLSearchParams({
+    ...(returnTo && RETURN_TO.test(returnTo) ? { state: returnTo } : {}),
     client_id: CONNECTIONS_CLIENT,
     response_type: 'code',
     redirect_uri: `${provider.issuer}${CONNECTIONS_CALLBACK}`,

@@ -4,9 +4,12 @@
  */
 import { CliUsageError, type HttpPage } from '@mcpkit/node';
 import type { AuthInfo } from '@mcpkit/protocol';
-import type { GatewayConfig } from '../config.js';
+import { type BackendConfig, type GatewayConfig, isPersonal } from '../config.js';
 import { defaultStatePath } from '../events/path.js';
 import type { EventLog } from '../events.js';
+import { ConnectPages } from '../vault/connect-page.js';
+import { VaultError, VaultKeys } from '../vault/keys.js';
+import { CredentialVault } from '../vault/vault.js';
 import { authorizationServerPage } from './page.js';
 import { createAuthorizationServer } from './provider.js';
 import { type AuthStore, openSqliteAuthStore } from './store.js';
@@ -21,6 +24,8 @@ export interface AuthorizationServerMode {
   stillValid(info: AuthInfo): Promise<boolean>;
   /** The gateway's own origin: the issuer of its tokens. */
   issuer: string;
+  /** People's own credentials for backends, when a backend takes them (or gateway.vault is set). */
+  vault: CredentialVault | undefined;
   close(): Promise<void>;
 }
 
@@ -34,6 +39,12 @@ export interface ModeOptions {
   /** The config file, whose name and path name the default store. */
   configPath: string | undefined;
   events: EventLog;
+  /** gateway.vault: where the vault's key comes from. */
+  vault?: GatewayConfig['gateway']['vault'];
+  /** The backends as configured now (the connect pages read a backend's `credential`). */
+  backends(): Readonly<Record<string, BackendConfig>>;
+  /** A person connected or disconnected a backend: their open link to it must go. */
+  onCredentialChange?(subject: string, backend: string): void;
 }
 
 /**
@@ -54,6 +65,13 @@ export async function startAuthorizationServerMode(
     );
   }
   const events = options.events;
+  let credentials: Awaited<ReturnType<typeof openVault>>;
+  try {
+    credentials = await openVault(options, issuer, store);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const provider = await createAuthorizationServer({
     issuer,
     resource: `${issuer}/mcp`,
@@ -86,6 +104,18 @@ export async function startAuthorizationServerMode(
           },
         }
       : {}),
+    ...(credentials
+      ? {
+          connect: {
+            pages: credentials.pages,
+            connected: (subject: string) => credentials.vault.connected(subject),
+            disconnect: async (subject: string, backend: string) => {
+              if (!(await credentials.vault.delete(subject, backend))) return;
+              credentials.changed(subject, backend, 'disconnected');
+            },
+          },
+        }
+      : {}),
     onEvent: (event) =>
       events.record({
         event_type: `auth.${event.kind}`,
@@ -114,8 +144,10 @@ export async function startAuthorizationServerMode(
       return typeof clientId === 'string' && (await store.hasGrant(info.subject, clientId));
     },
     issuer,
+    vault: credentials?.vault,
     close: async () => {
       clearInterval(prune);
+      credentials?.pages.close();
       await store.close();
     },
   };
@@ -140,4 +172,63 @@ function ownOrigin(values: Record<string, unknown>): string {
     );
   }
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * The credential vault, when a backend takes each person's own credential (or gateway.vault is
+ * set): its key loaded — a missing or malformed one stops the start here, before anything is
+ * sealed — rows of an earlier key re-sealed under the current one, and its connect pages.
+ */
+async function openVault(options: ModeOptions, issuer: string, store: AuthStore) {
+  const wanted = options.vault !== undefined || Object.values(options.backends()).some(isPersonal);
+  if (!wanted) return undefined;
+  let keys: VaultKeys;
+  try {
+    keys = VaultKeys.load({
+      ...(options.vault?.key_env ? { keyEnv: options.vault.key_env } : {}),
+      ...(options.vault?.key_file ? { keyFile: options.vault.key_file } : {}),
+      ...(options.vault?.previous_keys_env
+        ? { previousKeysEnv: options.vault.previous_keys_env }
+        : {}),
+    });
+  } catch (err) {
+    if (VaultError.is(err)) throw new CliUsageError(err.message);
+    throw err;
+  }
+  const vault = new CredentialVault(store.vault, keys);
+  const events = options.events;
+  const resealed = await vault.reseal();
+  if (resealed.resealed > 0 || resealed.unreadable > 0) {
+    events.record({
+      event_type: 'vault.resealed',
+      status: resealed.unreadable > 0 ? 'failure' : 'success',
+      source: 'gateway',
+      data: { ...resealed, key_id: keys.currentId },
+    });
+  }
+  const changed = (subject: string, backend: string, change: 'connected' | 'disconnected') => {
+    events.record({
+      event_type: `credential.${change}`,
+      status: 'success',
+      source: 'gateway',
+      backend,
+      data: { subject },
+    });
+    options.onCredentialChange?.(subject, backend);
+  };
+  const pages = new ConnectPages({
+    vault,
+    issuer,
+    backends: options.backends,
+    onChange: changed,
+    onFailure: (subject, backend, error) =>
+      events.record({
+        event_type: 'credential.connect_failed',
+        status: 'failure',
+        source: 'gateway',
+        backend,
+        data: { subject, error },
+      }),
+  });
+  return { vault, pages, changed };
 }

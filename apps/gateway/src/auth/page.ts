@@ -8,7 +8,8 @@ import { memoryRateLimiter } from '@mcpkit/fleet';
 import type { HttpPage } from '@mcpkit/node';
 import { escapeHtml, readSmall } from '../html.js';
 import { ADMIN_SCOPE } from '../tools/restart-backend.js';
-import { connections } from './connections.js';
+import { CONNECT_CALLBACK, CONNECT_PATH, type ConnectPages } from '../vault/connect-page.js';
+import { connections, sessionSubject, signInUrl } from './connections.js';
 import { page } from './layout.js';
 import {
   AS_PREFIX,
@@ -43,6 +44,12 @@ export interface AuthorizationPageOptions {
   store: AuthStore;
   /** Sign-in at the organisation's OpenID provider, and what to call it on the button. */
   upstream?: { signIn: UpstreamSignIn; name: string; issuer: string };
+  /** The credential vault's pages: connecting a backend, and the person's connected backends. */
+  connect?: {
+    pages: ConnectPages;
+    connected(subject: string): Promise<{ name: string; updatedAt: number }[]>;
+    disconnect(subject: string, backend: string): Promise<void>;
+  };
 }
 
 /** A sign-in or a consent, for the event log. */
@@ -69,7 +76,13 @@ export function authorizationServerPage(options: AuthorizationPageOptions): Http
     // Token, registration and metadata requests come from clients on any origin (a browser-based
     // MCP client too); the Host check still applies.
     // Not the person's own pages: a form posted there from elsewhere would act for them.
-    anyOrigin: (path) => !path.startsWith(INTERACTION_PATH) && !path.startsWith(CONNECTIONS_PATH),
+    // The connect callback is a redirect from a backend's authorization server (its state and the
+    // person's session are checked).
+    anyOrigin: (path) =>
+      path === CONNECT_CALLBACK ||
+      (!path.startsWith(INTERACTION_PATH) &&
+        !path.startsWith(CONNECTIONS_PATH) &&
+        !path.startsWith(CONNECT_PATH)),
     matches: (path) => path === DISCOVERY || path === RFC8414 || path.startsWith(`${AS_PREFIX}/`),
     async handle(req, res, path) {
       if (path === UPSTREAM_CALLBACK && options.upstream) {
@@ -82,7 +95,20 @@ export function authorizationServerPage(options: AuthorizationPageOptions): Http
           store: options.store,
           onDisconnect: (subject, clientId) =>
             options.onEvent?.({ kind: 'disconnected', subject, clientId }),
+          ...(options.connect ? { backends: options.connect } : {}),
         });
+        return;
+      }
+      if (options.connect && path.startsWith(`${CONNECT_PATH}/`)) {
+        const subject = await sessionSubject(provider, req, res);
+        if (subject) {
+          await options.connect.pages.handle(req, res, path, subject);
+        } else if (req.method === 'GET' && path !== CONNECT_CALLBACK) {
+          // Signed in at the gateway first: the credential is this person's.
+          res.writeHead(303, { Location: signInUrl(provider, req.url) }).end();
+        } else {
+          page(res, 401, 'Signed out', '<p>Sign in again and start over from your app.</p>');
+        }
         return;
       }
       if (path.startsWith(`${INTERACTION_PATH}/`)) {

@@ -7,6 +7,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { SealedRow, VaultRows } from '../vault/vault.js';
 
 /** One oidc-provider model's rows (oidc-provider's Adapter contract). */
 export interface ModelAdapter {
@@ -60,6 +61,8 @@ export interface AuthStore {
   account(id: string): Promise<Record<string, unknown> | undefined>;
   /** A named secret, made by `make` the first time (the first instance of a fleet wins). */
   secret(name: string, make: () => string): Promise<string>;
+  /** The credential vault's sealed rows (see CredentialVault). */
+  readonly vault: VaultRows;
   /** Drop rows past their expiry. */
   prune(): Promise<void>;
   close(): Promise<void>;
@@ -92,6 +95,14 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS oidc_secrets (
     name  TEXT PRIMARY KEY,
     value TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS vault_credentials (
+    owner      TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    key_id     TEXT NOT NULL,
+    sealed     BLOB NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (owner, name)
   );
   CREATE TABLE IF NOT EXISTS oidc_keys (
     kid        TEXT PRIMARY KEY,
@@ -201,6 +212,8 @@ export function openSqliteAuthStore(path: string): AuthStore {
     'SELECT value FROM oidc_secrets WHERE name = ?',
   );
 
+  const vault = sqliteVaultRows(db);
+
   const read = (row: Row | undefined): Record<string, unknown> | undefined => {
     if (!row || (row.expires_at !== null && row.expires_at <= now())) return undefined;
     const payload = JSON.parse(row.payload) as Record<string, unknown>;
@@ -270,11 +283,50 @@ export function openSqliteAuthStore(path: string): AuthStore {
       putSecret.run(name, make());
       return (getSecret.get(name) as { value: string }).value;
     },
+    vault,
     async prune() {
       prune.run(now());
     },
     async close() {
       db.close();
     },
+  };
+}
+
+function sqliteVaultRows(db: Database.Database): VaultRows {
+  type Stored = { owner: string; name: string; key_id: string; sealed: Buffer; updated_at: number };
+  const toRow = (r: Stored): SealedRow => ({
+    owner: r.owner,
+    name: r.name,
+    keyId: r.key_id,
+    sealed: r.sealed,
+    updatedAt: r.updated_at,
+  });
+  const get = db.prepare<[string, string], Stored>(
+    'SELECT owner, name, key_id, sealed, updated_at FROM vault_credentials WHERE owner = ? AND name = ?',
+  );
+  const put = db.prepare(
+    `INSERT INTO vault_credentials (owner, name, key_id, sealed, updated_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (owner, name) DO UPDATE SET key_id = excluded.key_id, sealed = excluded.sealed,
+       updated_at = excluded.updated_at`,
+  );
+  const del = db.prepare('DELETE FROM vault_credentials WHERE owner = ? AND name = ?');
+  const list = db.prepare<[string], { name: string; updated_at: number }>(
+    'SELECT name, updated_at FROM vault_credentials WHERE owner = ? ORDER BY updated_at DESC, name',
+  );
+  const others = db.prepare<[string], Stored>(
+    'SELECT owner, name, key_id, sealed, updated_at FROM vault_credentials WHERE key_id <> ?',
+  );
+  return {
+    get: async (owner, name) => {
+      const row = get.get(owner, name);
+      return row ? toRow(row) : undefined;
+    },
+    put: async (row) => {
+      put.run(row.owner, row.name, row.keyId, row.sealed, row.updatedAt);
+    },
+    delete: async (owner, name) => del.run(owner, name).changes > 0,
+    list: async (owner) => list.all(owner).map((r) => ({ name: r.name, updatedAt: r.updated_at })),
+    sealedWithOtherThan: async (keyId) => others.all(keyId).map(toRow),
   };
 }

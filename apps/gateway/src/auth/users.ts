@@ -96,13 +96,7 @@ export async function checkPassword(
  * `mcp-gateway hash-password`: reads one password from stdin (typed, or piped: `printf %s … |`)
  * and prints its hash for `gateway.authorization_server.users[].password_hash`.
  */
-export async function hashPasswordCommand(positionals: readonly string[]): Promise<number> {
-  if (positionals[0] !== 'hash-password' || positionals.length > 1) {
-    process.stderr.write(
-      `mcp-gateway: unknown command '${positionals.join(' ')}' (commands: hash-password)\n`,
-    );
-    return 2;
-  }
+export async function hashPasswordCommand(): Promise<number> {
   if (process.stdin.isTTY) process.stderr.write('password (then Enter): ');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) {

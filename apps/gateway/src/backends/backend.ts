@@ -9,7 +9,13 @@ import {
   RpcError,
   resolveCommand,
 } from '@mcpkit/protocol';
-import { type BackendConfig, DEFAULT_RESTART, isStdio, type RestartPolicy } from '../config.js';
+import {
+  type BackendConfig,
+  DEFAULT_RESTART,
+  isPersonal,
+  isStdio,
+  type RestartPolicy,
+} from '../config.js';
 import { takePrestarted } from '../prestart.js';
 import { type BackendLink, type LinkEvents, openLink, RingBuffer } from './link.js';
 import { stdioSpec } from './spawn.js';
@@ -75,6 +81,8 @@ export class Backend {
   readonly config: BackendConfig;
   /** Deadline of each call forwarded to it, in ms. */
   readonly timeoutMs: number;
+  /** Its calls go through each person's own link (a `credential`, or `per_identity`). */
+  readonly personal: boolean;
   /** The last lines it wrote to stderr (stdio backends). */
   readonly stderr = new RingBuffer();
   /** Where it is in its life. */
@@ -119,6 +127,7 @@ export class Backend {
     this.namespace = config.namespace === false ? '' : (config.namespace ?? name);
     this.config = config;
     this.timeoutMs = config.timeoutMs ?? defaultTimeoutMs;
+    this.personal = isPersonal(config);
     this.#policy = config.restart ?? DEFAULT_RESTART;
     this.#hooks = hooks;
   }
@@ -383,17 +392,30 @@ export class Backend {
   }
 
   /** Forward one request; fails at once when the backend is not running. */
-  async call<R = unknown>(
+  call<R = unknown>(
     method: string,
     params: JsonRpcParams | undefined,
     options: RequestOptions = {},
   ): Promise<R> {
     const link = this.#link;
-    if (!link || this.state !== 'running') throw this.#unavailable();
+    if (!link || this.state !== 'running') return Promise.reject(this.#unavailable());
+    return this.callOn(link.client, method, params, options);
+  }
+
+  /**
+   * Forward one request over another link to the same server — a person's own (see
+   * vault/personal.ts) — counted and timed as this backend's.
+   */
+  async callOn<R = unknown>(
+    client: McpClient,
+    method: string,
+    params: JsonRpcParams | undefined,
+    options: RequestOptions = {},
+  ): Promise<R> {
     this.calls++;
     const started = performance.now();
     try {
-      return await link.client.request<R>(method, params, {
+      return await client.request<R>(method, params, {
         timeoutMs: this.timeoutMs,
         ...options,
       });

@@ -3,6 +3,7 @@ import {
   type ClientTransport,
   type InitializeResult,
   McpClient,
+  type OAuthClient,
   StdioClientTransport,
   StreamableHttpClientTransport,
 } from '@mcpkit/protocol';
@@ -58,6 +59,8 @@ export function openLink(
   config: BackendConfig,
   events: LinkEvents,
   early?: Prestarted,
+  /** An HTTP backend's sign-in: a person's OAuth grant at its authorization server. */
+  oauth?: OAuthClient,
 ): { link: BackendLink; connect: (timeoutMs: number) => Promise<InitializeResult> } {
   const client = new McpClient({
     clientInfo: { name: 'mcpkit-gateway', version: VERSION },
@@ -110,7 +113,11 @@ export function openLink(
     transport = stdio;
     pid = () => stdio.pid;
   } else {
-    transport = new StreamableHttpClientTransport({ url: config.url, headers: config.headers });
+    transport = new StreamableHttpClientTransport({
+      url: config.url,
+      headers: config.headers,
+      ...(oauth ? { oauth } : {}),
+    });
   }
   const link: BackendLink = {
     client,

@@ -38,6 +38,9 @@ export const GATEWAY_VARIABLES: readonly string[] = [
   'MCP_GATEWAY_CONFIG',
   'MCP_GATEWAY_EVENTS',
   'MCP_GATEWAY_TOKEN',
+  // the credential vault's keys (gateway.vault)
+  'MCP_GATEWAY_VAULT_KEY',
+  'MCP_GATEWAY_VAULT_PREVIOUS_KEYS',
   // secrets as files (deploy/container/entrypoint.sh)
   'MCP_GATEWAY_TOKEN_FILE',
   'MCP_METRICS_TOKEN_FILE',

@@ -39,8 +39,10 @@ export class TransportError extends Error {
     message: string,
     /** The HTTP status, when there was one. */
     readonly status?: number,
+    /** `cause`: what failed underneath (an OAuth sign-in that could not be done, say). */
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'TransportError';
   }
 

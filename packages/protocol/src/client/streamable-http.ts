@@ -535,7 +535,12 @@ export class StreamableHttpClientTransport implements ClientTransport {
       this.#options.logger?.debug({ err: error, method: message.method }, 'POST failed');
       return;
     }
-    this.#fail(message, TransportError.is(error) ? error : new TransportError(error.message));
+    this.#fail(
+      message,
+      TransportError.is(error)
+        ? error
+        : new TransportError(error.message, undefined, { cause: error }),
+    );
   }
 
   #fail(message: Outgoing, error: Error): void {
