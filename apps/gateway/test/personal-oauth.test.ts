@@ -157,7 +157,9 @@ describe('a backend behind its own authorization server, connected per person', 
       expect((err as RpcError).message).toBe(
         'Your sign-in at remote has expired or was revoked: connect it again.',
       );
-      const events = await client.callTool('get_events', { event_type: 'credential.refresh_failed' });
+      const events = await client.callTool('get_events', {
+        event_type: 'credential.refresh_failed',
+      });
       expect((events.content as { text: string }[])[0]?.text).toContain('"subject":"alice"');
       // The grant is gone from the vault: the next call asks again rather than trying it.
       const next = await client.callTool('remote__whoami', {}).then(
