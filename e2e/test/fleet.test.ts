@@ -22,10 +22,9 @@
  * Needs Redis on 127.0.0.1:6379, PostgreSQL on 127.0.0.1:5432 (database `test`) and
  * /usr/sbin/haproxy (`.ci/run` provides all three); a missing one fails the test, saying which.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRedisStateStore } from '@mcpkit/fleet';
 import { waitFor } from '@mcpkit/testing';
@@ -34,6 +33,14 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  dropKeys,
+  freshSchema,
+  preflightBalancerAndPostgres,
+  ready,
+  servedBy,
+  startBalancer,
+} from './balancer.js';
 import {
   appEnv,
   cliOf,
@@ -50,24 +57,12 @@ import {
   within,
 } from './helpers.js';
 
-const HAPROXY = process.env.HAPROXY ?? '/usr/sbin/haproxy';
 const EVERYTHING = join(REPO, 'packages', 'node', 'dist', 'fixtures', 'everything.js');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PG_URL = process.env.PROJECTS_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PROJECTS_URI = 'codefluss://projects';
 const RATE_LIMIT = 450;
 const CALLS = 200;
 const REQUEST = { timeout: 20_000 };
-
-// The projects app's own PostgreSQL driver: the schema is made (and dropped) with it.
-interface PgClient {
-  connect(): Promise<void>;
-  query(sql: string): Promise<unknown>;
-  end(): Promise<void>;
-}
-const pg = createRequire(join(REPO, 'apps', 'projects', 'package.json'))('pg') as {
-  Client: new (config: { connectionString: string; connectionTimeoutMillis?: number }) => PgClient;
-};
 
 type FleetApp = 'projects' | 'gateway';
 
@@ -96,36 +91,15 @@ afterAll(async () => {
   killAll();
 }, 30_000);
 
-/** Delete every Redis key starting with `prefix`. */
-async function dropKeys(prefix: string): Promise<void> {
-  const store = await createRedisStateStore(REDIS_URL, { prefix });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await store.client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await store.client.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    await store.close();
-  }
-}
-
 /** Everything the fleet needs is there, or the test fails naming what is missing. */
 async function preflight(): Promise<void> {
-  if (!existsSync(HAPROXY))
-    throw new Error(`HAProxy not found at ${HAPROXY} (.ci/run installs it)`);
+  await preflightBalancerAndPostgres();
   const redis = await createRedisStateStore(REDIS_URL, { connectTimeoutMs: 3000 }).catch(
     (err: Error) => {
       throw new Error(`Redis unreachable at ${REDIS_URL}: ${err.message}`);
     },
   );
   await redis.close();
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  await client.connect().catch((err: Error) => {
-    throw new Error(`PostgreSQL unreachable at ${PG_URL}: ${err.message}`);
-  });
-  await client.end();
 }
 
 async function startInstance(
@@ -163,19 +137,9 @@ async function startFleet(app: FleetApp): Promise<Fleet> {
   const s = scratch(`fleet-${app}`);
   undo.push(() => s.cleanup());
   const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
-  const schema = `e2e_fleet_${id}`;
-  const setup = new pg.Client({ connectionString: PG_URL });
-  await setup.connect();
-  await setup.query(`create schema "${schema}"`);
-  await setup.end();
-  undo.push(async () => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`drop schema if exists "${schema}" cascade`);
-    await client.end();
-  });
-  const url = new URL(PG_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  const shared = await freshSchema('fleet');
+  undo.push(shared.drop);
+  const url = new URL(shared.url);
   const env = appEnv(s, {
     DATABASE_URL: url.toString(),
     MCP_REDIS_URL: REDIS_URL,
@@ -236,60 +200,14 @@ async function startFleet(app: FleetApp): Promise<Fleet> {
   // instance for a moment, then take all three out until they are. On a loaded machine that
   // window is seconds long; the tests start once every instance says it is ready.
   await Promise.all(instances.map((i) => ready(i.url)));
-  const port = await freePort();
-  const haproxy = spawn(HAPROXY, ['-db', '-f', join(REPO, 'deploy', 'haproxy.cfg')], {
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      MCP_LB_BIND: `127.0.0.1:${port}`,
-      ...Object.fromEntries(instances.map((i, n) => [`MCP_APP${n + 1}`, new URL(i.url).host])),
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const { lb, haproxy } = await startBalancer(
+    await freePort(),
+    instances.map((i) => i.url),
+  );
   undo.push(() => haproxy.kill('SIGKILL'));
-  let haproxyErr = '';
-  haproxy.stderr?.on('data', (d: Buffer) => {
-    haproxyErr += d.toString('utf8');
-  });
-  const lb = `http://127.0.0.1:${port}`;
   const [v1, v2, rate, raw] = keys as [string, string, string, string];
   const made: Fleet = { app, s, instances, haproxy, lb, keys: { v1, v2, rate, raw } };
-  // Up when every instance has passed its health checks: each of the three answers in turn.
-  await waitFor(
-    `HAProxy on ${lb} with three healthy instances`,
-    async () => {
-      if (haproxy.exitCode !== null) throw new Error(`HAProxy exited: ${haproxyErr}`);
-      return (await servedBy(lb, 6)).size === 3;
-    },
-    30_000,
-    200,
-  );
   return made;
-}
-
-/** Resolves when `origin`'s `/readyz` is 200; the last answer is in the error otherwise. */
-async function ready(origin: string): Promise<void> {
-  await waitFor(
-    `${origin}/readyz to be 200`,
-    async () => {
-      const res = await fetch(`${origin}/readyz`);
-      const body = await res.text();
-      if (res.status !== 200) throw new Error(`${res.status} ${body}`);
-      return true;
-    },
-    60_000,
-    100,
-  );
-}
-
-/** Which instances answered `n` probes through the balancer. */
-async function servedBy(lb: string, n: number): Promise<Set<string>> {
-  const names = new Set<string>();
-  for (let i = 0; i < n; i++) {
-    const res = await fetch(`${lb}/healthz`).catch(() => undefined);
-    if (res?.ok) names.add(res.headers.get('x-served-by') ?? '?');
-    await res?.text();
-  }
-  return names;
 }
 
 const auth = (key: string): Record<string, string> =>

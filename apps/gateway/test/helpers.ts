@@ -8,20 +8,9 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  McpClient,
-  type McpClientOptions,
-  type McpSession,
-  MemoryOAuthStore,
-  OAuthClient,
-  type OAuthStore,
-  type ProcessExit,
-  StreamableHttpClientTransport,
-} from '@mcpkit/protocol';
+import type { McpSession, ProcessExit } from '@mcpkit/protocol';
 import {
   connectRaw,
-  type FormBrowser,
-  formBrowser,
   type HttpProcess,
   sleep,
   spawnHttpServer,
@@ -543,52 +532,5 @@ export async function spawnHttpGateway(
   );
 }
 
-/** Where the sign-in tests' clients are sent back to: nothing listens, their browser stops there. */
-export const SIGN_IN_REDIRECT = 'http://127.0.0.1:9/callback';
-
-/** How {@link connectSignedIn} connects, and where it shows what happened. */
-export interface SignedInOptions {
-  /** McpClient's era choice. Default its own. */
-  protocol?: 'auto' | 'legacy';
-  /** Where the client keeps its registration and tokens. Default a fresh memory store. */
-  store?: OAuthStore;
-  /** Every page the person was shown, appended in order (also when sign-in fails). */
-  pages?: string[];
-  /** More of McpClient's options (handlers, capabilities). */
-  client?: Omit<McpClientOptions, 'protocol'>;
-}
-
-/**
- * McpClient connected to a gateway that is its own authorization server, signed in from the
- * MCP URL alone: McpClient's OAuthClient, and a person's browser (`formBrowser`) filling the
- * gateway's forms with `answer`. Also the authorization URLs the client sent the person to.
- */
-export async function connectSignedIn(
-  mcpUrl: string,
-  answer: (html: string) => Record<string, string>,
-  options: SignedInOptions = {},
-): Promise<{ client: McpClient; asked: URL[]; store: OAuthStore; browser: FormBrowser }> {
-  const store = options.store ?? new MemoryOAuthStore();
-  const asked: URL[] = [];
-  const browser = formBrowser(SIGN_IN_REDIRECT, answer);
-  const oauth = new OAuthClient({
-    redirectUri: SIGN_IN_REDIRECT,
-    authorize: async (url) => {
-      asked.push(url);
-      try {
-        return await browser.visit(url);
-      } finally {
-        options.pages?.push(...browser.pages.splice(0));
-      }
-    },
-    store,
-  });
-  const client = await McpClient.connect(
-    new StreamableHttpClientTransport({ url: mcpUrl, oauth }),
-    {
-      ...options.client,
-      ...(options.protocol ? { protocol: options.protocol } : {}),
-    },
-  );
-  return { client, asked, store, browser };
-}
+// Signing a client in to a gateway that is its own authorization server: the kit's.
+export { connectSignedIn, SIGN_IN_REDIRECT, type SignedInOptions } from '@mcpkit/testing';

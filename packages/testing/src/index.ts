@@ -50,6 +50,11 @@ export { seededRandom } from './random.js';
 export { openRawListen } from './raw-listen.js';
 export { type RawProcess, spawnRaw } from './raw-process.js';
 export { type RunOptions, type RunResult, runProcess } from './run.js';
+export {
+  connectSignedIn,
+  SIGN_IN_REDIRECT,
+  type SignedInOptions,
+} from './sign-in-client.js';
 export type { ProcessOptions } from './spawn.js';
 // Child processes: a server with an McpClient on its stdio, raw stdio, HTTP, run-to-completion.
 export { type SpawnedServer, type SpawnServerOptions, spawnServer } from './stdio-server.js';

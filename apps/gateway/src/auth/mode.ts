@@ -6,6 +6,7 @@ import { CliUsageError, type HttpPage } from '@mcpkit/node';
 import type { AuthInfo } from '@mcpkit/protocol';
 import { type BackendConfig, type GatewayConfig, isPersonal } from '../config.js';
 import { defaultStatePath } from '../events/path.js';
+import { describePostgresUrl, isPostgresTarget } from '../events/postgres-url.js';
 import type { EventLog } from '../events.js';
 import { ConnectPages } from '../vault/connect-page.js';
 import { VaultError, VaultKeys } from '../vault/keys.js';
@@ -58,10 +59,14 @@ export async function startAuthorizationServerMode(
   let store: AuthStore;
   const path = options.config.store ?? defaultStatePath('gateway-auth', options.configPath);
   try {
-    store = openSqliteAuthStore(path);
+    // A fleet shares one PostgreSQL store; one gateway (or several on one machine) a file.
+    store = isPostgresTarget(path)
+      ? await (await import('./postgres-store.js')).openPostgresAuthStore(path)
+      : openSqliteAuthStore(path);
   } catch (err) {
+    const where = isPostgresTarget(path) ? describePostgresUrl(path) : path;
     throw new CliUsageError(
-      `gateway.authorization_server.store: cannot use ${path}: ${(err as Error).message}`,
+      `gateway.authorization_server.store: cannot use ${where}: ${(err as Error).message}`,
     );
   }
   const events = options.events;

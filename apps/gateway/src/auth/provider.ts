@@ -53,7 +53,12 @@ const DAY_MS = 24 * 3600_000;
  * older than `rotationMs`; keys older than twice that go (every token they signed has expired).
  * Verification takes every key of the set, so a token signed before a rotation stays good.
  */
-export async function signingKeys(store: AuthStore, rotationMs: number): Promise<JWK[]> {
+export function signingKeys(store: AuthStore, rotationMs: number): Promise<JWK[]> {
+  // Instances of a fleet starting together make one key, not one each.
+  return store.exclusive('gateway_auth_keys', () => currentKeys(store, rotationMs));
+}
+
+async function currentKeys(store: AuthStore, rotationMs: number): Promise<JWK[]> {
   let keys = await store.keys();
   const newest = keys[0];
   if (!newest || Date.now() - newest.createdAt > rotationMs) {

@@ -61,6 +61,11 @@ export interface AuthStore {
   account(id: string): Promise<Record<string, unknown> | undefined>;
   /** A named secret, made by `make` the first time (the first instance of a fleet wins). */
   secret(name: string, make: () => string): Promise<string>;
+  /**
+   * Run `fn` while no other instance sharing this store runs one under `name` (PostgreSQL: an
+   * advisory lock; SQLite, one process: at once) — making the first signing key, say.
+   */
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /** The credential vault's sealed rows (see CredentialVault). */
   readonly vault: VaultRows;
   /** Drop rows past their expiry. */
@@ -284,6 +289,7 @@ export function openSqliteAuthStore(path: string): AuthStore {
       return (getSecret.get(name) as { value: string }).value;
     },
     vault,
+    exclusive: (_name, fn) => fn(),
     async prune() {
       prune.run(now());
     },

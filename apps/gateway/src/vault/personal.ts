@@ -158,6 +158,9 @@ export class PersonalLinks {
 
   async #open(key: string, backend: Backend, subject: string): Promise<Entry> {
     const credential = await this.#credential(backend, subject);
+    // Two first calls of one person wait for one link (checked again after the await above).
+    const existing = this.#links.get(key);
+    if (existing) return existing;
     this.#makeRoom();
     const entry: Entry = {
       backend,
@@ -167,9 +170,6 @@ export class PersonalLinks {
       lastUsed: Date.now(),
       inflight: 0,
     };
-    // Two first calls of one person wait for one link (set before any await below).
-    const existing = this.#links.get(key);
-    if (existing) return existing;
     this.#links.set(key, entry);
     entry.ready = this.#start(key, entry, credential);
     // The first caller sees the failure; the entry is gone for the next.
