@@ -59,7 +59,7 @@ async function start(perPerson: { max_links: number; idle_sec: number }): Promis
 async function person(who: string) {
   const { client, browser } = await connectSignedIn(
     `${gw.url}/mcp`,
-    (html) =>
+    (html): Record<string, string> =>
       html.includes('name="password"')
         ? { username: who, password: password(who) }
         : { decision: 'allow' },
