@@ -85,6 +85,7 @@ async function person(who: string) {
   };
 }
 
+type Person = Awaited<ReturnType<typeof person>>;
 const gone = (pid: number) => !isAlive(pid);
 
 afterAll(async () => {
@@ -99,7 +100,7 @@ describe('per-person processes', () => {
   });
 
   it('at max_links the least recently used one is stopped for a newcomer; its owner gets a new one', async () => {
-    const [ann, ben, cat] = await Promise.all(PEOPLE.map(person));
+    const [ann, ben, cat] = (await Promise.all(PEOPLE.map(person))) as [Person, Person, Person];
     const annPid = await ann.pid();
     const benPid = await ben.pid();
     expect(annPid).not.toBe(benPid);
