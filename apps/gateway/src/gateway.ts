@@ -286,7 +286,14 @@ export class Gateway {
   }
 
   #backend(name: string, config: BackendConfig): Backend {
-    return new Backend(name, config, this.config.gateway.backend_timeout * 1000, this.#hooks);
+    const backend = new Backend(
+      name,
+      config,
+      this.config.gateway.backend_timeout * 1000,
+      this.#hooks,
+    );
+    if (backend.personal) backend.via = (ctx) => this.#target(backend, ctx);
+    return backend;
   }
 
   /**
@@ -650,7 +657,7 @@ export class Gateway {
     }
     sinks.add(sink);
     try {
-      const target = backend.personal ? await this.#target(backend, ctx) : backend;
+      const target = backend.personal ? await backend.via(ctx) : backend;
       const result = await callThrough<CallToolResult>(
         target,
         'tools/call',

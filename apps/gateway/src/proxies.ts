@@ -132,7 +132,7 @@ export function proxyPrompt(name: string, route: RouteEntry): Prompt {
     get: async (args, ctx) => {
       try {
         return ownResult(
-          await route.backend.call<GetPromptResult>(
+          await (await route.backend.via(ctx)).call<GetPromptResult>(
             'prompts/get',
             { name: route.original, arguments: args },
             { cancelledBy: ctx },
@@ -154,7 +154,7 @@ export function proxyResource(uri: string, route: RouteEntry): Resource {
     read: async (ctx) => {
       try {
         const result = ownResult(
-          await route.backend.call<ReadResourceResult>(
+          await (await route.backend.via(ctx)).call<ReadResourceResult>(
             'resources/read',
             { uri: route.original },
             { cancelledBy: ctx },
@@ -191,7 +191,7 @@ export function proxyTemplate(uriTemplate: string, route: RouteEntry): ResourceT
     read: async (uri, _vars, ctx) => {
       try {
         return ownResult(
-          await route.backend.call<ReadResourceResult>(
+          await (await route.backend.via(ctx)).call<ReadResourceResult>(
             'resources/read',
             { uri },
             { cancelledBy: ctx },
@@ -208,7 +208,7 @@ export function proxyTemplate(uriTemplate: string, route: RouteEntry): ResourceT
 export function completer(route: Route, ref: Record<string, string>, argument: string) {
   return async (value: string, ctx: McpContext, context: Readonly<Record<string, string>>) => {
     if (!route.backend.discovered?.capabilities.completions) return [];
-    const result = await route.backend.call<{ completion?: { values?: unknown } }>(
+    const result = await (await route.backend.via(ctx)).call<{ completion?: { values?: unknown } }>(
       'completion/complete',
       { ref, argument: { name: argument, value }, context: { arguments: context } },
       { cancelledBy: ctx },

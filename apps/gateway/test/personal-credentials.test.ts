@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { type ServedHttp, serveHttp } from '@mcpkit/node';
-import { defineTool, type McpClient, McpServer, RpcError } from '@mcpkit/protocol';
+import { defineResource, defineTool, type McpClient, McpServer, RpcError } from '@mcpkit/protocol';
 import {
   type FormBrowser,
   freePort,
@@ -77,13 +77,22 @@ const textOf = (result: { content?: unknown }) =>
   ((result.content as { text?: string }[] | undefined)?.[0]?.text ?? '') as string;
 
 beforeAll(async () => {
-  const echo = new McpServer({ name: 'recorder', version: '1' }).addTool(
-    defineTool({
-      name: 'whoami',
-      description: 'The bearer token this call came with',
-      handler: (_args, ctx) => ctx.auth?.subject ?? 'nobody',
-    }),
-  );
+  const echo = new McpServer({ name: 'recorder', version: '1' })
+    .addTool(
+      defineTool({
+        name: 'whoami',
+        description: 'The bearer token this call came with',
+        handler: (_args, ctx) => ctx.auth?.subject ?? 'nobody',
+      }),
+    )
+    .addResource(
+      defineResource({
+        uri: 'rec://whoami',
+        name: 'whoami',
+        mimeType: 'text/plain',
+        read: (ctx) => ctx.auth?.subject ?? 'nobody',
+      }),
+    );
   // Every token is accepted; the tool says which one it was (the subject is the token itself).
   backend = await serveHttp(echo, {
     auth: { authenticate: (token) => ({ subject: token, scopes: new Set() }) },
@@ -157,6 +166,22 @@ describe('a backend that needs each person’s own key', () => {
       // The gateway listed the backend's tools with its own key; calls carried alice's only.
       expect(seen).toContain(`Bearer ${SERVICE}`);
       expect(seen).toContain('Bearer alice-key-1');
+      // A resource of the backend is read with the person's key too, not the gateway's.
+      const read = await client.readResource('rec://whoami');
+      expect((read.contents[0] as { text?: string }).text).toBe('alice-key-1');
+      // gateway_status tells the caller which personal backends they connected.
+      const status = JSON.parse(textOf(await client.callTool('gateway_status', {}))) as {
+        backends: Record<string, { per_person?: Record<string, unknown> }>;
+      };
+      expect(status.backends.rec?.per_person).toEqual({
+        credential: 'header',
+        open_links: 1,
+        you_connected: true,
+      });
+      expect(status.backends.mine?.per_person).toMatchObject({
+        credential: 'env',
+        you_connected: false,
+      });
     } finally {
       await client.close();
     }

@@ -4,6 +4,7 @@ import {
   type CallOptions,
   type JsonRpcParams,
   type McpClient,
+  type McpContext,
   McpErrorCode,
   type RequestOptions,
   RpcError,
@@ -17,6 +18,7 @@ import {
   type RestartPolicy,
 } from '../config.js';
 import { takePrestarted } from '../prestart.js';
+import type { CallTarget } from '../vault/personal.js';
 import { type BackendLink, type LinkEvents, openLink, RingBuffer } from './link.js';
 import { stdioSpec } from './spawn.js';
 
@@ -83,6 +85,11 @@ export class Backend {
   readonly timeoutMs: number;
   /** Its calls go through each person's own link (a `credential`, or `per_identity`). */
   readonly personal: boolean;
+  /**
+   * Where a client's request to it goes: this backend's own link, or — for a personal backend,
+   * once the gateway sets it — the caller's (prompts, resources and completions as well as tools).
+   */
+  via: (ctx: McpContext) => CallTarget | Promise<CallTarget> = () => this;
   /** The last lines it wrote to stderr (stdio backends). */
   readonly stderr = new RingBuffer();
   /** Where it is in its life. */

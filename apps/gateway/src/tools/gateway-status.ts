@@ -17,6 +17,10 @@ export const gatewayStatus = (gateway: Gateway) =>
       const count = (map: Map<string, { backend: unknown }>, backend: unknown) =>
         [...map.values()].filter((r) => r.backend === backend).length;
       const backends: Record<string, unknown> = {};
+      // The caller's own credentials (a signed-in person): which personal backends they connected.
+      const subject = ctx.auth?.subject;
+      const mine =
+        subject && gateway.personal ? await gateway.personal.connected(subject) : undefined;
       for (const [name, b] of gateway.backends) {
         if (!holdsScopes(ctx.auth, b.config.scopes)) continue;
         backends[name] = {
@@ -37,6 +41,16 @@ export const gatewayStatus = (gateway: Gateway) =>
           latency_ms: b.latencyPercentiles(),
           stdout_noise_lines: b.noise,
           stderr_tail: b.stderr.tail(10),
+          ...(b.personal
+            ? {
+                per_person: {
+                  credential: b.config.credential?.type ?? null,
+                  open_links: gateway.personal?.people(name).length ?? 0,
+                  // Whether the caller gave theirs (null: no signed-in caller, or no vault).
+                  you_connected: b.config.credential && mine ? mine.has(name) : null,
+                },
+              }
+            : {}),
         };
       }
       // Configured but `enabled: false`: shown, so a reader of the status sees the whole config.

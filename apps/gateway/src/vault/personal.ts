@@ -83,6 +83,11 @@ export class PersonalLinks {
     return this.#links.size;
   }
 
+  /** The backends `subject` has given a credential for. */
+  async connected(subject: string): Promise<Set<string>> {
+    return new Set((await this.#options.vault.connected(subject)).map((c) => c.name));
+  }
+
   /** The people with an open link to `backend`. */
   people(backend: string): string[] {
     return [...this.#links.values()]
