@@ -70,8 +70,9 @@ const asking = {
 /**
  * Each person's own credential for an HTTP backend, from the credential vault (needs
  * `gateway.authorization_server` and `gateway.vault`): a secret they paste, sent as `header`
- * (`scheme` before it; `''` for none), or an OAuth grant the gateway obtains as their client at
- * the backend's authorization server (McpClient's OAuth: discovery, DCR or CIMD, PKCE).
+ * (`scheme` before it; `''` for none), an OAuth grant the gateway obtains as their client at
+ * the backend's authorization server (McpClient's OAuth: discovery, DCR or CIMD, PKCE), or a
+ * token the gateway issues itself for a backend that trusts its authorization server.
  */
 const httpCredential = z.discriminatedUnion('type', [
   z
@@ -83,6 +84,15 @@ const httpCredential = z.discriminatedUnion('type', [
         .default('Authorization'),
       scheme: z.string().max(50).default('Bearer'),
       ...asking,
+    })
+    .strict(),
+  z
+    .object({
+      // The backend trusts the gateway's own authorization server: the gateway issues it a
+      // token for the person (RFC 8693 semantics, see auth/delegation.ts); nothing to connect.
+      type: z.literal('token_exchange'),
+      scope: z.string().max(1000).optional(),
+      ttl_sec: z.number().int().min(60).max(3600).default(900),
     })
     .strict(),
   z

@@ -15,7 +15,14 @@ import { McpMetrics } from '@mcpkit/observability';
 import { parentDeathSignalMissing } from '@mcpkit/protocol';
 import { type AuthorizationServerMode, startAuthorizationServerMode } from './auth/mode.js';
 import { COMMANDS, runCommand } from './commands.js';
-import { ConfigError, defaultConfig, exposureWarnings, isStdio, loadConfig } from './config.js';
+import {
+  ConfigError,
+  defaultConfig,
+  exposureWarnings,
+  isPersonal,
+  isStdio,
+  loadConfig,
+} from './config.js';
 import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
 import { GATEWAY_OPTIONS } from './options.js';
@@ -221,10 +228,12 @@ process.exitCode = await runCli({
           onCredentialChange: (subject, backend) => void gateway.personal?.forget(backend, subject),
         });
         gateway.server.addTool(revokeSignIn(signIn.store, gateway.events));
-        if (signIn.vault) {
-          const issuer = signIn.issuer;
+        if (Object.values(config.mcpServers).some(isPersonal)) {
+          const { issuer, delegated } = signIn;
           gateway.usePersonalLinks({
             vault: signIn.vault,
+            delegate: (subject, audience, scope, ttlSec) =>
+              delegated.issue({ subject, audience, scope, ttlSec }),
             maxLinks: config.gateway.per_person.max_links,
             idleMs: config.gateway.per_person.idle_sec * 1000,
             connectUrl: (backend, subject) =>

@@ -11,6 +11,7 @@ import type { EventLog } from '../events.js';
 import { ConnectPages } from '../vault/connect-page.js';
 import { VaultError, VaultKeys } from '../vault/keys.js';
 import { CredentialVault } from '../vault/vault.js';
+import { DelegatedTokens } from './delegation.js';
 import { authorizationServerPage } from './page.js';
 import { createAuthorizationServer } from './provider.js';
 import { type AuthStore, openSqliteAuthStore } from './store.js';
@@ -27,6 +28,8 @@ export interface AuthorizationServerMode {
   issuer: string;
   /** People's own credentials for backends, when a backend takes them (or gateway.vault is set). */
   vault: CredentialVault | undefined;
+  /** Tokens for backends that trust this authorization server, issued on a person's behalf. */
+  delegated: DelegatedTokens;
   close(): Promise<void>;
 }
 
@@ -136,6 +139,7 @@ export async function startAuthorizationServerMode(
         },
       }),
   });
+  const delegated = await DelegatedTokens.create(store, issuer);
   const prune = setInterval(() => void store.prune().catch(() => undefined), 3600_000);
   prune.unref();
   return {
@@ -150,6 +154,7 @@ export async function startAuthorizationServerMode(
     },
     issuer,
     vault: credentials?.vault,
+    delegated,
     close: async () => {
       clearInterval(prune);
       credentials?.pages.close();
@@ -185,7 +190,12 @@ function ownOrigin(values: Record<string, unknown>): string {
  * sealed — rows of an earlier key re-sealed under the current one, and its connect pages.
  */
 async function openVault(options: ModeOptions, issuer: string, store: AuthStore) {
-  const wanted = options.vault !== undefined || Object.values(options.backends()).some(isPersonal);
+  // Tokens the gateway issues itself (token_exchange) are not kept: no vault for them alone.
+  const wanted =
+    options.vault !== undefined ||
+    Object.values(options.backends()).some(
+      (b) => isPersonal(b) && b.credential?.type !== 'token_exchange',
+    );
   if (!wanted) return undefined;
   let keys: VaultKeys;
   try {

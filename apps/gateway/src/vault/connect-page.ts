@@ -86,7 +86,12 @@ export class ConnectPages {
     }
     const name = decodeURIComponent(path.slice(CONNECT_PATH.length + 1));
     const backend = this.#options.backends()[name];
-    if (!backend?.credential || name.includes('/')) {
+    // A token the gateway issues itself (token_exchange) has nothing to connect.
+    if (
+      !backend?.credential ||
+      backend.credential.type === 'token_exchange' ||
+      name.includes('/')
+    ) {
       page(res, 404, 'Not found', '<p>No backend by that name takes a personal credential.</p>');
       return;
     }

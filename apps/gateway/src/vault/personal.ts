@@ -25,7 +25,8 @@ export interface CallTarget {
 
 /** What {@link PersonalLinks} takes. */
 export interface PersonalLinksOptions {
-  vault: CredentialVault;
+  /** People's credentials (none needed when every personal backend takes delegated tokens). */
+  vault: CredentialVault | undefined;
   /** Links open at once, across people and backends. */
   maxLinks: number;
   /** A link without a call for this long is closed. */
@@ -34,6 +35,16 @@ export interface PersonalLinksOptions {
   connectUrl(backend: string, subject: string): string;
   /** Where a backend's authorization server sends the person back (the OAuth connect flow). */
   oauthRedirect: string;
+  /**
+   * A token for `audience` on `subject`'s behalf, issued by the gateway's own authorization
+   * server (backends with `credential.type: "token_exchange"`).
+   */
+  delegate?(
+    subject: string,
+    audience: string,
+    scope: string | undefined,
+    ttlSec: number,
+  ): Promise<{ token: string; expiresAt: number }>;
   /** What the backend's own link would be told (notifications, requests), and events. */
   events(backend: Backend): Pick<LinkEvents, 'notification' | 'request' | 'stderr'>;
   /** Told of a link opened or closed, a credential that could not be used. */
@@ -53,6 +64,8 @@ interface Entry {
   link: BackendLink | undefined;
   lastUsed: number;
   inflight: number;
+  /** When its credential stops being good (a delegated token): a new link before then. */
+  renewAt?: number;
 }
 
 /** The notifications of a person's link that reach a client (its lists come from the shared link). */
@@ -66,6 +79,8 @@ const PERSONAL_NOTIFICATIONS = new Set([
 export class PersonalLinks {
   readonly #options: PersonalLinksOptions;
   readonly #links = new Map<string, Entry>();
+  /** Links replaced while calls were in flight on them: closed when the last one ends. */
+  readonly #retiring = new Set<Entry>();
   readonly #sweep: ReturnType<typeof setInterval>;
   #closed = false;
 
@@ -85,7 +100,8 @@ export class PersonalLinks {
 
   /** The backends `subject` has given a credential for. */
   async connected(subject: string): Promise<Set<string>> {
-    return new Set((await this.#options.vault.connected(subject)).map((c) => c.name));
+    const held = (await this.#options.vault?.connected(subject)) ?? [];
+    return new Set(held.map((c) => c.name));
   }
 
   /** The people with an open link to `backend`. */
@@ -111,10 +127,13 @@ export class PersonalLinks {
     }
     const key = `${backend.name}\0${subject}`;
     let entry = this.#links.get(key);
-    if (!entry || entry.backend !== backend) {
-      if (entry) this.#drop(key, entry, 'replaced');
-      entry = await this.#open(key, backend, subject);
+    if (entry && (entry.backend !== backend || (entry.renewAt ?? Infinity) <= Date.now())) {
+      // A changed backend, or a token about to expire: a new link; the old one finishes the
+      // calls it has in flight and then closes.
+      this.#retire(key, entry);
+      entry = undefined;
     }
+    entry ??= await this.#open(key, backend, subject);
     entry.lastUsed = Date.now();
     const link = await entry.ready;
     const opened = entry;
@@ -133,6 +152,7 @@ export class PersonalLinks {
         } finally {
           opened.inflight--;
           opened.lastUsed = Date.now();
+          if (opened.inflight === 0 && this.#retiring.delete(opened)) void opened.link?.close();
         }
       },
     };
@@ -158,11 +178,13 @@ export class PersonalLinks {
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#sweep);
+    for (const entry of this.#retiring) void entry.link?.close();
+    this.#retiring.clear();
     await Promise.all([...this.#links].map(([key, e]) => this.#drop(key, e, 'gateway_stopped')));
   }
 
   async #open(key: string, backend: Backend, subject: string): Promise<Entry> {
-    const credential = await this.#credential(backend, subject);
+    const { credential, renewAt } = await this.#credential(backend, subject);
     // Two first calls of one person wait for one link (checked again after the await above).
     const existing = this.#links.get(key);
     if (existing) return existing;
@@ -174,6 +196,7 @@ export class PersonalLinks {
       link: undefined,
       lastUsed: Date.now(),
       inflight: 0,
+      ...(renewAt === undefined ? {} : { renewAt }),
     };
     this.#links.set(key, entry);
     entry.ready = this.#start(key, entry, credential);
@@ -183,12 +206,38 @@ export class PersonalLinks {
   }
 
   /** The person's credential for `backend`, or the error that sends them to connect it. */
-  async #credential(backend: Backend, subject: string): Promise<Credential | undefined> {
+  async #credential(
+    backend: Backend,
+    subject: string,
+  ): Promise<{ credential?: Credential; renewAt?: number }> {
     const wanted = backend.config.credential;
-    if (!wanted) return undefined;
+    if (!wanted) return {};
+    if (wanted.type === 'token_exchange') {
+      if (!this.#options.delegate || !('url' in backend.config)) {
+        throw new RpcError(
+          McpErrorCode.ServerError,
+          `Backend '${backend.name}' takes tokens of the gateway's own authorization server, which is off`,
+        );
+      }
+      const { token, expiresAt } = await this.#options.delegate(
+        subject,
+        backend.config.url,
+        wanted.scope,
+        wanted.ttl_sec,
+      );
+      // Renewed with a fifth of its life left: a call never starts with a token about to lapse.
+      return {
+        credential: { type: 'secret', value: token },
+        renewAt: expiresAt - (wanted.ttl_sec * 1000) / 5,
+      };
+    }
+    const vault = this.#options.vault;
+    if (!vault) {
+      throw new RpcError(McpErrorCode.ServerError, 'the credential vault is off');
+    }
     let held: Credential | undefined;
     try {
-      held = await this.#options.vault.get(subject, backend.name);
+      held = await vault.get(subject, backend.name);
     } catch (err) {
       if (!VaultError.is(err)) throw err;
       this.#options.onEvent(backend, 'credential.unreadable', 'failure', {
@@ -202,8 +251,8 @@ export class PersonalLinks {
       );
     }
     const fits = wanted.type === 'oauth' ? held?.type === 'oauth' : held?.type === 'secret';
-    if (!fits) throw this.#connect(backend, subject);
-    return held;
+    if (!fits || !held) throw this.#connect(backend, subject);
+    return { credential: held };
   }
 
   async #start(
@@ -221,8 +270,9 @@ export class PersonalLinks {
       noise: () => {},
       stderr: (text) => forward.stderr(text),
     };
+    const vault = this.#options.vault;
     const oauth =
-      backend.config.credential?.type === 'oauth'
+      backend.config.credential?.type === 'oauth' && vault
         ? new OAuthClient({
             redirectUri: this.#options.oauthRedirect,
             // Inside a call nobody can be sent to sign in: the grant is gone or refused, and
@@ -230,7 +280,7 @@ export class PersonalLinks {
             authorize: async () => {
               throw new NeedsConnect(backend.name);
             },
-            store: this.#options.vault.oauthStore(subject, backend.name),
+            store: vault.oauthStore(subject, backend.name),
           })
         : undefined;
     const opened = openLink(personalConfig(backend.config, credential), events, undefined, oauth);
@@ -276,7 +326,7 @@ export class PersonalLinks {
     const { backend, subject } = entry;
     this.#options.onEvent(backend, 'credential.refresh_failed', 'failure', { subject });
     if (this.#links.get(key) === entry) void this.#drop(key, entry, 'credential_refused');
-    void this.#options.vault.delete(subject, backend.name).catch(() => undefined);
+    void this.#options.vault?.delete(subject, backend.name).catch(() => undefined);
     return this.#connect(
       backend,
       subject,
@@ -321,6 +371,16 @@ export class PersonalLinks {
     }
   }
 
+  /** Take `entry` out of use now, and close it once no call is in flight on it. */
+  #retire(key: string, entry: Entry): void {
+    if (entry.inflight === 0) {
+      void this.#drop(key, entry, 'renewed');
+      return;
+    }
+    if (this.#links.get(key) === entry) this.#links.delete(key);
+    this.#retiring.add(entry);
+  }
+
   async #drop(key: string, entry: Entry, reason: string): Promise<void> {
     if (this.#links.get(key) !== entry) return;
     this.#links.delete(key);
@@ -340,6 +400,15 @@ function personalConfig(config: BackendConfig, credential: Credential | undefine
   if (isStdio(config)) {
     if (wanted?.type !== 'env' || credential?.type !== 'secret') return config;
     return { ...config, env: { ...config.env, [wanted.variable]: credential.value } };
+  }
+  if (wanted?.type === 'token_exchange' && credential?.type === 'secret') {
+    return {
+      ...config,
+      headers: {
+        ...withoutHeader(config.headers, 'authorization'),
+        Authorization: `Bearer ${credential.value}`,
+      },
+    };
   }
   if (wanted?.type === 'header' && credential?.type === 'secret') {
     const value = wanted.scheme ? `${wanted.scheme} ${credential.value}` : credential.value;
@@ -363,7 +432,7 @@ function withoutHeader(headers: Record<string, string>, name: string): Record<st
 function labelOf(config: BackendConfig): string {
   const wanted = config.credential;
   if (!wanted) return 'credential';
-  return wanted.type === 'oauth' ? 'sign-in' : wanted.label;
+  return wanted.type === 'oauth' || wanted.type === 'token_exchange' ? 'sign-in' : wanted.label;
 }
 
 function causedByNeedsConnect(err: unknown): boolean {
