@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 /**
  * The gateway as the authorization server its clients sign in to (`gateway.authorization_server`):
  * a client given only the gateway's URL registers (DCR), sends the person to the gateway's
@@ -16,6 +17,7 @@ import {
   runProcess,
   tempDir,
 } from '@mcpkit/testing';
+import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/auth/users.js';
 import { parseConfig } from '../src/config.js';
@@ -29,9 +31,11 @@ const REDIRECT = SIGN_IN_REDIRECT;
 let gw: HttpProcess;
 let hash: string;
 let start: () => Promise<HttpProcess>;
+/** The gateway's directory: its authorization store is `auth.db` there. */
+let dir: string;
 beforeAll(async () => {
   hash = await hashPassword(PASSWORD);
-  const dir = tempDir('gw-as-');
+  dir = tempDir('gw-as-');
   const port = String(await freePort());
   start = () =>
     spawnHttpGateway(
@@ -215,6 +219,32 @@ describe('the gateway as an authorization server', () => {
       { token: OPERATOR },
     );
     expect(JSON.stringify(events.body)).toContain('alice');
+  });
+
+  it('a consent that has expired ends the token at the next request; signing in asks again', async () => {
+    const bob: Person = { username: 'bob', password: PASSWORD, consent: 'allow', pages: [] };
+    const store = new MemoryOAuthStore();
+    await signIn(bob, 'auto', store);
+    const token = (await store.tokens(`${gw.url}/mcp`))?.accessToken as string;
+    expect((await postModernCall(`${gw.url}/mcp`, 'gateway_status', {}, { token })).status).toBe(
+      200,
+    );
+    // Bob's consent lapses (a grant's lifetime is a year; here it is put in the past).
+    const raw = new Database(join(dir, 'auth.db'));
+    const lapsed = raw
+      .prepare("UPDATE oidc_models SET expires_at = 1 WHERE model = 'Grant' AND account_id = 'bob'")
+      .run();
+    raw.close();
+    expect(lapsed.changes).toBeGreaterThanOrEqual(1);
+    expect((await postModernCall(`${gw.url}/mcp`, 'gateway_status', {}, { token })).status).toBe(
+      401,
+    );
+    // His client signs in again: the consent page is shown again, and the new token works.
+    bob.pages.length = 0;
+    const again = await signIn(bob, 'auto', store);
+    expect(again.asked).toHaveLength(1);
+    expect(bob.pages.some((html) => html.includes('name="decision"'))).toBe(true);
+    expect((await again.client.callTool('gateway_status', {})).isError ?? false).toBe(false);
   });
 
   it('shows a person their connected apps and disconnects one at their word', async () => {
