@@ -4,8 +4,9 @@
  * The gateway's sign-in and consent pages in headless Chromium, as a person meets them when a
  * client sends them there: the form, a wrong password said in words, the consent page naming
  * the client (its registered name, escaped) and the scopes, Allow ending at the client's
- * redirect with a code. The screenshots the README shows (docs/sign-in.png, docs/consent.png,
- * rewritten with UPDATE_SCREENSHOTS=1).
+ * redirect with a code; then the page where the person connects a backend with their own key,
+ * and their connections page. The screenshots the README shows (docs/sign-in.png,
+ * docs/consent.png, docs/connect.png, docs/connections.png; rewritten with UPDATE_SCREENSHOTS=1).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -52,9 +53,24 @@ describe('sign-in and consent pages in headless Chromium', () => {
             store: join(dir, 'auth.db'),
           },
         },
-        mcpServers: { rich: backend('rich', { scopes: ['files:read', 'files:write'] }) },
+        mcpServers: {
+          rich: backend('rich', { scopes: ['files:read', 'files:write'] }),
+          // A backend each person connects with their own key (only its config is needed here).
+          tickets: {
+            url: 'http://127.0.0.1:9/mcp',
+            credential: {
+              type: 'header',
+              label: 'Tickets API key',
+              help_url: 'https://tickets.example.com/settings/keys',
+            },
+          },
+        },
       },
-      { args: ['--port', String(await freePort())], dir },
+      {
+        args: ['--port', String(await freePort())],
+        dir,
+        env: { ...process.env, MCP_GATEWAY_VAULT_KEY: randomBytes(32).toString('base64') },
+      },
     );
     browser = await chromium.launchPersistentContext(
       tempDir('gateway-sign-in-chromium-'),
@@ -132,6 +148,37 @@ describe('sign-in and consent pages in headless Chromium', () => {
     expect(arrived?.searchParams.get('state')).toBe('the-state');
     expect(arrived?.searchParams.get('iss')).toBe(gateway.url);
     // Nothing the pages do is refused by their own policy (a form's redirect included).
+    expect(messages.filter((m) => /Refused|Content Security Policy/i.test(m))).toEqual([]);
+    await page.close();
+  });
+
+  it('the person connects a backend with their own key, and sees it on their connections page', async () => {
+    // Signed in at the gateway by the test before (this browser keeps the session).
+    const page = await browser.newPage();
+    const messages: string[] = [];
+    page.on('console', (m) => messages.push(m.text()));
+    await page.goto(`${gateway.url}/oauth/connect/tickets?for=alice`);
+    await expect.poll(() => page.title()).toContain('Connect tickets');
+    expect(await page.getByRole('link', { name: 'Where do I get one?' }).getAttribute('href')).toBe(
+      'https://tickets.example.com/settings/keys',
+    );
+    const form = await page.screenshot({ path: shot('connect') });
+    expect(pngStats(form).distinct).toBeGreaterThan(20);
+    await page.getByLabel('Tickets API key').fill('tk_live_alice_0123456789');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await expect.poll(() => page.title()).toContain('Connected');
+    await page.goto(`${gateway.url}/oauth/connections`);
+    await expect.poll(() => page.title()).toContain('Your connections');
+    const body = (await page.locator('body').textContent()) ?? '';
+    expect(body).toContain('Claude <b>Desktop</b>');
+    expect(body).toContain('tickets');
+    // The key itself is never shown again.
+    expect(body).not.toContain('tk_live_alice');
+    await page.screenshot({ path: shot('connections') });
+    await page.getByRole('button', { name: 'Disconnect tickets' }).click();
+    await expect
+      .poll(async () => (await page.locator('body').textContent()) ?? '')
+      .toContain('No backend holds a credential of yours.');
     expect(messages.filter((m) => /Refused|Content Security Policy/i.test(m))).toEqual([]);
     await page.close();
   });
