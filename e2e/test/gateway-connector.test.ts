@@ -9,8 +9,7 @@
  * records which key it saw.
  */
 import { writeFileSync } from 'node:fs';
-import { type ServedHttp, serveHttp } from '@mcpkit/node';
-import { defineTool, McpServer } from '@mcpkit/protocol';
+import type { ServedHttp } from '@mcpkit/node';
 import { formBrowser, startAuthorizationServer } from '@mcpkit/testing';
 import {
   Client,
@@ -20,6 +19,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { appEnv, freePort, killAll, scratch, startHttp, within } from './helpers.js';
+import { startRecorder } from './recorder.js';
 import { MemoryOAuthProvider, REDIRECT } from './sdk-oauth-provider.js';
 
 const REQUEST = { timeout: 20_000 };
@@ -30,40 +30,17 @@ describe('SDK v2 through the gateway as a hosted connector', () => {
   it('signs in at the upstream IdP, is asked to connect a backend, connects, and the call carries the person’s key', async () => {
     const s = scratch('gateway-connector');
     const idp = await startAuthorizationServer(['unused']);
-    const seen: string[] = [];
     let backend: ServedHttp | undefined;
     const clients: Client[] = [];
     let stop: (() => Promise<void>) | undefined;
     try {
-      backend = await serveHttp(
-        new McpServer({ name: 'recorder', version: '1' }).addTool(
-          defineTool({
-            name: 'whoami',
-            description: 'The bearer token this call came with',
-            handler: (_args, ctx) => ctx.auth?.subject ?? 'nobody',
-          }),
-        ),
-        { auth: { authenticate: (token) => ({ subject: token, scopes: new Set() }) } },
-      );
-      backend.http.server.prependListener('request', (req) => {
-        seen.push(String(req.headers.authorization ?? ''));
-      });
+      const recorder = await startRecorder();
+      backend = recorder.backend;
+      const seen = recorder.seen;
       const port = await freePort();
       const origin = `http://127.0.0.1:${port}`;
       // The operator registers the gateway at the IdP, its callback as the redirect URI.
-      const registered = (await (
-        await fetch(`${idp.issuer}/reg`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            client_name: 'mcp gateway',
-            redirect_uris: [`${origin}/oauth/upstream/callback`],
-            grant_types: ['authorization_code'],
-            response_types: ['code'],
-            token_endpoint_auth_method: 'client_secret_basic',
-          }),
-        })
-      ).json()) as { client_id: string; client_secret: string };
+      const registered = await idp.registerClient(`${origin}/oauth/upstream/callback`);
       writeFileSync(
         s.path('gateway.json'),
         JSON.stringify({
@@ -71,8 +48,8 @@ describe('SDK v2 through the gateway as a hosted connector', () => {
             authorization_server: {
               upstream: {
                 issuer: idp.issuer,
-                client_id: registered.client_id,
-                client_secret: registered.client_secret,
+                client_id: registered.clientId,
+                client_secret: registered.clientSecret,
                 name: 'Example Corp',
               },
               store: s.path('auth.db'),

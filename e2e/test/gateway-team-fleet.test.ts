@@ -15,9 +15,9 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ServedHttp, serveHttp } from '@mcpkit/node';
-import { defineTool, type McpClient, McpServer } from '@mcpkit/protocol';
-import { connectSignedIn, type FormBrowser, postModernCall } from '@mcpkit/testing';
+import type { ServedHttp } from '@mcpkit/node';
+import type { McpClient } from '@mcpkit/protocol';
+import { connectSignedIn, type FormBrowser, postModernCall, signInAs } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   dropKeys,
@@ -27,6 +27,7 @@ import {
   startBalancer,
 } from './balancer.js';
 import { appEnv, cliOf, freePort, type HttpApp, REPO, run, scratch, startHttp } from './helpers.js';
+import { startRecorder } from './recorder.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const WHOAMI = join(REPO, 'apps', 'gateway', 'dist', 'fixtures', 'whoami.js');
@@ -38,7 +39,7 @@ let lb = '';
 let instances: HttpApp[] = [];
 let backend: ServedHttp;
 /** The bearer token of every request the recording backend got. */
-const seen: string[] = [];
+let seen: string[] = [];
 
 afterAll(async () => {
   for (const step of undo.reverse()) await Promise.resolve(step()).catch(() => undefined);
@@ -65,20 +66,10 @@ beforeAll(async () => {
   undo.push(() => dropKeys(prefix, REDIS_URL));
 
   // The recording backend answers with the bearer token of the call (its subject is the token).
-  backend = await serveHttp(
-    new McpServer({ name: 'recorder', version: '1' }).addTool(
-      defineTool({
-        name: 'whoami',
-        description: 'The bearer token this call came with',
-        handler: (_args, ctx) => ctx.auth?.subject ?? 'nobody',
-      }),
-    ),
-    { auth: { authenticate: (token) => ({ subject: token, scopes: new Set() }) } },
-  );
+  const recorder = await startRecorder();
+  backend = recorder.backend;
+  seen = recorder.seen;
   undo.push(() => backend.close());
-  backend.http.server.prependListener('request', (req) => {
-    seen.push(String(req.headers.authorization ?? ''));
-  });
 
   const lbPort = await freePort();
   lb = `http://127.0.0.1:${lbPort}`;
@@ -146,12 +137,7 @@ beforeAll(async () => {
   undo.push(() => balancer.haproxy.kill('SIGKILL'));
 }, 120_000);
 
-const answer =
-  (who: keyof typeof PASSWORDS) =>
-  (html: string): Record<string, string> =>
-    html.includes('name="password"')
-      ? { username: who, password: PASSWORDS[who] }
-      : { decision: 'allow' };
+const answer = (who: keyof typeof PASSWORDS) => signInAs(who, PASSWORDS[who]);
 
 /** The person pastes `secret` on `backend`'s connect page (through the balancer). */
 async function connect(browser: FormBrowser, backendName: string, secret: string): Promise<void> {

@@ -17,6 +17,7 @@ import {
   killSpawned,
   removeTempDirs,
   runProcess,
+  signInAs,
   tempDir,
 } from '@mcpkit/testing';
 import Database from 'better-sqlite3';
@@ -39,12 +40,7 @@ const seen: string[] = [];
 let gw: HttpProcess;
 let dir: string;
 
-const answer =
-  (who: keyof typeof PASSWORDS) =>
-  (html: string): Record<string, string> =>
-    html.includes('name="password"')
-      ? { username: who, password: PASSWORDS[who] }
-      : { decision: 'allow' };
+const answer = (who: keyof typeof PASSWORDS) => signInAs(who, PASSWORDS[who]);
 
 /** The person pastes `secret` on the connect page `url` in their browser; the page's answer. */
 async function connect(browser: FormBrowser, url: string, secret: string): Promise<Response> {

@@ -14,6 +14,7 @@ import {
   type HttpProcess,
   killSpawned,
   removeTempDirs,
+  signInAs,
   tempDir,
 } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,12 +91,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const answer =
-  (who: keyof typeof PASSWORDS) =>
-  (html: string): Record<string, string> =>
-    html.includes('name="password"')
-      ? { username: who, password: PASSWORDS[who] }
-      : { decision: 'allow' };
+const answer = (who: keyof typeof PASSWORDS) => signInAs(who, PASSWORDS[who]);
 
 describe('a backend that trusts the gateway’s authorization server', () => {
   it('gets, for each person, a token the gateway issued for it — not the person’s own', async () => {

@@ -17,21 +17,9 @@ beforeAll(async () => {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   // The operator registers the gateway at the IdP, its callback as the redirect URI.
-  const registered = await fetch(`${idp.issuer}/reg`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'mcp gateway',
-      redirect_uris: [`${origin}/oauth/upstream/callback`],
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'client_secret_basic',
-    }),
-  });
-  const { client_id, client_secret } = (await registered.json()) as {
-    client_id: string;
-    client_secret: string;
-  };
+  const { clientId: client_id, clientSecret: client_secret } = await idp.registerClient(
+    `${origin}/oauth/upstream/callback`,
+  );
   const dir = tempDir('gw-upstream-');
   gw = await spawnHttpGateway(
     {

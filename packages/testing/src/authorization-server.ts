@@ -53,6 +53,11 @@ export interface TestAuthorizationServer {
    * provider's `/token/introspection`).
    */
   readonly introspector: { clientId: string; clientSecret: string };
+  /**
+   * Register a confidential web client that signs people in here (an operator registering a
+   * gateway at the organisation's identity provider): its id and secret.
+   */
+  registerClient(redirectUri: string): Promise<{ clientId: string; clientSecret: string }>;
   /** Revoke an access token at the provider (RFC 7009): introspection calls it inactive. */
   revoke(token: string): Promise<void>;
   /** Stop answering (the JWKS endpoint goes down with the rest); `start` brings it back. */
@@ -301,6 +306,24 @@ export async function startAuthorizationServer(
       return body.access_token;
     },
     introspector: { clientId: INTROSPECTOR.id, clientSecret: INTROSPECTOR.secret },
+    async registerClient(redirectUri) {
+      const res = await fetch(`${issuer}/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          client_name: 'a client of the test IdP',
+          redirect_uris: [redirectUri],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'client_secret_basic',
+        }),
+      });
+      const body = (await res.json()) as { client_id?: string; client_secret?: string };
+      if (!res.ok || !body.client_id || !body.client_secret) {
+        throw new Error(`registration: HTTP ${res.status} ${JSON.stringify(body)}`);
+      }
+      return { clientId: body.client_id, clientSecret: body.client_secret };
+    },
     async revoke(token) {
       const res = await fetch(`${issuer}/token/revocation`, {
         method: 'POST',

@@ -54,6 +54,7 @@ export {
   connectSignedIn,
   SIGN_IN_REDIRECT,
   type SignedInOptions,
+  signInAs,
 } from './sign-in-client.js';
 export type { ProcessOptions } from './spawn.js';
 // Child processes: a server with an McpClient on its stdio, raw stdio, HTTP, run-to-completion.

@@ -70,3 +70,15 @@ export async function connectSignedIn(
   );
   return { client, asked, store, browser };
 }
+
+/**
+ * A person's answers at a sign-in page with a password form and a consent page: their name and
+ * password where there is a password field, Allow elsewhere.
+ */
+export function signInAs(
+  username: string,
+  password: string,
+): (html: string) => Record<string, string> {
+  return (html): Record<string, string> =>
+    html.includes('name="password"') ? { username, password } : { decision: 'allow' };
+}
