@@ -18,6 +18,7 @@ import {
   tempDir,
 } from '@mcpkit/testing';
 import Database from 'better-sqlite3';
+import { exportJWK, generateKeyPair } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/auth/users.js';
 import { parseConfig } from '../src/config.js';
@@ -45,6 +46,7 @@ beforeAll(async () => {
             users: [
               { username: 'alice', password_hash: hash, email: 'alice@example.com' },
               { username: 'bob', password_hash: hash },
+              { username: 'dave', password_hash: hash },
               { username: 'carol', password_hash: hash, scopes: ['ops', 'gateway:admin'] },
             ],
             store: `${dir}/auth.db`,
@@ -221,18 +223,41 @@ describe('the gateway as an authorization server', () => {
     expect(JSON.stringify(events.body)).toContain('alice');
   });
 
+  it('publishes every key of its store, public parts only — one made by another instance too', async () => {
+    const jwks = async () =>
+      ((await (await fetch(`${gw.url}/oauth/jwks`)).json()) as { keys: Record<string, unknown>[] })
+        .keys;
+    const before = await jwks();
+    expect(before.length).toBeGreaterThanOrEqual(1);
+    for (const key of before)
+      expect(Object.keys(key).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+    // Another instance of a fleet rotates: its new key is in the shared store.
+    const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+    const jwk = { ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig' };
+    const raw = new Database(join(dir, 'auth.db'));
+    raw
+      .prepare('INSERT INTO oidc_keys (kid, jwk, created_at) VALUES (?, ?, ?)')
+      .run('made-elsewhere', JSON.stringify(jwk), Date.now());
+    raw.close();
+    const after = await jwks();
+    expect(after.map((k) => k.kid)).toContain('made-elsewhere');
+    expect(JSON.stringify(after)).not.toContain(String(jwk.d));
+  });
+
   it('a consent that has expired ends the token at the next request; signing in asks again', async () => {
-    const bob: Person = { username: 'bob', password: PASSWORD, consent: 'allow', pages: [] };
+    const dave: Person = { username: 'dave', password: PASSWORD, consent: 'allow', pages: [] };
     const store = new MemoryOAuthStore();
-    await signIn(bob, 'auto', store);
+    await signIn(dave, 'auto', store);
     const token = (await store.tokens(`${gw.url}/mcp`))?.accessToken as string;
     expect((await postModernCall(`${gw.url}/mcp`, 'gateway_status', {}, { token })).status).toBe(
       200,
     );
-    // Bob's consent lapses (a grant's lifetime is a year; here it is put in the past).
+    // Dave's consent lapses (a grant's lifetime is a year; here it is put in the past).
     const raw = new Database(join(dir, 'auth.db'));
     const lapsed = raw
-      .prepare("UPDATE oidc_models SET expires_at = 1 WHERE model = 'Grant' AND account_id = 'bob'")
+      .prepare(
+        "UPDATE oidc_models SET expires_at = 1 WHERE model = 'Grant' AND account_id = 'dave'",
+      )
       .run();
     raw.close();
     expect(lapsed.changes).toBeGreaterThanOrEqual(1);
@@ -240,10 +265,10 @@ describe('the gateway as an authorization server', () => {
       401,
     );
     // His client signs in again: the consent page is shown again, and the new token works.
-    bob.pages.length = 0;
-    const again = await signIn(bob, 'auto', store);
+    dave.pages.length = 0;
+    const again = await signIn(dave, 'auto', store);
     expect(again.asked).toHaveLength(1);
-    expect(bob.pages.some((html) => html.includes('name="decision"'))).toBe(true);
+    expect(dave.pages.some((html) => html.includes('name="decision"'))).toBe(true);
     expect((await again.client.callTool('gateway_status', {})).isError ?? false).toBe(false);
   });
 

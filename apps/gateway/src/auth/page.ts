@@ -31,6 +31,9 @@ const DISCOVERY = '/.well-known/openid-configuration';
 const AUTHORIZE = `${AS_PREFIX}/authorize`;
 /** RFC 8414's location for an issuer without a path: the same document. */
 const RFC8414 = '/.well-known/oauth-authorization-server';
+const JWKS = `${AS_PREFIX}/jwks`;
+/** The members of an RSA JWK that are public. */
+const PUBLIC_MEMBERS = ['kty', 'kid', 'alg', 'use', 'n', 'e'] as const;
 
 /** What {@link authorizationServerPage} takes. */
 export interface AuthorizationPageOptions {
@@ -120,6 +123,10 @@ export function authorizationServerPage(options: AuthorizationPageOptions): Http
           options,
           limits,
         );
+        return;
+      }
+      if (path === JWKS && (req.method === 'GET' || req.method === 'HEAD')) {
+        await publishKeys(res, options.store);
         return;
       }
       if (path === RFC8414) req.url = DISCOVERY;
@@ -470,4 +477,22 @@ ${
   <button type="submit" name="decision" value="allow">Allow</button>
   <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </form>`;
+}
+
+/**
+ * The JWKS, read from the store at each request instead of the provider's copy made at start:
+ * in a fleet, a key one instance made after another started is published by every instance,
+ * so a token signed with it verifies wherever a resource server fetches the set.
+ */
+async function publishKeys(res: ServerResponse, store: AuthStore): Promise<void> {
+  const keys = (await store.keys()).map((k) => {
+    const jwk: Record<string, unknown> = { ...k.jwk, kid: k.kid };
+    return Object.fromEntries(PUBLIC_MEMBERS.filter((m) => m in jwk).map((m) => [m, jwk[m]]));
+  });
+  res.writeHead(200, {
+    'Content-Type': 'application/jwk-set+json; charset=utf-8',
+    // Short: a resource server refetches on an unknown kid anyway.
+    'Cache-Control': 'public, max-age=60',
+  });
+  res.end(JSON.stringify({ keys }));
 }
