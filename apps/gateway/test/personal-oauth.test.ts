@@ -26,6 +26,8 @@ const PASSWORD = 'alice signs in to the gateway';
 let as: TestAuthorizationServer;
 let backend: ServedHttp;
 let gw: HttpProcess;
+/** Start the gateway (again): same port, store and vault key. */
+let start: () => Promise<HttpProcess>;
 let serviceToken: string;
 /** The bearer token of every request the backend got. */
 const seen: string[] = [];
@@ -56,28 +58,30 @@ beforeAll(async () => {
   // The gateway lists the backend's tools with a service token of its own (client credentials).
   serviceToken = await as.token(backend.mcpUrl, 'read');
   const dir = tempDir('gw-personal-oauth-');
-  gw = await spawnHttpGateway(
-    {
-      gateway: {
-        authorization_server: {
-          users: [{ username: 'alice', password_hash: await hashPassword(PASSWORD) }],
-          store: join(dir, 'auth.db'),
-        },
-      },
-      mcpServers: {
-        remote: {
-          url: backend.mcpUrl,
-          headers: { Authorization: `Bearer ${serviceToken}` },
-          credential: { type: 'oauth' },
-        },
+  const config = {
+    gateway: {
+      authorization_server: {
+        users: [{ username: 'alice', password_hash: await hashPassword(PASSWORD) }],
+        store: join(dir, 'auth.db'),
       },
     },
-    {
-      args: ['--port', String(await freePort())],
+    mcpServers: {
+      remote: {
+        url: backend.mcpUrl,
+        headers: { Authorization: `Bearer ${serviceToken}` },
+        credential: { type: 'oauth' },
+      },
+    },
+  };
+  const port = String(await freePort());
+  const key = newVaultKey();
+  start = () =>
+    spawnHttpGateway(config, {
+      args: ['--port', port],
       dir,
-      env: { ...process.env, MCP_GATEWAY_VAULT_KEY: newVaultKey() },
-    },
-  );
+      env: { ...process.env, MCP_GATEWAY_VAULT_KEY: key },
+    });
+  gw = await start();
 });
 afterAll(async () => {
   await gw?.stop();
@@ -170,6 +174,28 @@ describe('a backend behind its own authorization server, connected per person', 
     } finally {
       refuseAll = false;
       await client.close();
+    }
+  });
+
+  it('a sign-in survives the gateway restarting while the person is away (any instance finishes it)', async () => {
+    const { client, browser } = await connectSignedIn(`${gw.url}/mcp`, answer, {
+      protocol: 'legacy',
+    });
+    await client.close();
+    const leaving = await browser.fetch(`${gw.url}/oauth/connect/remote`);
+    expect(leaving.status).toBe(303);
+    const back = await as.authorize(new URL(leaving.headers.get('location') as string));
+    // The instance that sent the person away is gone; another (the same store) takes them back.
+    await gw.stop();
+    gw = await start();
+    const done = await browser.fetch(back);
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/oauth/connect/done?backend=remote');
+    const again = await connectSignedIn(`${gw.url}/mcp`, answer, { protocol: 'legacy' });
+    try {
+      expect((await again.client.callTool('remote__whoami', {})).isError ?? false).toBe(false);
+    } finally {
+      await again.client.close();
     }
   });
 

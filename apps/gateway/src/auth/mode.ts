@@ -157,7 +157,6 @@ export async function startAuthorizationServerMode(
     delegated,
     close: async () => {
       clearInterval(prune);
-      credentials?.pages.close();
       await store.close();
     },
   };
@@ -234,6 +233,7 @@ async function openVault(options: ModeOptions, issuer: string, store: AuthStore)
   const pages = new ConnectPages({
     vault,
     issuer,
+    flows: store.adapter('VaultConnectFlow'),
     backends: options.backends,
     onChange: changed,
     onFailure: (subject, backend, error) =>

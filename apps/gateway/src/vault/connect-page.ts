@@ -6,9 +6,10 @@
  * link was made for — and their open link to the backend is replaced.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OAuthClient, type OAuthClientRegistration } from '@mcpkit/protocol';
+import { OAuthClient, type OAuthClientRegistration, type PendingSignIn } from '@mcpkit/protocol';
 import { page } from '../auth/layout.js';
 import { AS_PREFIX } from '../auth/provider.js';
+import type { ModelAdapter } from '../auth/store.js';
 import type { BackendConfig } from '../config.js';
 import { escapeHtml, readSmall } from '../html.js';
 import type { CredentialVault } from './vault.js';
@@ -21,9 +22,8 @@ export const CONNECT_CALLBACK = `${CONNECT_PATH}/callback`;
 export const CONNECT_DONE = `${CONNECT_PATH}/done`;
 /** A pasted secret longer than this is refused (API keys and PATs are far shorter). */
 const MAX_SECRET = 4096;
-/** Sign-ins at backends' servers under way at once, and how long one may take. */
-const MAX_FLOWS = 1000;
-const FLOW_MS = 10 * 60_000;
+/** How long a sign-in at a backend's server may take, seconds. */
+const FLOW_SEC = 10 * 60;
 
 /** What the connect pages need from the gateway. */
 export interface ConnectPageOptions {
@@ -36,23 +36,23 @@ export interface ConnectPageOptions {
   onChange(subject: string, backend: string, change: 'connected' | 'disconnected'): void;
   /** Told when a sign-in at a backend's server failed. */
   onFailure(subject: string, backend: string, error: string): void;
+  /**
+   * Where sign-ins at backends' servers wait for the person to come back, by `state` (the
+   * authorization store: the callback may reach another instance of a fleet).
+   */
+  flows: ModelAdapter;
 }
 
-/** A sign-in at a backend's authorization server, waiting for the person to come back. */
+/** A sign-in at a backend's authorization server, as kept until the person comes back. */
 interface Flow {
   subject: string;
   backend: string;
-  /** Hands the redirect back to the waiting OAuthClient. */
-  resolve(url: string): void;
-  /** Settles when the tokens are in the vault (or the sign-in failed). */
-  done: Promise<void>;
-  timer: ReturnType<typeof setTimeout>;
+  pending: PendingSignIn;
 }
 
 /** The connect pages: each call of `handle` answers one request under {@link CONNECT_PATH}. */
 export class ConnectPages {
   readonly #options: ConnectPageOptions;
-  readonly #flows = new Map<string, Flow>();
 
   constructor(options: ConnectPageOptions) {
     this.#options = options;
@@ -124,12 +124,6 @@ export class ConnectPages {
     this.#form(res, name, backend.credential, subject, url.search);
   }
 
-  /** Stop waiting for every sign-in under way. */
-  close(): void {
-    for (const flow of this.#flows.values()) clearTimeout(flow.timer);
-    this.#flows.clear();
-  }
-
   #form(
     res: ServerResponse,
     name: string,
@@ -185,7 +179,7 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
   /**
    * Send the person to the backend's authorization server, with McpClient's OAuthClient as the
    * gateway's client there (discovery from the backend's 401, then DCR, CIMD or the configured
-   * client, PKCE, the resource indicator); the tokens it gets go to the person's vault row.
+   * client, PKCE, the resource indicator). The sign-in waits in the store under its `state`.
    */
   async #startOAuth(
     res: ServerResponse,
@@ -193,43 +187,17 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
     backend: BackendConfig,
     subject: string,
   ): Promise<void> {
-    const wanted = backend.credential;
-    if (wanted?.type !== 'oauth' || !('url' in backend)) return;
-    if (this.#flows.size >= MAX_FLOWS) {
-      page(res, 503, 'Busy', '<p>Too many sign-ins are under way; try again in a minute.</p>');
-      return;
-    }
-    let sendTo!: (url: URL) => void;
-    const authorizationUrl = new Promise<URL>((resolve) => {
-      sendTo = resolve;
-    });
-    let flowState: string | undefined;
-    const client = new OAuthClient({
-      redirectUri: `${this.#options.issuer}${CONNECT_CALLBACK}`,
-      clientName: 'MCP gateway',
-      store: this.#options.vault.oauthStore(subject, name),
-      ...(wanted.client_id ? { registration: registrationOf(wanted) } : {}),
-      authorize: (url) =>
-        new Promise<string>((resolve) => {
-          flowState = url.searchParams.get('state') ?? undefined;
-          if (!flowState) return;
-          const timer = setTimeout(() => this.#flows.delete(flowState as string), FLOW_MS);
-          timer.unref();
-          this.#flows.set(flowState, { subject, backend: name, resolve, done, timer });
-          sendTo(url);
-        }),
-    });
-    const challenge = await challengeOf(backend.url);
-    const done: Promise<void> = client.handle(backend.url, 401, challenge).then((signedIn) => {
-      if (!signedIn) throw new Error(`${name} did not ask for a sign-in`);
-    });
-    done.catch(() => undefined);
+    if (backend.credential?.type !== 'oauth' || !('url' in backend)) return;
     try {
-      const url = await Promise.race([authorizationUrl, done.then(() => undefined)]);
-      if (!url) throw new Error('the sign-in ended before it began');
+      const client = this.#client(subject, name, backend.credential);
+      const { url, pending } = await client.beginSignIn(
+        backend.url,
+        await challengeOf(backend.url),
+      );
+      const flow: Flow = { subject, backend: name, pending };
+      await this.#options.flows.upsert(pending.state, { ...flow }, FLOW_SEC);
       res.writeHead(303, { Location: url.href }).end();
     } catch (err) {
-      if (flowState) this.#flows.delete(flowState);
       const message = (err as Error).message;
       this.#options.onFailure(subject, name, message);
       page(
@@ -243,7 +211,7 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 
   async #callback(res: ServerResponse, url: URL, subject: string): Promise<void> {
     const state = url.searchParams.get('state') ?? '';
-    const flow = this.#flows.get(state);
+    const flow = state ? ((await this.#options.flows.find(state)) as Flow | undefined) : undefined;
     if (!flow) {
       page(
         res,
@@ -262,11 +230,14 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
       );
       return;
     }
-    this.#flows.delete(state);
-    clearTimeout(flow.timer);
-    flow.resolve(url.href);
+    // Used once: a second arrival of the same redirect finds nothing.
+    await this.#options.flows.destroy(state);
+    const backend = this.#options.backends()[flow.backend];
     try {
-      await flow.done;
+      if (backend?.credential?.type !== 'oauth') {
+        throw new Error(`${flow.backend} no longer takes a sign-in`);
+      }
+      await this.#client(subject, flow.backend, backend.credential).finishSignIn(flow.pending, url);
     } catch (err) {
       const message = (err as Error).message;
       this.#options.onFailure(subject, flow.backend, message);
@@ -282,6 +253,24 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
     res
       .writeHead(303, { Location: `${CONNECT_DONE}?backend=${encodeURIComponent(flow.backend)}` })
       .end();
+  }
+
+  /** The gateway as `subject`'s OAuth client at `backend`'s authorization server. */
+  #client(
+    subject: string,
+    backend: string,
+    wanted: { client_id?: string | undefined; client_secret?: string | undefined },
+  ): OAuthClient {
+    return new OAuthClient({
+      redirectUri: `${this.#options.issuer}${CONNECT_CALLBACK}`,
+      clientName: 'MCP gateway',
+      store: this.#options.vault.oauthStore(subject, backend),
+      ...(wanted.client_id ? { registration: registrationOf(wanted) } : {}),
+      // The person is sent on by a redirect; they come back to #callback.
+      authorize: async () => {
+        throw new Error('the connect page signs in in two halves');
+      },
+    });
   }
 }
 

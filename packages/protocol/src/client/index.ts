@@ -32,6 +32,7 @@ export {
   OAuthFlowError,
   type OAuthStore,
   type OAuthTokens,
+  type PendingSignIn,
 } from './oauth/oauth-client.js';
 export {
   defaultServerEnv,

@@ -107,6 +107,40 @@ describe('McpClient with an OAuthClient', () => {
     expect(text(await again.client.callTool('whoami', {}))).toMatch(/^alice read/);
   });
 
+  it('signs in in two halves for a web app: begin on one instance, finish on another', async () => {
+    // Two instances of a web app share their store; the person comes back to the other one.
+    const store = new MemoryOAuthStore();
+    const never = async (): Promise<URL> => {
+      throw new Error('a web app sends the person on instead');
+    };
+    const first = new OAuthClient({ redirectUri: REDIRECT, authorize: never, store });
+    const challenge = await fetch(served.mcpUrl, { method: 'POST' });
+    await challenge.body?.cancel();
+    expect(challenge.status).toBe(401);
+    const { url, pending } = await first.beginSignIn(
+      served.mcpUrl,
+      challenge.headers.get('www-authenticate'),
+    );
+    expect(url.searchParams.get('resource')).toBe(served.mcpUrl);
+    expect(url.searchParams.get('state')).toBe(pending.state);
+    // Kept as JSON until the person is back.
+    const kept = JSON.parse(JSON.stringify(pending)) as typeof pending;
+    const back = await as.authorize(url);
+    const second = new OAuthClient({ redirectUri: REDIRECT, authorize: never, store });
+    // A redirect with another state is not this sign-in's.
+    const forged = new URL(back);
+    forged.searchParams.set('state', 'not-the-state');
+    await expect(second.finishSignIn(kept, forged)).rejects.toThrow();
+    const tokens = await second.finishSignIn(kept, back);
+    expect(tokens.accessToken).toBeTruthy();
+    expect(await second.header(served.mcpUrl)).toBe(`Bearer ${tokens.accessToken}`);
+    const client = await McpClient.connect(
+      new StreamableHttpClientTransport({ url: served.mcpUrl, oauth: second }),
+    );
+    clients.push(client);
+    expect(text(await client.callTool('whoami', {}))).toMatch(/^alice read/);
+  });
+
   it('fails the connection with an OAuthFlowError when the authorization is refused', async () => {
     const oauth = new OAuthClient({
       redirectUri: REDIRECT,

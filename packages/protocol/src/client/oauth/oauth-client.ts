@@ -28,6 +28,30 @@ export interface OAuthTokens {
   scope?: string;
 }
 
+/**
+ * A sign-in under way between {@link OAuthClient.beginSignIn} and
+ * {@link OAuthClient.finishSignIn}: plain JSON. Its `verifier` is a secret (PKCE): keep it on the
+ * server side, never in the browser.
+ */
+export interface PendingSignIn {
+  /** The resource the tokens are kept for (the MCP endpoint). */
+  resource: string;
+  /** The `resource` asked for (RFC 8707): the server's own identifier. */
+  audience: string;
+  /** The authorization server's issuer, as the resource's metadata named it. */
+  issuer: string;
+  /** Found the 2025-03-26 way (no protected resource metadata). */
+  defaults: boolean;
+  /** `state`: the redirect back must carry it. */
+  state: string;
+  /** The PKCE code verifier. */
+  verifier: string;
+  /** The redirect URI the authorization request named. */
+  redirectUri: string;
+  /** The scopes asked for. */
+  scope?: string;
+}
+
 /** This client as one authorization server knows it. */
 export interface OAuthClientRegistration {
   /** `client_id`: registered, a Client ID Metadata Document URL, or pre-registered. */
@@ -159,7 +183,76 @@ export class OAuthClient {
     const attempts = (this.#attempts.get(key) ?? 0) + 1;
     if (attempts > (this.#options.maxStepUps ?? 3)) return false;
     this.#attempts.set(key, attempts);
-    const server = new URL(resource);
+    const { url, pending } = await this.#begin(key, status, challenge);
+    const back = await this.#options.authorize(url);
+    await this.finishSignIn(pending, back);
+    return true;
+  }
+
+  /**
+   * The first half of a sign-in, for an app that cannot wait inside `authorize` (a web server
+   * whose person comes back in another request, perhaps to another instance): discovery,
+   * registration and the authorization URL to send the person to, and what
+   * {@link OAuthClient.finishSignIn} needs — plain JSON, to keep until they come back. `authorize`
+   * is not called. `wwwAuthenticate` is the server's challenge, when there was one.
+   */
+  async beginSignIn(
+    resource: URL | string,
+    wwwAuthenticate: string | null = null,
+  ): Promise<{ url: URL; pending: PendingSignIn }> {
+    return this.#begin(resourceKey(resource), 401, bearerChallenge(wwwAuthenticate) ?? {});
+  }
+
+  /**
+   * The second half: the redirect back checked against `pending` (state, `iss`, an error the
+   * server sent), the code redeemed with the PKCE verifier, and the tokens kept for the resource.
+   */
+  async finishSignIn(pending: PendingSignIn, callback: URL | string): Promise<OAuthTokens> {
+    const as = await authorizationServerMetadata(pending.issuer, pending.defaults);
+    const registration = await this.#store.registration(as.issuer);
+    if (!registration) {
+      throw new OAuthFlowError(`no registration at ${as.issuer} for this sign-in`);
+    }
+    const client: oauth.Client = { client_id: registration.clientId };
+    // Checks state, an error redirect and, where the server supports it, `iss` (RFC 9207).
+    let params: URLSearchParams;
+    try {
+      params = oauth.validateAuthResponse(as, client, new URL(callback), pending.state);
+    } catch (err) {
+      // The person (or the server) said no: say what it said, not only that it failed.
+      if (err instanceof oauth.AuthorizationResponseError) {
+        const why = err.error_description ? ` (${err.error_description})` : '';
+        throw new OAuthFlowError(`sign-in refused: ${err.error}${why}`, { cause: err });
+      }
+      throw err;
+    }
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth(registration),
+      params,
+      pending.redirectUri,
+      pending.verifier,
+      {
+        additionalParameters: { resource: pending.audience },
+        ...loopbackHttpAllowed(as.token_endpoint),
+      },
+    );
+    const tokens = tokensOf(
+      await oauth.processAuthorizationCodeResponse(as, client, response),
+      pending.scope,
+    );
+    await this.#store.saveTokens(pending.resource, tokens);
+    return tokens;
+  }
+
+  /** Discovery, registration and the authorization URL for `key` after a `status` challenge. */
+  async #begin(
+    key: string,
+    status: number,
+    challenge: Record<string, string>,
+  ): Promise<{ url: URL; pending: PendingSignIn }> {
+    const server = new URL(key);
     const found = await protectedResourceMetadata(server, challenge.resource_metadata);
     // MCP 2025-03-26 (since replaced): a server without Protected Resource Metadata is its own
     // authorization server, at its origin — metadata there, else the default endpoints.
@@ -173,12 +266,38 @@ export class OAuthClient {
       // MCP: a client MUST refuse an authorization server that does not advertise PKCE S256.
       throw new OAuthFlowError(`authorization server ${issuer} does not support PKCE (S256)`);
     }
+    if (!as.authorization_endpoint) {
+      throw new OAuthFlowError(`authorization server ${as.issuer} has no authorization endpoint`);
+    }
     const registration = await this.#registration(as);
     const held = status === 403 ? (await this.#store.tokens(key))?.scope : undefined;
     const scope = scopeToRequest(challenge.scope, prm.scopes_supported, held, as);
-    const tokens = await this.#signIn(as, registration, prm.resource ?? key, scope);
-    await this.#store.saveTokens(key, tokens);
-    return true;
+    const audience = prm.resource ?? key;
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const url = new URL(as.authorization_endpoint);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', registration.clientId);
+    url.searchParams.set('redirect_uri', this.#options.redirectUri);
+    url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
+    url.searchParams.set('code_challenge_method', 'S256');
+    url.searchParams.set('state', state);
+    // RFC 8707: the token is for this MCP server and no other.
+    url.searchParams.set('resource', audience);
+    if (scope) url.searchParams.set('scope', scope);
+    return {
+      url,
+      pending: {
+        resource: key,
+        audience,
+        issuer,
+        defaults: found === undefined,
+        state,
+        verifier,
+        redirectUri: this.#options.redirectUri,
+        ...(scope ? { scope } : {}),
+      },
+    };
   }
 
   async #registration(as: oauth.AuthorizationServer): Promise<OAuthClientRegistration> {
@@ -217,53 +336,6 @@ export class OAuthClient {
     }
     await this.#store.saveRegistration(as.issuer, registration);
     return registration;
-  }
-
-  async #signIn(
-    as: oauth.AuthorizationServer,
-    registration: OAuthClientRegistration,
-    resource: string,
-    scope: string | undefined,
-  ): Promise<OAuthTokens> {
-    if (!as.authorization_endpoint) {
-      throw new OAuthFlowError(`authorization server ${as.issuer} has no authorization endpoint`);
-    }
-    const client: oauth.Client = { client_id: registration.clientId };
-    const verifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint);
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('client_id', registration.clientId);
-    url.searchParams.set('redirect_uri', this.#options.redirectUri);
-    url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
-    url.searchParams.set('code_challenge_method', 'S256');
-    url.searchParams.set('state', state);
-    // RFC 8707: the token is for this MCP server and no other.
-    url.searchParams.set('resource', resource);
-    if (scope) url.searchParams.set('scope', scope);
-    const back = new URL(await this.#options.authorize(url));
-    // Checks state, an error redirect and, where the server supports it, `iss` (RFC 9207).
-    let params: URLSearchParams;
-    try {
-      params = oauth.validateAuthResponse(as, client, back, state);
-    } catch (err) {
-      // The person (or the server) said no: say what it said, not only that it failed.
-      if (err instanceof oauth.AuthorizationResponseError) {
-        const why = err.error_description ? ` (${err.error_description})` : '';
-        throw new OAuthFlowError(`sign-in refused: ${err.error}${why}`, { cause: err });
-      }
-      throw err;
-    }
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      clientAuth(registration),
-      params,
-      this.#options.redirectUri,
-      verifier,
-      { additionalParameters: { resource }, ...loopbackHttpAllowed(as.token_endpoint) },
-    );
-    return tokensOf(await oauth.processAuthorizationCodeResponse(as, client, response), scope);
   }
 
   async #refresh(key: string, tokens: OAuthTokens): Promise<OAuthTokens | undefined> {
