@@ -57,6 +57,12 @@ const common = {
    * `gateway.tokens`); without it every client of the gateway may call them.
    */
   scopes: z.array(z.string().min(1)).optional(),
+  /**
+   * Its tools' definitions held to what was approved (see governance/pins.ts): `block` holds a
+   * changed or new tool back until an operator approves it (approve_tool), `warn` lists it and
+   * records an event, `off` (the default) does neither.
+   */
+  pin: z.enum(['off', 'warn', 'block']).optional(),
 };
 
 /** What the connect page asks a person for: a name for it, and where to get one. */
@@ -298,6 +304,11 @@ export const configSchema = z
               .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
               .optional(),
           })
+          .strict()
+          .optional(),
+        /** Where approved tool definitions are kept (backends with `pin`). */
+        pins: z
+          .object({ path: z.string().min(1).optional() })
           .strict()
           .optional(),
         /**

@@ -28,9 +28,11 @@ import {
 import { BridgeRelay } from './bridge-relay.js';
 import type { BackendConfig, GatewayConfig } from './config.js';
 import type { EventLog } from './events.js';
+import { ToolQuarantine } from './governance/quarantine.js';
 import { modernGatewayError } from './modern-errors.js';
 import { advertisedName, disambiguate } from './names.js';
 import { clientError, proxyPrompt, proxyResource, proxyTemplate, type Route } from './proxies.js';
+import { approveTool } from './tools/approve-tool.js';
 import { gatewayStatus } from './tools/gateway-status.js';
 import { getEvents } from './tools/get-events.js';
 import { restartBackend } from './tools/restart-backend.js';
@@ -142,6 +144,8 @@ export interface GatewayOptions {
    * Alone, such a retry is answered -32602 (no longer waiting).
    */
   state?: StateStore;
+  /** Where approved tool definitions are kept (backends with `pin`). Default: memory. */
+  pinsPath?: string;
 }
 
 /**
@@ -160,6 +164,8 @@ export class Gateway {
   readonly events: EventLog;
   /** When the gateway was made (ms since the epoch). */
   readonly startedAt = Date.now();
+  /** Tools held back because their definitions changed since approved (backends with `pin`). */
+  readonly quarantine: ToolQuarantine;
   /** The fleet's instances, when the gateway is one of several (see GatewayOptions.fleet). */
   readonly fleet: (() => Promise<FleetMember[]>) | undefined;
   /** Advertised name collisions seen while building the registry. */
@@ -194,6 +200,11 @@ export class Gateway {
     this.#logger = options.logger;
     this.#announce = options.announce ?? ((uri) => void this.server.resourceUpdated(uri));
     this.fleet = options.fleet;
+    this.quarantine = new ToolQuarantine(
+      config.gateway.pins?.path ?? options.pinsPath ?? ':memory:',
+      options.events,
+      config.gateway.name,
+    );
     this.#bridge = new InputBridge({
       ttlMs: config.gateway.bridge.park_ttl_ms,
       maxParked: config.gateway.bridge.max_parked,
@@ -220,14 +231,21 @@ export class Gateway {
         Object.values(config.mcpServers).some((b) => b.scopes?.length),
       // mcp-n8n's answer for an unknown tool: -32601 "Tool not found: <name>".
       errors: {
-        unknownTool: (name) => new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`),
+        unknownTool: (name) =>
+          this.#heldBack(name) ?? new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`),
         // The legacy-range codes of the gateway and of 2025 backends, for a 2026-07-28 client.
         modernEra: modernGatewayError,
       },
       onSubscribe: (uri) => this.#subscribeUpstream(uri),
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    this.server.addTool(gatewayStatus(this), getEvents(this), search(this), restartBackend(this));
+    this.server.addTool(
+      gatewayStatus(this),
+      getEvents(this),
+      search(this),
+      restartBackend(this),
+      approveTool(this),
+    );
     this.#hooks = {
       changed: () => this.#queueSync(),
       notification: (backend, method, params) => this.#onNotification(backend, method, params),
@@ -269,6 +287,34 @@ export class Gateway {
   /** People's own links, when the vault is on. */
   get personal(): PersonalLinks | undefined {
     return this.#personal;
+  }
+
+  /**
+   * The error of a call to a tool held back for a changed definition: said as such (not "not
+   * found"), with what changed, so the person asks an operator rather than retrying.
+   */
+  #heldBack(name: string): RpcError | undefined {
+    const mode = this.config.gateway.tool_names;
+    for (const backend of this.backends.values()) {
+      for (const held of this.quarantine.held(backend.name)) {
+        if (advertisedName(backend.namespace, held.tool, mode) !== name) continue;
+        return new RpcError(
+          ErrorCode.MethodNotFound,
+          `Tool ${name} is quarantined: its definition ${held.reason === 'new' ? 'has not been approved' : `changed since it was approved (${held.fields.join(', ')})`}; an operator approves it with approve_tool`,
+          { backend: backend.name, tool: held.tool, quarantined: true, fields: held.fields },
+        );
+      }
+    }
+    return undefined;
+  }
+
+  /** Approve the held-back definitions of `backend` (one tool, or all): listed again. */
+  approveTools(backend: string, by: string, tool?: string): string[] | undefined {
+    const b = this.backends.get(backend);
+    if (!b) return undefined;
+    const approved = this.quarantine.approve(b, by, tool);
+    if (approved.length > 0) this.#sync();
+    return approved;
   }
 
   /** Where a call to `backend` goes: its shared link, or the caller's own. */
@@ -406,6 +452,7 @@ export class Gateway {
       source: this.config.gateway.name,
     });
     await this.events.close();
+    this.quarantine.close();
   }
 
   /** Calls of modern clients parked until their retry brings the input a backend asked for. */
@@ -453,7 +500,8 @@ export class Gateway {
       const d = backend.listed;
       if (!d) continue;
       const filter = backend.config.tools;
-      for (const entry of d.tools) {
+      // A definition changed since it was approved is held back (pinned backends).
+      for (const entry of this.quarantine.allowed(backend, d.tools)) {
         const original = entry.name;
         if (typeof original !== 'string') continue;
         if (filter?.allow && !filter.allow.includes(original)) continue;

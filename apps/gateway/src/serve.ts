@@ -23,6 +23,7 @@ import {
   isStdio,
   loadConfig,
 } from './config.js';
+import { defaultStatePath } from './events/path.js';
 import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
 import { GATEWAY_OPTIONS } from './options.js';
@@ -101,6 +102,8 @@ process.exitCode = await runCli({
     const gateway = new Gateway(config, {
       events,
       logger,
+      // Approved tool definitions (backends with `pin`) beside the event log's default.
+      pinsPath: defaultStatePath('gateway-pins', values.config as string | undefined),
       ...(requestState ? { requestState } : {}),
       ...(state
         ? {

@@ -10,6 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { importJWK, type JWK, SignJWT } from 'jose';
 import type { AuthStore } from './store.js';
 
+/** A signing key as jose imports it. */
+type SigningKey = Awaited<ReturnType<typeof importJWK>>;
+
 /** The client the gateway acts as in the tokens it issues for backends. */
 export const DELEGATION_CLIENT = 'mcp-gateway';
 
@@ -28,9 +31,9 @@ export interface DelegationRequest {
 /** Issues a person's tokens for backends, signed with the authorization server's key. */
 export class DelegatedTokens {
   readonly #issuer: string;
-  readonly #key: { kid: string; sign: CryptoKey | Uint8Array };
+  readonly #key: { kid: string; sign: SigningKey };
 
-  private constructor(issuer: string, key: { kid: string; sign: CryptoKey | Uint8Array }) {
+  private constructor(issuer: string, key: { kid: string; sign: SigningKey }) {
     this.#issuer = issuer;
     this.#key = key;
   }

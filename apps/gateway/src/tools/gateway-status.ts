@@ -41,6 +41,24 @@ export const gatewayStatus = (gateway: Gateway) =>
           latency_ms: b.latencyPercentiles(),
           stdout_noise_lines: b.noise,
           stderr_tail: b.stderr.tail(10),
+          ...(b.config.pin && b.config.pin !== 'off'
+            ? {
+                pin: b.config.pin,
+                // Held back for a changed (or, in block mode, new) definition: what changed.
+                quarantined: gateway.quarantine.held(name).map((q) => ({
+                  tool: q.tool,
+                  reason: q.reason,
+                  fields: q.fields,
+                  since: new Date(q.since).toISOString(),
+                  ...(q.approved && q.fields.includes('description')
+                    ? {
+                        approved_description: q.approved.description ?? null,
+                        offered_description: q.offered.description ?? null,
+                      }
+                    : {}),
+                })),
+              }
+            : {}),
           ...(b.personal
             ? {
                 per_person: {
