@@ -146,6 +146,7 @@ function renderBackend(b, points) {
     ),
   );
   li.append(h3, facts, charts);
+  if (b.quarantined?.length) li.append(quarantineOf(b));
   if (b.stderr_tail.length) {
     const details = el(
       'details',
@@ -158,6 +159,44 @@ function renderBackend(b, points) {
     li.append(details);
   }
   return li;
+}
+
+/**
+ * A pinned backend's held-back tools: which, why, and the approved description beside the one
+ * offered now (text only, never markup: the offered one is the backend's, maybe hostile).
+ */
+function quarantineOf(b) {
+  const box = el(
+    'div',
+    { class: 'quarantine', role: 'alert' },
+    el('strong', {
+      text: `${b.quarantined.length} tool${b.quarantined.length === 1 ? '' : 's'} held back: definition changed since approved`,
+    }),
+  );
+  for (const q of b.quarantined) {
+    const item = el(
+      'div',
+      { class: 'held' },
+      el('code', { text: q.tool }),
+      el('span', {
+        text: q.reason === 'new' ? ' — never approved' : ` — changed: ${q.fields.join(', ')}`,
+      }),
+    );
+    if (q.approved_description !== null && q.approved_description !== q.offered_description) {
+      item.append(
+        el('del', { text: q.approved_description }),
+        el('ins', { text: q.offered_description ?? '(none)' }),
+      );
+    }
+    box.append(item);
+  }
+  box.append(
+    el('p', {
+      class: 'hint',
+      text: `Approve with the approve_tool tool: {"backend": "${b.name}", "tool": "${b.quarantined[0].tool}"}`,
+    }),
+  );
+  return box;
 }
 
 function renderState(s) {

@@ -33,6 +33,17 @@ export interface BackendView {
   p99_ms: number | null;
   /** Tools it offers through the gateway. */
   tools: number;
+  /**
+   * Tools held back because their definitions changed since approved (a pinned backend), with
+   * what changed: the status page shows the approved and the offered description side by side.
+   */
+  quarantined: {
+    tool: string;
+    reason: 'changed' | 'new';
+    fields: string[];
+    approved_description: string | null;
+    offered_description: string | null;
+  }[];
 }
 
 /** What the status page shows at a moment. */
@@ -87,6 +98,13 @@ export function snapshot(gateway: Gateway, now = Date.now(), auth?: AuthInfo): S
       p50_ms: latency ? round(latency.p50) : null,
       p99_ms: latency ? round(latency.p99) : null,
       tools: tools.get(b) ?? 0,
+      quarantined: gateway.quarantine.held(name).map((q) => ({
+        tool: q.tool,
+        reason: q.reason,
+        fields: q.fields,
+        approved_description: describe(q.approved),
+        offered_description: describe(q.offered),
+      })),
     });
   }
   for (const [name, config] of Object.entries(gateway.config.mcpServers)) {
@@ -108,6 +126,7 @@ export function snapshot(gateway: Gateway, now = Date.now(), auth?: AuthInfo): S
       p50_ms: null,
       p99_ms: null,
       tools: 0,
+      quarantined: [],
     });
   }
   return {
@@ -124,3 +143,8 @@ export function snapshot(gateway: Gateway, now = Date.now(), auth?: AuthInfo): S
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
+
+/** A definition's description, or null. */
+function describe(definition: Readonly<Record<string, unknown>> | undefined): string | null {
+  return typeof definition?.description === 'string' ? definition.description : null;
+}
