@@ -239,13 +239,7 @@ export class Gateway {
       onSubscribe: (uri) => this.#subscribeUpstream(uri),
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    this.server.addTool(
-      gatewayStatus(this),
-      getEvents(this),
-      search(this),
-      restartBackend(this),
-      approveTool(this),
-    );
+    this.server.addTool(gatewayStatus(this), getEvents(this), search(this), restartBackend(this));
     this.#hooks = {
       changed: () => this.#queueSync(),
       notification: (backend, method, params) => this.#onNotification(backend, method, params),
@@ -332,6 +326,10 @@ export class Gateway {
   }
 
   #backend(name: string, config: BackendConfig): Backend {
+    // approve_tool is offered once a backend is pinned (a list without it is one tool shorter).
+    if (config.pin && config.pin !== 'off' && !this.server.getTool('approve_tool')) {
+      this.server.addTool(approveTool(this));
+    }
     const backend = new Backend(
       name,
       config,

@@ -69,6 +69,13 @@ describe('a held-back tool on the status page', () => {
 
   it('shows the approved and the offered description as text, and clears after approval', async () => {
     await client.callTool('files__add_tool', { name: 'read_file' });
+    // The gateway hears of the new tool by list_changed and re-reads the list: held back then.
+    await waitFor('the new tool to be held back', async () => {
+      const status = (await client.callTool('gateway_status', {})).structuredContent as {
+        backends: Record<string, { quarantined?: { tool: string }[] }>;
+      };
+      return status.backends.files?.quarantined?.some((q) => q.tool === 'read_file');
+    });
     await client.callTool('approve_tool', { backend: 'files', tool: 'read_file' });
     await client.callTool('files__remove_tool', { name: 'read_file' });
     await client.callTool('files__add_tool', { name: 'read_file', description: POISON });
