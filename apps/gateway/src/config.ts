@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isPasswordHash } from './auth/users.js';
 import { ConfigError, defaultRawConfig, interpolate, readConfigFile } from './config-file.js';
+import { RuleError, RuleSet } from './governance/rules.js';
 
 export { ConfigError, defaultGatewayProjectsDatabase, interpolate } from './config-file.js';
 
@@ -306,6 +307,27 @@ export const configSchema = z
           })
           .strict()
           .optional(),
+        /**
+         * Rules on who may call which backend tool with which arguments, in CEL (see
+         * governance/rules.ts): a `deny` that matches refuses, else an `allow` that matches
+         * permits, else `rules_default` (default `allow`). A tool no call could be allowed is
+         * not listed. Reloaded with the file; an invalid rule keeps the running set.
+         */
+        rules: z
+          .array(
+            z
+              .object({
+                name: z
+                  .string()
+                  .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'letters, digits, _ . - (at most 100)'),
+                effect: z.enum(['allow', 'deny']),
+                when: z.string().min(1).max(4000),
+              })
+              .strict(),
+          )
+          .max(1000)
+          .optional(),
+        rules_default: z.enum(['allow', 'deny']).optional(),
         /** Where approved tool definitions are kept (backends with `pin`). */
         pins: z
           .object({ path: z.string().min(1).optional() })
@@ -356,6 +378,29 @@ export const configSchema = z
     path: ['gateway', 'authorization_server'],
   })
   .superRefine((c, ctx) => {
+    // Every rule compiles, or the file is refused naming the rule and why (the running set stays).
+    const rules = c.gateway.rules ?? [];
+    const seen = new Set<string>();
+    for (const [index, rule] of rules.entries()) {
+      if (seen.has(rule.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `a second rule named '${rule.name}'`,
+          path: ['gateway', 'rules', index, 'name'],
+        });
+      }
+      seen.add(rule.name);
+    }
+    try {
+      RuleSet.compile(rules);
+    } catch (err) {
+      if (!(err instanceof RuleError)) throw err;
+      ctx.addIssue({
+        code: 'custom',
+        message: err.message,
+        path: ['gateway', 'rules', err.index, 'when'],
+      });
+    }
     // A person's own credential needs a person (the gateway's sign-in) and a key to seal it.
     for (const [name, backend] of Object.entries(c.mcpServers)) {
       if (!isPersonal(backend)) continue;

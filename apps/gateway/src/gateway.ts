@@ -1,5 +1,6 @@
 import type { FleetMember, StateStore } from '@mcpkit/fleet';
 import {
+  type AuthInfo,
   type CacheableMethod,
   type CacheHint,
   type CallToolResult,
@@ -28,6 +29,7 @@ import {
 import { BridgeRelay } from './bridge-relay.js';
 import type { BackendConfig, GatewayConfig } from './config.js';
 import type { EventLog } from './events.js';
+import { Policy } from './governance/policy.js';
 import { ToolQuarantine } from './governance/quarantine.js';
 import { modernGatewayError } from './modern-errors.js';
 import { advertisedName, disambiguate } from './names.js';
@@ -193,6 +195,8 @@ export class Gateway {
   #syncQueued = false;
   /** People's own links to backends that need their credential (see {@link usePersonalLinks}). */
   #personal: PersonalLinks | undefined;
+  /** The rules on calls (`gateway.rules`), when the config has any at start. */
+  readonly #policy: Policy | undefined;
 
   constructor(config: GatewayConfig, options: GatewayOptions) {
     this.config = config;
@@ -200,6 +204,7 @@ export class Gateway {
     this.#logger = options.logger;
     this.#announce = options.announce ?? ((uri) => void this.server.resourceUpdated(uri));
     this.fleet = options.fleet;
+    this.#policy = Policy.wanted(config) ? new Policy(config, options.events) : undefined;
     this.quarantine = new ToolQuarantine(
       config.gateway.pins?.path ?? options.pinsPath ?? ':memory:',
       options.events,
@@ -229,6 +234,16 @@ export class Gateway {
       listPermittedToolsOnly:
         (config.gateway.tokens?.length ?? 0) > 0 ||
         Object.values(config.mcpServers).some((b) => b.scopes?.length),
+      // With rules, each caller's list shows only the backend tools some call of theirs could
+      // be allowed (gateway.rules; a call is checked by the same rules in #proxyTool).
+      ...(Policy.wanted(config)
+        ? {
+            listFilter: (tool: Tool, auth: AuthInfo | undefined) => {
+              const route = this.#tools.get(tool.name);
+              return !route || !this.#policy || this.#policy.listable(tool.name, route, auth);
+            },
+          }
+        : {}),
       // mcp-n8n's answer for an unknown tool: -32601 "Tool not found: <name>".
       errors: {
         unknownTool: (name) =>
@@ -350,9 +365,23 @@ export class Gateway {
   async reload(next: GatewayConfig): Promise<ReloadSummary> {
     const summary: ReloadSummary = { added: [], removed: [], changed: [], ignored: [] };
     // The tokens are applied by the HTTP layer (serve.ts); the rest of the section at start only.
-    const { tokens: nextTokens, ...nextRest } = next.gateway;
-    const { tokens: _tokens, ...rest } = this.config.gateway;
+    const {
+      tokens: nextTokens,
+      rules: nextRules,
+      rules_default: nextDefault,
+      ...nextRest
+    } = next.gateway;
+    const {
+      tokens: _tokens,
+      rules: _rules,
+      rules_default: _default,
+      ...rest
+    } = this.config.gateway;
     if (JSON.stringify(nextRest) !== JSON.stringify(rest)) summary.ignored.push('gateway');
+    // The rules are applied (parseConfig compiled them); turning them on or off takes a restart
+    // (the lists' filter is chosen at start).
+    if (this.#policy && Policy.wanted(next)) this.#policy.reload(next);
+    else if (Policy.wanted(next) !== Boolean(this.#policy)) summary.ignored.push('gateway.rules');
     const wanted = new Map(
       Object.entries(next.mcpServers).filter(([, backend]) => backend.enabled !== false),
     );
@@ -373,7 +402,13 @@ export class Gateway {
       starting.push(backend);
     }
     this.config = {
-      gateway: { ...this.config.gateway, ...(nextTokens ? { tokens: nextTokens } : {}) },
+      gateway: {
+        ...this.config.gateway,
+        ...(nextTokens ? { tokens: nextTokens } : {}),
+        ...(this.#policy && Policy.wanted(next)
+          ? { rules: nextRules, rules_default: nextDefault }
+          : {}),
+      },
       mcpServers: next.mcpServers,
     };
     // Stopped first: a changed backend must let go of what it holds (a port, a lock) before
@@ -610,7 +645,11 @@ export class Gateway {
       requiredScopes: route.backend.config.scopes ?? [],
       raw: true,
       listEntry: { ...route.entry, name },
-      handler: (args, ctx) => this.#forwardToolCall(route, name, args, ctx),
+      handler: (args, ctx) => {
+        const refused = this.#policy?.refusal(name, route, args, ctx.auth);
+        if (refused) throw refused;
+        return this.#forwardToolCall(route, name, args, ctx);
+      },
     };
   }
 

@@ -5,6 +5,7 @@ import type { ArgumentIssue } from './json-schema.js';
 import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';
 import type { ScopeDeniedBy } from './server.js';
+import type { AuthInfo } from './session.js';
 import type { Tool } from './tool.js';
 import type { Implementation } from './types.js';
 
@@ -34,6 +35,8 @@ export interface ServerInternals {
     | undefined;
   readonly onSubscribe: ((uri: string, ctx: McpContext) => void | Promise<void>) | undefined;
   readonly listPermittedToolsOnly: boolean;
+  /** `McpServerOptions.listFilter`. */
+  readonly listFilter: ((tool: Tool, auth: AuthInfo | undefined) => boolean) | undefined;
   /**
    * What lists and tool calls wait for first (see `McpServer.holdLists`); undefined
    * once nothing is held — the usual case, answered without a wait.

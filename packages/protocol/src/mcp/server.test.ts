@@ -672,6 +672,26 @@ describe('scopes', () => {
     const without = await connectRaw(server, { auth: auth() }).result<ToolsList>('tools/list');
     expect(without.tools.map((t) => t.name)).toEqual(['open_tool']);
   });
+
+  it('filters tools/list per caller with listFilter (a gateway rule)', async () => {
+    const server = new McpServer({
+      ...base,
+      listFilter: (tool, who) => tool.name !== 'x' || who?.subject === 'ann',
+    }).addTool(sensitive, open);
+    const ann = await connectRaw(server, {
+      auth: { subject: 'ann', scopes: new Set(['sensitive']) },
+    });
+    expect((await ann.result<ToolsList>('tools/list')).tools.map((t) => t.name)).toEqual([
+      'x',
+      'open_tool',
+    ]);
+    const bob = await connectRaw(server, {
+      auth: { subject: 'bob', scopes: new Set(['sensitive']) },
+    });
+    expect((await bob.result<ToolsList>('tools/list')).tools.map((t) => t.name)).toEqual([
+      'open_tool',
+    ]);
+  });
 });
 
 describe('registry changes', () => {

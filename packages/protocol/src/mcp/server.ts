@@ -124,6 +124,12 @@ export interface McpServerOptions {
    */
   listPermittedToolsOnly?: boolean;
   /**
+   * A caller's view of `tools/list` beyond scopes (a gateway's rules): a tool it answers false
+   * for is not listed to that caller. The list is then private (each caller sees its own); a
+   * call is not checked by this — refuse it in the tool's handler, by the same rule.
+   */
+  listFilter?: (tool: Tool, auth: AuthInfo | undefined) => boolean;
+  /**
    * Capabilities to declare even while nothing of the kind is registered (by default each is
    * declared once something is): for a server whose resources, prompts or completions arrive
    * after `initialize` — a gateway whose backends are still starting — so a client does not
@@ -340,6 +346,7 @@ export class McpServer {
       argumentError: errors.invalidArguments,
       onSubscribe: options.onSubscribe,
       listPermittedToolsOnly: options.listPermittedToolsOnly ?? false,
+      listFilter: options.listFilter,
       held: () => this.#held,
       capabilities: () => this.capabilities(),
       findTool: (name) => this.#findTool(name),
@@ -392,7 +399,8 @@ export class McpServer {
     );
     this.#serveDeclared();
     const serverInfo = { [META.serverInfo]: info };
-    this.#privateToolList = options.listPermittedToolsOnly === true;
+    this.#privateToolList =
+      options.listPermittedToolsOnly === true || options.listFilter !== undefined;
     this.requestStateKeyed = options.requestState?.key !== undefined;
     this.#hints = this.#narrowHints(options.cache);
     this.#router = new EraRouter(

@@ -51,6 +51,8 @@ export function toolMethods(server: ServerInternals) {
         let tools = [...server.tools.values()];
         if (server.listPermittedToolsOnly)
           tools = tools.filter((t) => !server.missingScope(t, ctx.extra));
+        const filter = server.listFilter;
+        if (filter) tools = tools.filter((t) => filter(t, ctx.extra.auth));
         const { page, nextCursor } = paginate(tools, params?.cursor, server.pageSize);
         const result: Record<string, unknown> = { tools: page.map((t) => t.listEntry) };
         if (nextCursor) result.nextCursor = nextCursor;

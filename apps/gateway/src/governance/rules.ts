@@ -1,0 +1,151 @@
+/**
+ * Rules on who may call what with which arguments, in CEL (the Common Expression Language of
+ * Kubernetes admission policies and agentgateway): each rule is a name, an effect and a `when`
+ * expression over the call — `identity` (subject, scopes, groups, claims), `server` (the virtual
+ * server, '' for the gateway's own endpoint), `tool` (name, backend, original, annotations) and
+ * `args`. CEL over Cedar because the conditions are on a call's JSON arguments, which CEL reads
+ * as they are (Cedar wants an entity schema for them), and because it is side-effect free and
+ * always terminates — an operator's rule cannot hang a call.
+ *
+ * Decision: any `deny` rule that matches refuses (deny overrides); else any `allow` rule that
+ * matches permits; else the default. A rule whose expression fails on this call (a claim the
+ * person does not have) fails closed: a `deny` rule counts as matching, an `allow` rule does not.
+ * Lists: a rule whose outcome depends on `args` cannot be decided before the call — a `deny`
+ * one does not hide the tool, an `allow` one lists it — so a listed tool can be called with some
+ * arguments, and a tool no arguments could make callable is not listed.
+ */
+import { parse } from '@marcbachmann/cel-js';
+
+/** One rule as the config gives it. */
+export interface RuleConfig {
+  name: string;
+  effect: 'allow' | 'deny';
+  when: string;
+}
+
+/** What a rule is evaluated against. */
+export interface CallFacts {
+  identity: {
+    subject: string;
+    scopes: string[];
+    groups: string[];
+    claims: Record<string, unknown>;
+  };
+  server: string;
+  tool: {
+    name: string;
+    backend: string;
+    original: string;
+    annotations: Record<string, unknown>;
+  };
+  /** The call's arguments; absent when deciding whether to list the tool. */
+  args?: Record<string, unknown>;
+}
+
+/** What decided: the rule's name, or null for the default. */
+export interface Decision {
+  allowed: boolean;
+  rule: string | null;
+}
+
+interface Compiled {
+  name: string;
+  deny: boolean;
+  /** Reads `args`: undecidable before the call. */
+  readsArgs: boolean;
+  test: (facts: Record<string, unknown>) => unknown;
+}
+
+/** A rule the config cannot have, with where and why. */
+export class RuleError extends Error {
+  constructor(
+    readonly index: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RuleError';
+  }
+}
+
+/** cel-js's error for a variable the input has not got. */
+const UNKNOWN_ARGS = /Unknown variable: args\b/;
+
+/** String literals removed, so that `'args'` in a string is not a reference to `args`. */
+const withoutStrings = (expr: string) => expr.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+
+/** The compiled rules of a config, and their decisions. */
+export class RuleSet {
+  readonly #rules: readonly Compiled[];
+  readonly #defaultAllow: boolean;
+
+  private constructor(rules: Compiled[], defaultAllow: boolean) {
+    this.#rules = rules;
+    this.#defaultAllow = defaultAllow;
+  }
+
+  /** Compile `rules`; a {@link RuleError} names the first that does not compile, and why. */
+  static compile(rules: readonly RuleConfig[], fallback: 'allow' | 'deny' = 'allow'): RuleSet {
+    const compiled = rules.map((rule, index) => {
+      let test: Compiled['test'];
+      try {
+        const parsed = parse(rule.when);
+        const checked = parsed.check() as { valid: boolean; type?: string; error?: Error };
+        if (!checked.valid) throw checked.error ?? new Error('does not type-check');
+        if (checked.type && checked.type !== 'bool' && checked.type !== 'dyn') {
+          throw new Error(`is a ${checked.type}, not a condition (bool)`);
+        }
+        test = parsed as Compiled['test'];
+      } catch (err) {
+        throw new RuleError(index, `rule '${rule.name}': ${(err as Error).message}`);
+      }
+      return {
+        name: rule.name,
+        deny: rule.effect === 'deny',
+        readsArgs: /\bargs\b/.test(withoutStrings(rule.when)),
+        test,
+      };
+    });
+    return new RuleSet(compiled, fallback === 'allow');
+  }
+
+  /** How many rules there are. */
+  get size(): number {
+    return this.#rules.length;
+  }
+
+  /** The decision on a call (with `facts.args`). */
+  decide(facts: CallFacts): Decision {
+    return this.#decide(facts, false);
+  }
+
+  /** Whether the tool is listed to this caller: some call of it could be allowed. */
+  listable(facts: Omit<CallFacts, 'args'>): Decision {
+    return this.#decide(facts, true);
+  }
+
+  #decide(facts: CallFacts, listing: boolean): Decision {
+    let allowedBy: string | null = null;
+    const input = facts as unknown as Record<string, unknown>;
+    for (const rule of this.#rules) {
+      let matched: boolean;
+      try {
+        matched = rule.test(input) === true;
+      } catch (err) {
+        if (listing && rule.readsArgs && UNKNOWN_ARGS.test((err as Error).message)) {
+          // Decided by the arguments, which a list has not got: a deny may not refuse every
+          // call, an allow may permit some. (CEL's && and || decide without `args` when the
+          // rest does: `tool.name == 'x' && args.n > 1` is false for another tool.)
+          matched = !rule.deny;
+        } else {
+          // Fails closed: a deny that cannot be evaluated refuses; an allow does not permit.
+          matched = rule.deny;
+        }
+      }
+      if (!matched) continue;
+      if (rule.deny) return { allowed: false, rule: rule.name };
+      allowedBy ??= rule.name;
+    }
+    if (allowedBy !== null) return { allowed: true, rule: allowedBy };
+    return { allowed: this.#defaultAllow, rule: null };
+  }
+}
