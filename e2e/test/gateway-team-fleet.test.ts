@@ -33,6 +33,8 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const WHOAMI = join(REPO, 'apps', 'gateway', 'dist', 'fixtures', 'whoami.js');
 const PASSWORDS = { alice: 'alice signs in to the fleet', bob: 'bob signs in to the fleet' };
 const CALLS = 500;
+/** Calls of q__whoami one person may make per window, across the fleet. */
+const QUOTA = 50;
 
 let undo: (() => unknown)[] = [];
 let lb = '';
@@ -78,6 +80,8 @@ beforeAll(async () => {
     JSON.stringify({
       gateway: {
         name: 'team-fleet',
+        // Exact across the three instances: one counter per person in Redis.
+        quotas: [{ name: 'q-budget', tools: ['q__whoami'], limit: QUOTA, window_sec: 600 }],
         authorization_server: {
           users: [
             { username: 'alice', password_hash: await hash(PASSWORDS.alice) },
@@ -92,6 +96,7 @@ beforeAll(async () => {
           headers: { Authorization: 'Bearer the-gateways-listing-key' },
           credential: { type: 'header', label: 'Recorder key' },
         },
+        q: { url: backend.mcpUrl, headers: { Authorization: 'Bearer the-quota-backend-key' } },
         mine: {
           command: process.execPath,
           args: [WHOAMI],
@@ -185,16 +190,45 @@ describe('three gateway instances as one authorization server, behind HAProxy', 
         await Promise.all(batch);
       }
       expect(wrong).toEqual({ alice: 0, bob: 0 });
-      // The backend saw each person's key, and the gateway's own only for listing.
-      const tokens = new Set(seen);
-      expect(tokens).toContain('Bearer alice-http-key');
-      expect(tokens).toContain('Bearer bob-http-key');
-      expect(
-        [...tokens].every((t) => /^Bearer (alice|bob)-http-key|the-gateways-listing-key$/.test(t)),
-      ).toBe(true);
+      // The backend saw each person's key, and the gateway's own keys (the listing key of
+      // `rec`, the plain key of `q`, another backend on the same server) — nothing else.
+      expect(new Set(seen)).toEqual(
+        new Set([
+          'Bearer alice-http-key',
+          'Bearer bob-http-key',
+          'Bearer the-gateways-listing-key',
+          'Bearer the-quota-backend-key',
+        ]),
+      );
     } finally {
       await alice.client.close();
       await bob.client.close();
+    }
+  });
+
+  it('a quota of N calls per person holds exactly across the three instances', async () => {
+    const alice = await connectSignedIn(`${lb}/mcp`, answer('alice'), { protocol: 'legacy' });
+    try {
+      let ok = 0;
+      let refused = 0;
+      for (let round = 0; round < 10; round++) {
+        await Promise.all(
+          Array.from({ length: 8 }, () =>
+            alice.client.callTool('q__whoami', {}).then(
+              () => {
+                ok++;
+              },
+              (err: unknown) => {
+                expect(String((err as Error).message)).toMatch(/^Quota 'q-budget' exceeded/);
+                refused++;
+              },
+            ),
+          ),
+        );
+      }
+      expect({ ok, refused }).toEqual({ ok: QUOTA, refused: 80 - QUOTA });
+    } finally {
+      await alice.client.close();
     }
   });
 

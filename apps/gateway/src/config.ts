@@ -328,6 +328,30 @@ export const configSchema = z
           .max(1000)
           .optional(),
         rules_default: z.enum(['allow', 'deny']).optional(),
+        /**
+         * At most `limit` calls per identity per `window_sec` of the backend tools `tools`
+         * names (advertised names; `ns__*` for a backend's all): exact across a fleet (Redis),
+         * a refused call answered -32000 with `retryAfter`.
+         */
+        quotas: z
+          .array(
+            z
+              .object({
+                name: z
+                  .string()
+                  .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'letters, digits, _ . - (at most 100)'),
+                tools: z.array(z.string().min(1).max(200)).min(1).max(1000),
+                limit: z.number().int().positive().max(1_000_000_000),
+                window_sec: z
+                  .number()
+                  .int()
+                  .positive()
+                  .max(31 * 86_400),
+              })
+              .strict(),
+          )
+          .max(100)
+          .optional(),
         /** Where approved tool definitions are kept (backends with `pin`). */
         pins: z
           .object({ path: z.string().min(1).optional() })

@@ -31,6 +31,7 @@ import type { BackendConfig, GatewayConfig } from './config.js';
 import type { EventLog } from './events.js';
 import { Policy } from './governance/policy.js';
 import { ToolQuarantine } from './governance/quarantine.js';
+import { Quotas } from './governance/quotas.js';
 import { modernGatewayError } from './modern-errors.js';
 import { advertisedName, disambiguate } from './names.js';
 import { clientError, proxyPrompt, proxyResource, proxyTemplate, type Route } from './proxies.js';
@@ -197,6 +198,8 @@ export class Gateway {
   #personal: PersonalLinks | undefined;
   /** The rules on calls (`gateway.rules`), when the config has any at start. */
   readonly #policy: Policy | undefined;
+  /** Calls per identity per window (`gateway.quotas`), when the config has any at start. */
+  readonly quotas: Quotas | undefined;
 
   constructor(config: GatewayConfig, options: GatewayOptions) {
     this.config = config;
@@ -205,6 +208,9 @@ export class Gateway {
     this.#announce = options.announce ?? ((uri) => void this.server.resourceUpdated(uri));
     this.fleet = options.fleet;
     this.#policy = Policy.wanted(config) ? new Policy(config, options.events) : undefined;
+    this.quotas = config.gateway.quotas?.length
+      ? new Quotas(config.gateway.quotas, options.state)
+      : undefined;
     this.quarantine = new ToolQuarantine(
       config.gateway.pins?.path ?? options.pinsPath ?? ':memory:',
       options.events,
@@ -648,9 +654,33 @@ export class Gateway {
       handler: (args, ctx) => {
         const refused = this.#policy?.refusal(name, route, args, ctx.auth);
         if (refused) throw refused;
+        // Counted after the rules: a refused call spends no quota.
+        if (this.quotas) return this.#chargeThenForward(route, name, args, ctx, this.quotas);
         return this.#forwardToolCall(route, name, args, ctx);
       },
     };
+  }
+
+  async #chargeThenForward(
+    route: Route,
+    name: string,
+    args: Record<string, unknown>,
+    ctx: McpContext,
+    quotas: Quotas,
+  ): Promise<CallToolResult> {
+    const over = await quotas.charge(name, ctx.auth);
+    if (over) {
+      this.events.note({
+        event_type: 'quota.exceeded',
+        status: 'failure',
+        source: this.config.gateway.name,
+        backend: route.backend.name,
+        tool: name,
+        data: { ...(over.data as Record<string, unknown>), subject: ctx.auth?.subject ?? null },
+      });
+      throw over;
+    }
+    return this.#forwardToolCall(route, name, args, ctx);
   }
 
   #forwardToolCall(

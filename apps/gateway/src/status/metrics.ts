@@ -47,6 +47,7 @@ interface LogStats {
  * | `mcp_gateway_parked_calls` | gauge | — |
  * | `mcp_gateway_event_log_pending` | gauge | — |
  * | `mcp_gateway_event_log_lag_seconds` | gauge | — |
+ * | `mcp_gateway_quota_refusals_total` | counter | quota (with `gateway.quotas`) |
  */
 export function observeGateway(gateway: Gateway, metrics: McpMetrics): () => void {
   const registers = [metrics.registry];
@@ -85,6 +86,19 @@ export function observeGateway(gateway: Gateway, metrics: McpMetrics): () => voi
       for (const [name, b] of gateway.backends) this.inc({ backend: name }, b.restarts);
     },
   });
+  const quotas = gateway.quotas;
+  if (quotas) {
+    new Counter({
+      name: 'mcp_gateway_quota_refusals_total',
+      help: 'Calls refused because the caller exceeded a quota (gateway.quotas), by quota',
+      labelNames: ['quota'],
+      registers,
+      collect() {
+        this.reset();
+        for (const q of quotas.refusals()) this.inc({ quota: q.name }, q.refused);
+      },
+    });
+  }
   // Per call: plain numbers (LabelledCounter/LabelledHistogram), no label hashing on the hot path.
   const calls = new LabelledCounter({
     name: 'mcp_gateway_backend_calls_total',

@@ -81,6 +81,8 @@ export const gatewayStatus = (gateway: Gateway) =>
           };
         }
       }
+      // The quotas and what the caller has left of each (gateway.quotas).
+      const quotas = gateway.quotas ? await gateway.quotas.status(ctx.auth) : undefined;
       return {
         gateway: {
           name: g.name,
@@ -102,6 +104,7 @@ export const gatewayStatus = (gateway: Gateway) =>
           events: { path: gateway.events.path, ...gateway.events.stats() },
         },
         backends,
+        ...(quotas ? { quotas } : {}),
         // Several instances behind a load balancer (--redis-url): each one alive, by heartbeat.
         ...(gateway.fleet ? { fleet: { instances: await fleetInstances(gateway) } } : {}),
       };

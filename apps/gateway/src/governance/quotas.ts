@@ -1,0 +1,98 @@
+/**
+ * Quotas: at most `limit` calls of some backend tools per identity per window — exact across the
+ * instances of a fleet (one counter per identity in Redis, rate-limiter-flexible's atomic
+ * consume), per process otherwise. A call over the quota is refused before it reaches the
+ * backend with when to retry.
+ */
+import { memoryRateLimiter, type StateStore } from '@mcpkit/fleet';
+import { type AuthInfo, McpErrorCode, RpcError } from '@mcpkit/protocol';
+import type { GatewayConfig } from '../config.js';
+
+/** One quota as the config gives it. */
+export type QuotaConfig = NonNullable<GatewayConfig['gateway']['quotas']>[number];
+
+interface Counter {
+  config: QuotaConfig;
+  limiter: ReturnType<typeof memoryRateLimiter>;
+  /** Calls refused by it since start. */
+  refused: number;
+}
+
+/** Whether `tool` (an advertised name) is one `pattern` names: exact, or `<prefix>*`. */
+function matches(pattern: string, tool: string): boolean {
+  return pattern.endsWith('*') ? tool.startsWith(pattern.slice(0, -1)) : pattern === tool;
+}
+
+/** The quotas in force and their counters. */
+export class Quotas {
+  readonly #counters: Counter[];
+
+  constructor(quotas: readonly QuotaConfig[], state: StateStore | undefined) {
+    this.#counters = quotas.map((config) => {
+      const options = {
+        keyPrefix: `gateway-quota-${config.name}`,
+        points: config.limit,
+        durationSec: config.window_sec,
+      };
+      return {
+        config,
+        limiter: state ? state.rateLimiter(options) : memoryRateLimiter(options),
+        refused: 0,
+      };
+    });
+  }
+
+  /** Whether any quota is configured. */
+  get size(): number {
+    return this.#counters.length;
+  }
+
+  /**
+   * Count a call of `tool` by `auth` against every quota that covers it: the error of the first
+   * quota it exceeds (with `retryAfter`, seconds), else undefined. A caller without an identity
+   * counts as one ('' — everyone over stdio or without tokens shares it).
+   */
+  async charge(tool: string, auth: AuthInfo | undefined): Promise<RpcError | undefined> {
+    const who = auth?.subject ?? '';
+    for (const counter of this.#counters) {
+      if (!counter.config.tools.some((p) => matches(p, tool))) continue;
+      try {
+        await counter.limiter.consume(who, 1);
+      } catch (rejection) {
+        const msBeforeNext = (rejection as { msBeforeNext?: unknown }).msBeforeNext;
+        if (typeof msBeforeNext !== 'number') throw rejection;
+        counter.refused++;
+        const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
+        return new RpcError(
+          McpErrorCode.RateLimited,
+          `Quota '${counter.config.name}' exceeded: ${counter.config.limit} calls per ${counter.config.window_sec} s; retry in ${retryAfter} s`,
+          { quota: counter.config.name, retryAfter },
+        );
+      }
+    }
+    return undefined;
+  }
+
+  /** Each quota, how many calls `auth` has left in its window, and refusals since start. */
+  async status(auth: AuthInfo | undefined): Promise<Record<string, unknown>[]> {
+    const who = auth?.subject ?? '';
+    return Promise.all(
+      this.#counters.map(async (c) => {
+        const used = await c.limiter.get(who).catch(() => null);
+        return {
+          name: c.config.name,
+          tools: c.config.tools,
+          limit: c.config.limit,
+          window_sec: c.config.window_sec,
+          remaining_for_you: Math.max(0, c.config.limit - (used?.consumedPoints ?? 0)),
+          refused_since_start: c.refused,
+        };
+      }),
+    );
+  }
+
+  /** Refusals per quota since start (for /metrics). */
+  refusals(): { name: string; refused: number }[] {
+    return this.#counters.map((c) => ({ name: c.config.name, refused: c.refused }));
+  }
+}
