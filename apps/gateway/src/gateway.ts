@@ -209,7 +209,7 @@ export class Gateway {
     this.fleet = options.fleet;
     this.#policy = Policy.wanted(config) ? new Policy(config, options.events) : undefined;
     this.quotas = config.gateway.quotas?.length
-      ? new Quotas(config.gateway.quotas, options.state)
+      ? new Quotas(config.gateway.quotas, options.state, options.events, config.gateway.name)
       : undefined;
     this.quarantine = new ToolQuarantine(
       config.gateway.pins?.path ?? options.pinsPath ?? ':memory:',
@@ -253,7 +253,8 @@ export class Gateway {
       // mcp-n8n's answer for an unknown tool: -32601 "Tool not found: <name>".
       errors: {
         unknownTool: (name) =>
-          this.#heldBack(name) ?? new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`),
+          this.quarantine.refusal(name, this.backends.values(), config.gateway.tool_names) ??
+          new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`),
         // The legacy-range codes of the gateway and of 2025 backends, for a 2026-07-28 client.
         modernEra: modernGatewayError,
       },
@@ -302,25 +303,6 @@ export class Gateway {
   /** People's own links, when the vault is on. */
   get personal(): PersonalLinks | undefined {
     return this.#personal;
-  }
-
-  /**
-   * The error of a call to a tool held back for a changed definition: said as such (not "not
-   * found"), with what changed, so the person asks an operator rather than retrying.
-   */
-  #heldBack(name: string): RpcError | undefined {
-    const mode = this.config.gateway.tool_names;
-    for (const backend of this.backends.values()) {
-      for (const held of this.quarantine.held(backend.name)) {
-        if (advertisedName(backend.namespace, held.tool, mode) !== name) continue;
-        return new RpcError(
-          ErrorCode.MethodNotFound,
-          `Tool ${name} is quarantined: its definition ${held.reason === 'new' ? 'has not been approved' : `changed since it was approved (${held.fields.join(', ')})`}; an operator approves it with approve_tool`,
-          { backend: backend.name, tool: held.tool, quarantined: true, fields: held.fields },
-        );
-      }
-    }
-    return undefined;
   }
 
   /** Approve the held-back definitions of `backend` (one tool, or all): listed again. */
@@ -668,18 +650,8 @@ export class Gateway {
     ctx: McpContext,
     quotas: Quotas,
   ): Promise<CallToolResult> {
-    const over = await quotas.charge(name, ctx.auth);
-    if (over) {
-      this.events.note({
-        event_type: 'quota.exceeded',
-        status: 'failure',
-        source: this.config.gateway.name,
-        backend: route.backend.name,
-        tool: name,
-        data: { ...(over.data as Record<string, unknown>), subject: ctx.auth?.subject ?? null },
-      });
-      throw over;
-    }
+    const over = await quotas.charge(name, route.backend.name, ctx.auth);
+    if (over) throw over;
     return this.#forwardToolCall(route, name, args, ctx);
   }
 

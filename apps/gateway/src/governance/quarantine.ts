@@ -3,8 +3,11 @@
  * list (see pins.ts), what is held back and why (for gateway_status, a call's error and the
  * event log), and an operator's approval.
  */
+import { ErrorCode, RpcError } from '@mcpkit/protocol';
 import type { Backend } from '../backends/backend.js';
+import type { GatewayConfig } from '../config.js';
 import type { EventLog } from '../events.js';
+import { advertisedName } from '../names.js';
 import { type PinMode, type Quarantined, ToolPins } from './pins.js';
 
 /** Where approved definitions are kept: a file, or memory (for the process's life). */
@@ -69,6 +72,32 @@ export class ToolQuarantine {
   /** The held-back tool of `backend` named `tool`, if it is. */
   find(backend: string, tool: string): Quarantined | undefined {
     return this.#held.get(backend)?.find((q) => q.tool === tool);
+  }
+
+  /**
+   * The error of a call to `name` (an advertised name) when it is a held-back tool: said as
+   * such, not "not found", with what changed — so the person asks an operator, not retries.
+   */
+  refusal(
+    name: string,
+    backends: Iterable<Backend>,
+    mode: GatewayConfig['gateway']['tool_names'],
+  ): RpcError | undefined {
+    for (const backend of backends) {
+      for (const held of this.held(backend.name)) {
+        if (advertisedName(backend.namespace, held.tool, mode) !== name) continue;
+        const what =
+          held.reason === 'new'
+            ? 'has not been approved'
+            : `changed since it was approved (${held.fields.join(', ')})`;
+        return new RpcError(
+          ErrorCode.MethodNotFound,
+          `Tool ${name} is quarantined: its definition ${what}; an operator approves it with approve_tool`,
+          { backend: backend.name, tool: held.tool, quarantined: true, fields: held.fields },
+        );
+      }
+    }
+    return undefined;
   }
 
   /**

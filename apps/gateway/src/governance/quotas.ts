@@ -7,6 +7,7 @@
 import { memoryRateLimiter, type StateStore } from '@mcpkit/fleet';
 import { type AuthInfo, McpErrorCode, RpcError } from '@mcpkit/protocol';
 import type { GatewayConfig } from '../config.js';
+import type { EventLog } from '../events.js';
 
 /** One quota as the config gives it. */
 export type QuotaConfig = NonNullable<GatewayConfig['gateway']['quotas']>[number];
@@ -26,8 +27,17 @@ function matches(pattern: string, tool: string): boolean {
 /** The quotas in force and their counters. */
 export class Quotas {
   readonly #counters: Counter[];
+  readonly #events: EventLog;
+  readonly #source: string;
 
-  constructor(quotas: readonly QuotaConfig[], state: StateStore | undefined) {
+  constructor(
+    quotas: readonly QuotaConfig[],
+    state: StateStore | undefined,
+    events: EventLog,
+    source: string,
+  ) {
+    this.#events = events;
+    this.#source = source;
     this.#counters = quotas.map((config) => {
       const options = {
         keyPrefix: `gateway-quota-${config.name}`,
@@ -48,11 +58,16 @@ export class Quotas {
   }
 
   /**
-   * Count a call of `tool` by `auth` against every quota that covers it: the error of the first
-   * quota it exceeds (with `retryAfter`, seconds), else undefined. A caller without an identity
-   * counts as one ('' — everyone over stdio or without tokens shares it).
+   * Count a call of `tool` (of `backend`) by `auth` against every quota that covers it: the
+   * error of the first quota it exceeds (with `retryAfter`, seconds; a `quota.exceeded` event),
+   * else undefined. A caller without an identity counts as one ('' — everyone over stdio or
+   * without tokens shares it).
    */
-  async charge(tool: string, auth: AuthInfo | undefined): Promise<RpcError | undefined> {
+  async charge(
+    tool: string,
+    backend: string,
+    auth: AuthInfo | undefined,
+  ): Promise<RpcError | undefined> {
     const who = auth?.subject ?? '';
     for (const counter of this.#counters) {
       if (!counter.config.tools.some((p) => matches(p, tool))) continue;
@@ -63,6 +78,14 @@ export class Quotas {
         if (typeof msBeforeNext !== 'number') throw rejection;
         counter.refused++;
         const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
+        this.#events.note({
+          event_type: 'quota.exceeded',
+          status: 'failure',
+          source: this.#source,
+          backend,
+          tool,
+          data: { quota: counter.config.name, retryAfter, subject: auth?.subject ?? null },
+        });
         return new RpcError(
           McpErrorCode.RateLimited,
           `Quota '${counter.config.name}' exceeded: ${counter.config.limit} calls per ${counter.config.window_sec} s; retry in ${retryAfter} s`,
