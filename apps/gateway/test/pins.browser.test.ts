@@ -11,13 +11,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { McpClient, StreamableHttpClientTransport } from '@mcpkit/protocol';
 import {
-  CHROMIUM_PATH,
   chromiumLaunchOptions,
   type HttpProcess,
-  haveChromium,
   killSpawned,
   pngStats,
   removeTempDirs,
+  requireChromium,
   tempDir,
   waitFor,
 } from '@mcpkit/testing';
@@ -38,11 +37,7 @@ describe('a held-back tool on the status page', () => {
   let browser: BrowserContext;
 
   beforeAll(async () => {
-    if (!haveChromium()) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM_PATH} (.ci/run installs it: apt-get install chromium)`,
-      );
-    }
+    requireChromium();
     const dir = tempDir('gateway-quarantine-');
     gateway = await spawnHttpGateway(
       {

@@ -12,14 +12,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CHROMIUM_PATH,
   chromiumLaunchOptions,
   freePort,
   type HttpProcess,
-  haveChromium,
   killSpawned,
   pngStats,
   removeTempDirs,
+  requireChromium,
   tempDir,
 } from '@mcpkit/testing';
 import { type BrowserContext, chromium } from 'playwright-core';
@@ -39,11 +38,7 @@ describe('sign-in and consent pages in headless Chromium', () => {
   let browser: BrowserContext;
 
   beforeAll(async () => {
-    if (!haveChromium()) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM_PATH} (.ci/run installs it: apt-get install chromium)`,
-      );
-    }
+    requireChromium();
     const dir = tempDir('gateway-sign-in-');
     gateway = await spawnHttpGateway(
       {

@@ -14,14 +14,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpClient } from '@mcpkit/protocol';
 import {
-  CHROMIUM_PATH,
   chromiumLaunchOptions,
   type HttpProcess,
-  haveChromium,
   isAlive,
   killSpawned,
   pngStats,
   removeTempDirs,
+  requireChromium,
   tempDir,
 } from '@mcpkit/testing';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -45,11 +44,7 @@ describe('status page in headless Chromium', () => {
   const dir = tempDir('gateway-status-page-');
 
   beforeAll(async () => {
-    if (!haveChromium()) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM_PATH} (.ci/run installs it: apt-get install chromium)`,
-      );
-    }
+    requireChromium();
     expect(existsSync(CLI), 'build the package first (pnpm build)').toBe(true);
     gateway = await spawnHttpGateway(
       {

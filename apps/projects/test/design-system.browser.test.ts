@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type ServedHttp, serveHttp } from '@mcpkit/node';
 import type { McpClient } from '@mcpkit/protocol';
-import { CHROMIUM_PATH, haveChromium, pngStats, removeTempDirs, tempDir } from '@mcpkit/testing';
+import { pngStats, removeTempDirs, requireChromium, tempDir } from '@mcpkit/testing';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HostPage, openHostPage } from '../../system-info/test/host-page.js';
@@ -66,11 +66,7 @@ describe('design-system view in headless Chromium', () => {
   let requests: string[] = [];
 
   beforeAll(async () => {
-    if (!haveChromium()) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM_PATH} (.ci/run installs it: apt-get install chromium)`,
-      );
-    }
+    requireChromium();
     expect(existsSync(VIEW), 'build the package first (pnpm build)').toBe(true);
     ({ store } = await tempStore());
     await seedDemo(store);

@@ -16,12 +16,11 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { McpClient } from '@mcpkit/protocol';
 import {
-  CHROMIUM_PATH,
   type HttpProcess,
-  haveChromium,
   killSpawned,
   pngStats,
   removeTempDirs,
+  requireChromium,
   spawnHttpServer,
   tempDir,
 } from '@mcpkit/testing';
@@ -132,11 +131,7 @@ describe('dashboard view in headless Chromium', () => {
     calls.slice(from).filter((c) => c.name === name).length;
 
   beforeAll(async () => {
-    if (!haveChromium()) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM_PATH} (.ci/run installs it: apt-get install chromium)`,
-      );
-    }
+    requireChromium();
     expect(existsSync(CLI), 'build the package first (pnpm build)').toBe(true);
     server = await spawnHttpServer(process.execPath, [CLI, '--transport', 'http', '--port', '0']);
     client = await server.connect({ capabilities: UI_CAPS });

@@ -9,6 +9,15 @@ export function haveChromium(): boolean {
   return existsSync(CHROMIUM_PATH);
 }
 
+/** Fail a browser test at once, saying where Chromium was looked for, when it is not there. */
+export function requireChromium(): void {
+  if (!haveChromium()) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH} (.ci/run installs it: apt-get install chromium)`,
+    );
+  }
+}
+
 /** What {@link chromiumLaunchOptions} returns: Playwright's persistent-context launch options. */
 export interface ChromiumLaunchOptions {
   /** The Debian `chromium` binary ({@link CHROMIUM_PATH}). */

@@ -28,6 +28,7 @@ export {
   haveChromium,
   type PngStats,
   pngStats,
+  requireChromium,
 } from './browser.js';
 // A person's browser at an authorization server's sign-in and consent forms.
 export { type FormBrowser, formBrowser } from './form-browser.js';
