@@ -5,7 +5,7 @@
  *   --rounds N        rounds per side, stdio and HTTP (default 5; the median is reported)
  *   --count N         requests per stdio round (default 20000)
  *   --duration S      seconds each HTTP server is measured per round (default 5, after a 1 s warm-up)
- *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|attack|observability|fleet|startup|oauth
+ *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|attack|observability|fleet|startup|oauth|rules
  *                     run one group of benchmarks (attack: what stalled or oversized listens make a
  *                     server hold)
  *   --check           exit 1 when a target is missed
@@ -34,6 +34,7 @@ import { size } from './mode.js';
 import { oauthBench } from './oauth-bench.js';
 import { observabilityBench } from './observability-bench.js';
 import { projectsBench } from './projects-bench.js';
+import { rulesBench } from './rules-bench.js';
 import { startupBench } from './startup-bench.js';
 import { pipelinedRun } from './stdio-driver.js';
 import { sysinfoBench } from './sysinfo-bench.js';
@@ -78,6 +79,7 @@ const GROUPS = [
   'fleet',
   'startup',
   'oauth',
+  'rules',
 ];
 if (only !== undefined && !GROUPS.includes(only)) {
   console.error(`--only must be one of ${GROUPS.map((g) => `'${g}'`).join(', ')}; got '${only}'`);
@@ -331,4 +333,5 @@ if (only === undefined || only === 'observability')
 if (only === undefined || only === 'fleet') results.push(await fleetBench());
 if (only === undefined || only === 'startup') results.push(await startupBench(rounds * 3));
 if (only === undefined || only === 'oauth') results.push(await oauthBench(rounds, duration));
+if (only === undefined || only === 'rules') results.push(await rulesBench(rounds, duration));
 if (values.check && results.some((ok) => !ok)) process.exitCode = 1;

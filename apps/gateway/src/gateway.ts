@@ -197,7 +197,7 @@ export class Gateway {
   /** People's own links to backends that need their credential (see {@link usePersonalLinks}). */
   #personal: PersonalLinks | undefined;
   /** The rules on calls (`gateway.rules`), when the config has any at start. */
-  readonly #policy: Policy | undefined;
+  readonly policy: Policy | undefined;
   /** Calls per identity per window (`gateway.quotas`), when the config has any at start. */
   readonly quotas: Quotas | undefined;
 
@@ -207,7 +207,7 @@ export class Gateway {
     this.#logger = options.logger;
     this.#announce = options.announce ?? ((uri) => void this.server.resourceUpdated(uri));
     this.fleet = options.fleet;
-    this.#policy = Policy.wanted(config) ? new Policy(config, options.events) : undefined;
+    this.policy = Policy.wanted(config) ? new Policy(config, options.events) : undefined;
     this.quotas = config.gateway.quotas?.length
       ? new Quotas(config.gateway.quotas, options.state, options.events, config.gateway.name)
       : undefined;
@@ -246,7 +246,7 @@ export class Gateway {
         ? {
             listFilter: (tool: Tool, auth: AuthInfo | undefined) => {
               const route = this.#tools.get(tool.name);
-              return !route || !this.#policy || this.#policy.listable(tool.name, route, auth);
+              return !route || !this.policy || this.policy.listable(tool.name, route, auth);
             },
           }
         : {}),
@@ -368,8 +368,8 @@ export class Gateway {
     if (JSON.stringify(nextRest) !== JSON.stringify(rest)) summary.ignored.push('gateway');
     // The rules are applied (parseConfig compiled them); turning them on or off takes a restart
     // (the lists' filter is chosen at start).
-    if (this.#policy && Policy.wanted(next)) this.#policy.reload(next);
-    else if (Policy.wanted(next) !== Boolean(this.#policy)) summary.ignored.push('gateway.rules');
+    if (this.policy && Policy.wanted(next)) this.policy.reload(next);
+    else if (Policy.wanted(next) !== Boolean(this.policy)) summary.ignored.push('gateway.rules');
     const wanted = new Map(
       Object.entries(next.mcpServers).filter(([, backend]) => backend.enabled !== false),
     );
@@ -393,7 +393,7 @@ export class Gateway {
       gateway: {
         ...this.config.gateway,
         ...(nextTokens ? { tokens: nextTokens } : {}),
-        ...(this.#policy && Policy.wanted(next)
+        ...(this.policy && Policy.wanted(next)
           ? { rules: nextRules, rules_default: nextDefault }
           : {}),
       },
@@ -570,6 +570,8 @@ export class Gateway {
     }
     this.#aliases.clear();
     for (const [k, v] of aliases) this.#aliases.set(k, v);
+    // A tool's facts (its annotations) may have changed: the rules plan their decisions anew.
+    this.policy?.toolsChanged();
     this.server.setCacheHints(listHints(this.backends.values()));
     this.#apply(
       this.#tools,
@@ -634,7 +636,7 @@ export class Gateway {
       raw: true,
       listEntry: { ...route.entry, name },
       handler: (args, ctx) => {
-        const refused = this.#policy?.refusal(name, route, args, ctx.auth);
+        const refused = this.policy?.refusal(name, route, args, ctx.auth);
         if (refused) throw refused;
         // Counted after the rules: a refused call spends no quota.
         if (this.quotas) return this.#chargeThenForward(route, name, args, ctx, this.quotas);

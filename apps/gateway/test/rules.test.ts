@@ -148,6 +148,16 @@ describe('rules elsewhere', () => {
           return (r.content as { text: string }[])[0]?.text ?? '';
         })
         .toContain('"rule":"no-shouting"');
+      // Each rule's decisions are counted (an allow is counted, not an event each).
+      const status = (await alice.callTool('gateway_status', {})).structuredContent as {
+        rules: { rule: string; effect: string; calls: number }[];
+      };
+      expect(status.rules).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ rule: 'engineers', effect: 'allow' }),
+          expect.objectContaining({ rule: 'no-shouting', effect: 'deny' }),
+        ]),
+      );
     } finally {
       await alice.close();
     }

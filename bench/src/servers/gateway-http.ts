@@ -1,7 +1,7 @@
 /**
- * The gateway over HTTP with the `rich` fixture as its backend, for the observability bench:
- * GATEWAY_MODE=off (--metrics off), metrics (the default: /metrics on), or tracing (metrics and
- * OTel traces to BENCH_OTLP, the bench's sink). `mcp-gateway` runs in this process (its CLI
+ * The gateway over HTTP with the `rich` fixture as its backend, for the observability and rules
+ * benches: GATEWAY_MODE=off (--metrics off), metrics (the default: /metrics on), or tracing
+ * (metrics and OTel traces to BENCH_OTLP, the bench's sink); GATEWAY_RULES=<n> for n rules. `mcp-gateway` runs in this process (its CLI
  * imported with the arguments set), so the driver's CPU-per-request figure is the gateway's.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,9 +14,22 @@ const gatewayDist = dirname(fileURLToPath(import.meta.resolve('@mcpkit/gateway')
 const mode = process.env.GATEWAY_MODE ?? 'metrics';
 const dir = mkdtempSync(join(tmpdir(), 'bench-gw-http-'));
 const config = join(dir, 'gateway.json');
+// GATEWAY_RULES=<n>: n CEL rules, as a governed gateway has them (the rules bench): n − 1 deny
+// rules on tools this run never calls, each evaluated per call, and the allow that permits it.
+const ruleCount = Number(process.env.GATEWAY_RULES ?? 0);
+const rules = Array.from({ length: ruleCount }, (_, i) =>
+  i === ruleCount - 1
+    ? { name: 'rich-for-all', effect: 'allow', when: "tool.backend == 'rich'" }
+    : {
+        name: `guard-${i}`,
+        effect: 'deny',
+        when: `tool.name == 'other__tool_${i}' && !('team-${i}' in identity.groups)`,
+      },
+);
 writeFileSync(
   config,
   JSON.stringify({
+    ...(ruleCount > 0 ? { gateway: { rules, rules_default: 'deny' } } : {}),
     mcpServers: {
       rich: { command: process.execPath, args: [join(gatewayDist, 'fixtures', 'rich.js')] },
     },

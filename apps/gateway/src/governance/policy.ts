@@ -1,7 +1,8 @@
 /**
  * The gateway's rules at work (see rules.ts): the facts of a call — who, which tool of which
- * backend, with what arguments — a call refused with the rule that refused it, a list showing
- * only what its caller could call, and every decision by a rule in the event log.
+ * backend, with what arguments — a call refused with the rule that refused it (a
+ * `policy.denied` event), a list showing only what its caller could call, and the calls each
+ * rule decided, counted (gateway_status, /metrics).
  */
 import { type AuthInfo, RpcError } from '@mcpkit/protocol';
 import type { GatewayConfig } from '../config.js';
@@ -12,8 +13,28 @@ import { type CallFacts, type Decision, RuleSet } from './rules.js';
 /** The JSON-RPC code of a refused call: the one a missing scope gets (the protocol's default). */
 const REFUSED = -32600;
 
+/** The identity of a caller without one (stdio, no tokens). */
+const NOBODY: CallFacts['identity'] = Object.freeze({
+  subject: '',
+  scopes: [],
+  groups: [],
+  claims: {},
+}) as CallFacts['identity'];
+/** Each AuthInfo's facts, made once (a token's AuthInfo is reused by its cache). */
+const identities = new WeakMap<AuthInfo, CallFacts['identity']>();
+
 /** The identity facts of `auth`: its subject, scopes, groups (a `groups` claim) and claims. */
 function identityOf(auth: AuthInfo | undefined): CallFacts['identity'] {
+  if (!auth) return NOBODY;
+  let identity = identities.get(auth);
+  if (!identity) {
+    identity = makeIdentity(auth);
+    identities.set(auth, identity);
+  }
+  return identity;
+}
+
+function makeIdentity(auth: AuthInfo): CallFacts['identity'] {
   const claims =
     ((auth?.data as { claims?: Record<string, unknown> } | undefined)?.claims as
       | Record<string, unknown>
@@ -21,17 +42,15 @@ function identityOf(auth: AuthInfo | undefined): CallFacts['identity'] {
   const groups = Array.isArray(claims.groups)
     ? claims.groups.filter((g): g is string => typeof g === 'string')
     : [];
-  return {
-    subject: auth?.subject ?? '',
-    scopes: auth ? [...auth.scopes] : [],
-    groups,
-    claims,
-  };
+  return { subject: auth.subject, scopes: [...auth.scopes], groups, claims };
 }
 
 /** The rules in force, replaced as a whole when the config changes. */
 export class Policy {
   #rules: RuleSet;
+  /** Calls each rule allowed since start (refusals are events, and counted too). */
+  readonly #allowed = new Map<string, number>();
+  readonly #denied = new Map<string, number>();
   readonly #events: EventLog;
   readonly #source: string;
 
@@ -53,6 +72,8 @@ export class Policy {
   /** Take `config`'s rules (already validated: parseConfig compiled them). */
   reload(config: GatewayConfig): void {
     this.#rules = Policy.#compile(config);
+    this.#allowed.clear();
+    this.#denied.clear();
   }
 
   /** Whether the tool `name` (routed to `route`) is listed to `auth`. */
@@ -60,10 +81,7 @@ export class Policy {
     return this.#rules.listable(this.#facts(name, route, auth)).allowed;
   }
 
-  /**
-   * The error of a call the rules refuse (recorded as `policy.denied`), else undefined — an
-   * explicit allow recorded as `policy.allowed`.
-   */
+  /** The error of a call the rules refuse (recorded as `policy.denied`), else undefined. */
   refusal(
     name: string,
     route: Route & { entry?: Record<string, unknown> },
@@ -72,8 +90,13 @@ export class Policy {
   ): RpcError | undefined {
     const facts = { ...this.#facts(name, route, auth), args };
     const decision = this.#rules.decide(facts);
-    if (decision.rule !== null || !decision.allowed) this.#record(name, route, facts, decision);
-    if (decision.allowed) return undefined;
+    if (decision.allowed) {
+      // Counted, not an event each: a rule that allows runs on every call (see `decisions`).
+      if (decision.rule !== null)
+        this.#allowed.set(decision.rule, (this.#allowed.get(decision.rule) ?? 0) + 1);
+      return undefined;
+    }
+    this.#record(name, route, facts, decision);
     return new RpcError(
       REFUSED,
       decision.rule
@@ -87,31 +110,57 @@ export class Policy {
     name: string,
     route: Route & { entry?: Record<string, unknown> },
     auth: AuthInfo | undefined,
-  ) {
-    const annotations = route.entry?.annotations;
-    return {
-      identity: identityOf(auth),
-      server: '',
-      tool: {
-        name,
-        backend: route.backend.name,
-        original: route.original,
-        annotations:
-          annotations && typeof annotations === 'object'
-            ? (annotations as Record<string, unknown>)
-            : {},
-      },
-    };
+  ): Omit<CallFacts, 'args'> {
+    return { identity: identityOf(auth), server: '', tool: toolOf(name, route) };
+  }
+
+  /** Calls each rule decided since start (`default` for the default), by effect. */
+  decisions(): { rule: string; effect: 'allow' | 'deny'; calls: number }[] {
+    return [
+      ...[...this.#allowed].map(([rule, calls]) => ({ rule, effect: 'allow' as const, calls })),
+      ...[...this.#denied].map(([rule, calls]) => ({ rule, effect: 'deny' as const, calls })),
+    ];
+  }
+
+  /** The tools' annotations may have changed (a backend's list): decisions are planned again. */
+  toolsChanged(): void {
+    this.#rules.toolsChanged();
   }
 
   #record(name: string, route: Route, facts: CallFacts, decision: Decision): void {
+    const rule = decision.rule ?? 'default';
+    this.#denied.set(rule, (this.#denied.get(rule) ?? 0) + 1);
     this.#events.note({
-      event_type: decision.allowed ? 'policy.allowed' : 'policy.denied',
-      status: decision.allowed ? 'success' : 'failure',
+      event_type: 'policy.denied',
+      status: 'failure',
       source: this.#source,
       backend: route.backend.name,
       tool: name,
       data: { rule: decision.rule, subject: facts.identity.subject || null },
     });
   }
+}
+
+/** Each route's tool facts, made once (a route is remade when its backend's list changes). */
+const tools = new WeakMap<Route, CallFacts['tool']>();
+
+function toolOf(
+  name: string,
+  route: Route & { entry?: Record<string, unknown> },
+): CallFacts['tool'] {
+  let tool = tools.get(route);
+  if (tool?.name !== name) {
+    const annotations = route.entry?.annotations;
+    tool = {
+      name,
+      backend: route.backend.name,
+      original: route.original,
+      annotations:
+        annotations && typeof annotations === 'object'
+          ? (annotations as Record<string, unknown>)
+          : {},
+    };
+    tools.set(route, tool);
+  }
+  return tool;
 }

@@ -51,6 +51,8 @@ export interface Decision {
 interface Compiled {
   name: string;
   deny: boolean;
+  /** Its position in the config. */
+  index: number;
   /** Reads `args`: undecidable before the call. */
   readsArgs: boolean;
   test: (facts: Record<string, unknown>) => unknown;
@@ -73,10 +75,25 @@ const UNKNOWN_ARGS = /Unknown variable: args\b/;
 /** String literals removed, so that `'args'` in a string is not a reference to `args`. */
 const withoutStrings = (expr: string) => expr.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
 
+/**
+ * What the rules come to for one tool on one server, before the caller and the arguments are
+ * known: the rules that always match it, and those that depend on the call (a rule that never
+ * matches this tool is not there — most rules name a tool or a backend, and CEL's `&&` decides
+ * `tool.name == 'x' && …` for every other tool without the rest).
+ */
+interface Plan {
+  rules: { rule: Compiled; always: boolean }[];
+}
+
+/** Servers planned for before the plans are cleared (virtual servers: a handful). */
+const MAX_SERVERS = 1000;
+
 /** The compiled rules of a config, and their decisions. */
 export class RuleSet {
   readonly #rules: readonly Compiled[];
   readonly #defaultAllow: boolean;
+  /** Plans by server, then by the tool's facts (the same object for a tool until its list changes). */
+  readonly #plans = new Map<string, WeakMap<CallFacts['tool'], Plan>>();
 
   private constructor(rules: Compiled[], defaultAllow: boolean) {
     this.#rules = rules;
@@ -101,6 +118,7 @@ export class RuleSet {
       return {
         name: rule.name,
         deny: rule.effect === 'deny',
+        index,
         readsArgs: /\bargs\b/.test(withoutStrings(rule.when)),
         test,
       };
@@ -123,29 +141,64 @@ export class RuleSet {
     return this.#decide(facts, true);
   }
 
+  /** Forget the plans (a tool's annotations changed with its backend's list). */
+  toolsChanged(): void {
+    this.#plans.clear();
+  }
+
+  /** The plan for `facts`' tool on its server, made once. */
+  #plan(facts: CallFacts): Plan {
+    const { tool, server } = facts;
+    let byTool = this.#plans.get(server);
+    if (!byTool) {
+      if (this.#plans.size >= MAX_SERVERS) this.#plans.clear();
+      byTool = new WeakMap();
+      this.#plans.set(server, byTool);
+    }
+    let plan = byTool.get(tool);
+    if (plan) return plan;
+    // Only what is known before the call: a rule that needs more throws, and is kept.
+    const known = { tool, server };
+    plan = { rules: [] };
+    for (const rule of this.#rules) {
+      let outcome: unknown;
+      try {
+        outcome = rule.test(known);
+      } catch {
+        plan.rules.push({ rule, always: false });
+        continue;
+      }
+      if (outcome === true) plan.rules.push({ rule, always: true });
+    }
+    byTool.set(tool, plan);
+    return plan;
+  }
+
   #decide(facts: CallFacts, listing: boolean): Decision {
     let allowedBy: string | null = null;
     const input = facts as unknown as Record<string, unknown>;
-    for (const rule of this.#rules) {
-      let matched: boolean;
-      try {
-        matched = rule.test(input) === true;
-      } catch (err) {
-        if (listing && rule.readsArgs && UNKNOWN_ARGS.test((err as Error).message)) {
-          // Decided by the arguments, which a list has not got: a deny may not refuse every
-          // call, an allow may permit some. (CEL's && and || decide without `args` when the
-          // rest does: `tool.name == 'x' && args.n > 1` is false for another tool.)
-          matched = !rule.deny;
-        } else {
-          // Fails closed: a deny that cannot be evaluated refuses; an allow does not permit.
-          matched = rule.deny;
-        }
-      }
-      if (!matched) continue;
+    for (const { rule, always } of this.#plan(facts).rules) {
+      if (!always && !matches(rule, input, listing)) continue;
       if (rule.deny) return { allowed: false, rule: rule.name };
       allowedBy ??= rule.name;
     }
     if (allowedBy !== null) return { allowed: true, rule: allowedBy };
     return { allowed: this.#defaultAllow, rule: null };
+  }
+}
+
+/** Whether `rule` matches the call `input` (or, `listing`, could match some call). */
+function matches(rule: Compiled, input: Record<string, unknown>, listing: boolean): boolean {
+  try {
+    return rule.test(input) === true;
+  } catch (err) {
+    if (listing && rule.readsArgs && UNKNOWN_ARGS.test((err as Error).message)) {
+      // Decided by the arguments, which a list has not got: a deny may not refuse every call,
+      // an allow may permit some. (CEL's && and || decide without `args` when the rest does:
+      // `tool.name == 'x' && args.n > 1` is false for another tool.)
+      return !rule.deny;
+    }
+    // Fails closed: a deny that cannot be evaluated refuses; an allow does not permit.
+    return rule.deny;
   }
 }

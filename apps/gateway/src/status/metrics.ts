@@ -48,6 +48,7 @@ interface LogStats {
  * | `mcp_gateway_event_log_pending` | gauge | — |
  * | `mcp_gateway_event_log_lag_seconds` | gauge | — |
  * | `mcp_gateway_quota_refusals_total` | counter | quota (with `gateway.quotas`) |
+ * | `mcp_gateway_rule_decisions_total` | counter | rule, effect (with `gateway.rules`) |
  */
 export function observeGateway(gateway: Gateway, metrics: McpMetrics): () => void {
   const registers = [metrics.registry];
@@ -86,6 +87,19 @@ export function observeGateway(gateway: Gateway, metrics: McpMetrics): () => voi
       for (const [name, b] of gateway.backends) this.inc({ backend: name }, b.restarts);
     },
   });
+  const policy = gateway.policy;
+  if (policy) {
+    new Counter({
+      name: 'mcp_gateway_rule_decisions_total',
+      help: 'Tool calls a rule of gateway.rules decided (default: none matched), by effect',
+      labelNames: ['rule', 'effect'],
+      registers,
+      collect() {
+        this.reset();
+        for (const d of policy.decisions()) this.inc({ rule: d.rule, effect: d.effect }, d.calls);
+      },
+    });
+  }
   const quotas = gateway.quotas;
   if (quotas) {
     new Counter({

@@ -105,6 +105,8 @@ export const gatewayStatus = (gateway: Gateway) =>
         },
         backends,
         ...(quotas ? { quotas } : {}),
+        // The calls each rule decided since start (gateway.rules).
+        ...(gateway.policy ? { rules: gateway.policy.decisions() } : {}),
         // Several instances behind a load balancer (--redis-url): each one alive, by heartbeat.
         ...(gateway.fleet ? { fleet: { instances: await fleetInstances(gateway) } } : {}),
       };
