@@ -1,0 +1,91 @@
+/**
+ * The README's governance and team examples, as copied: each JSON block of "Rules", "Quotas"
+ * and "Each person's own credentials" is a config the gateway takes, and the Rules example
+ * decides as its prose says.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config.js';
+import { RuleSet } from '../src/governance/rules.js';
+import { GATEWAY_DIR } from './helpers.js';
+
+const README = readFileSync(`${GATEWAY_DIR}/README.md`, 'utf8');
+
+/** The JSON blocks of the section headed `heading` (up to the next heading of its level or above). */
+function blocksOf(heading: string): unknown[] {
+  const start = README.indexOf(`${heading}\n`);
+  expect(start, heading).toBeGreaterThanOrEqual(0);
+  const level = heading.split(' ')[0] as string;
+  const rest = README.slice(start + heading.length);
+  const end = rest.search(new RegExp(`\\n#{1,${level.length}} `));
+  const section = end === -1 ? rest : rest.slice(0, end);
+  return [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1] as string));
+}
+
+const ENV = { TICKETS_LISTING_KEY: 'x', LINEAR_LISTING_TOKEN: 'y' };
+// A user list the examples elide with "…": one real entry in its place.
+const USER = {
+  username: 'alice',
+  password_hash: `scrypt$16384$8$1$${'A'.repeat(22)}$${'B'.repeat(43)}`,
+};
+const withUsers = (config: unknown) =>
+  JSON.parse(
+    JSON.stringify(config).replaceAll('"users":["…"]', `"users":[${JSON.stringify(USER)}]`),
+  );
+
+describe('README examples', () => {
+  it('Rules: the config is taken, and decides as the text says', () => {
+    const [example] = blocksOf('## Rules');
+    const config = parseConfig(example, ENV);
+    const rules = RuleSet.compile(config.gateway.rules ?? [], config.gateway.rules_default);
+    const who = (groups: string[], claims: Record<string, unknown> = {}) => ({
+      subject: 's',
+      scopes: [],
+      groups,
+      claims,
+    });
+    const tool = (name: string) => ({
+      name,
+      backend: name.split('__')[0] as string,
+      original: name.split('__')[1] as string,
+      annotations: {},
+    });
+    const decide = (identity: ReturnType<typeof who>, name: string, args = {}) =>
+      rules.decide({ identity, server: '', tool: tool(name), args });
+    expect(decide(who(['eng']), 'shell__run', { command: 'rm -rf /' })).toEqual({
+      allowed: false,
+      rule: 'no-rm-rf',
+    });
+    expect(decide(who(['eng']), 'shell__run', { command: 'ls' }).allowed).toBe(true);
+    expect(decide(who(['eng']), 'ledger__balance')).toEqual({
+      allowed: false,
+      rule: 'finance-only',
+    });
+    expect(decide(who(['eng'], { dept: 'finance' }), 'ledger__balance').allowed).toBe(true);
+    expect(decide(who([]), 'docs__search')).toEqual({ allowed: true, rule: 'docs-for-all' });
+    expect(decide(who([]), 'shell__run', { command: 'ls' })).toEqual({
+      allowed: false,
+      rule: null,
+    });
+    // A call the rule cannot read (no command) fails closed.
+    expect(decide(who(['eng']), 'shell__run')).toEqual({ allowed: false, rule: 'no-rm-rf' });
+  });
+
+  it('Quotas: the config is taken', () => {
+    const [example] = blocksOf('## Quotas');
+    expect(parseConfig(example, ENV).gateway.quotas?.map((q) => q.name)).toEqual([
+      'search-budget',
+      'github-all',
+    ]);
+  });
+
+  it("Each person's own credentials: the config is taken, every backend personal", () => {
+    const [example] = blocksOf("### Each person's own credentials to a backend");
+    const config = parseConfig(withUsers(example), ENV);
+    expect(Object.values(config.mcpServers).map((b) => b.credential?.type)).toEqual([
+      'header',
+      'oauth',
+      'env',
+    ]);
+  });
+});
