@@ -188,12 +188,21 @@ function quarantineOf(b) {
         el('ins', { text: q.offered_description ?? '(none)' }),
       );
     }
+    const approve = el('button', {
+      type: 'button',
+      class: 'approve',
+      'data-approve-backend': b.name,
+      'data-approve-tool': q.tool,
+      'aria-label': `Approve ${q.tool} of ${b.name} as it is now`,
+      text: 'Approve',
+    });
+    item.append(approve);
     box.append(item);
   }
   box.append(
     el('p', {
       class: 'hint',
-      text: `Approve with the approve_tool tool: {"backend": "${b.name}", "tool": "${b.quarantined[0].tool}"}`,
+      text: 'Approve only after reading what it now says: its description goes to every model that lists it.',
     }),
   );
   return box;
@@ -366,6 +375,24 @@ function connect() {
   });
 }
 
+/** Approve a held-back tool as it is now; the answer goes to the note under the list. */
+async function approveTool(backend, tool) {
+  const note = $('backends-note');
+  try {
+    const res = await fetch(
+      `/status/api/backends/${encodeURIComponent(backend)}/tools/${encodeURIComponent(tool)}/approve`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+    );
+    const body = await res.json().catch(() => ({}));
+    if (res.status === 401) return location.assign('/status/login');
+    note.textContent = res.ok
+      ? `${backend}: ${tool} approved`
+      : `${tool} not approved: ${body.error || res.status}`;
+  } catch (err) {
+    note.textContent = `${tool} not approved: ${err}`;
+  }
+}
+
 /** Ask the gateway to start a backend again; the answer goes to the note under the list. */
 async function restartBackend(name) {
   const note = $('backends-note');
@@ -392,6 +419,13 @@ async function restartBackend(name) {
 document.addEventListener('DOMContentLoaded', () => {
   // One listener for every button: the list is redrawn each second.
   $('backends').addEventListener('click', (ev) => {
+    const approve = ev.target.closest('button[data-approve-tool]');
+    if (approve && !approve.disabled) {
+      approve.disabled = true;
+      approve.textContent = 'Approving…';
+      approveTool(approve.dataset.approveBackend, approve.dataset.approveTool);
+      return;
+    }
     const button = ev.target.closest('button[data-restart]');
     if (!button || button.disabled) return;
     button.disabled = true;

@@ -5,7 +5,7 @@
  * The status page's warning for a held-back tool, in headless Chromium: the backend's card says
  * which tool and what changed, with the approved and the offered description — the offered one
  * shown as text, never as markup (it is the backend's, maybe hostile) — and it goes once an
- * operator approves. The screenshot the README shows (docs/quarantine.png, UPDATE_SCREENSHOTS=1).
+ * operator approves it with its Approve button. The screenshot the README shows (docs/quarantine.png, UPDATE_SCREENSHOTS=1).
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,8 +97,12 @@ describe('a held-back tool on the status page', () => {
     const png = await page.screenshot({ path: SHOT });
     expect(pngStats(png).distinct).toBeGreaterThan(20);
 
-    await client.callTool('approve_tool', { backend: 'files', tool: 'read_file' });
+    // The operator approves it on the page (its Approve button, as approve_tool does).
+    await warning.getByRole('button', { name: 'Approve read_file of files as it is now' }).click();
     await waitFor('the warning to go', async () => (await warning.count()) === 0, 10_000, 50);
+    expect(await page.locator('#backends-note').textContent()).toBe('files: read_file approved');
+    const listed = (await client.listTools()).map((t) => t.name);
+    expect(listed).toContain('files__read_file');
     expect(dialogs).toEqual([]);
   });
 });

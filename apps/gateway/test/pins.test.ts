@@ -153,6 +153,25 @@ describe('a backend in block mode', () => {
   });
 });
 
+describe("the status page's approve endpoint", () => {
+  it('refuses what is not an approval: GET, a form, an unknown backend, a tool not held back', async () => {
+    const url = (backend: string, tool: string) =>
+      `${gw.url}/status/api/backends/${encodeURIComponent(backend)}/tools/${encodeURIComponent(tool)}/approve`;
+    const post = (u: string, type = 'application/json') =>
+      fetch(u, { method: 'POST', headers: { 'content-type': type }, body: '{}' });
+    expect((await fetch(url('held', 'greet'))).status).toBe(405);
+    expect((await post(url('held', 'greet'), 'application/x-www-form-urlencoded')).status).toBe(
+      415,
+    );
+    const unknown = await post(url('nope', 'greet'));
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: 'no enabled backend of that name' });
+    const notHeld = await post(url('held', 'add_tool'));
+    expect(notHeld.status).toBe(409);
+    expect(await notHeld.json()).toEqual({ error: 'that tool is not held back' });
+  });
+});
+
 describe('a backend in warn mode', () => {
   it('lists a changed tool and records what changed', async () => {
     const { client } = await connect();

@@ -73,7 +73,8 @@ const SECURITY_HEADERS = {
  * browser (a request that accepts HTML; other clients of `/` are left to MCP) and `/status/…`:
  * `app.js`, `app.css`, `api/state`, `api/events`, `stream` (SSE), `login`, `logout` (POST), and
  * `POST api/backends/<name>/restart` (an operator's restart: `gateway:admin` where tokens have
- * scopes, as `restart_backend`).
+ * scopes, as `restart_backend`), `POST api/backends/<name>/tools/<tool>/approve` (a held-back
+ * tool approved, as `approve_tool`).
  * `api/events` takes the filters of `get_events` as query parameters: `event_type`, `status`,
  * `instance`, `since` and `limit`.
  */
@@ -138,15 +139,18 @@ export function statusPage(
   }
 
   /**
-   * An operator's restart of one backend. A POST with a JSON body only: a cross-site form cannot
-   * send one (the session cookie is SameSite=Strict as well). A token with scopes needs
-   * `gateway:admin`, as the `restart_backend` tool does; one without (`--token`) may.
+   * An operator's action on one backend (restart it, approve its held-back tools). A POST with a
+   * JSON body only: a cross-site form cannot send one (the session cookie is SameSite=Strict as
+   * well). A token with scopes needs `gateway:admin`, as the `restart_backend` and `approve_tool`
+   * tools do; one without (`--token`) may. `act` gets the decoded names and the caller.
    */
-  async function restart(
+  async function operatorAction(
     req: IncomingMessage,
     res: ServerResponse,
     auth: PageAuth,
-    encoded: string,
+    what: string,
+    encoded: readonly string[],
+    act: (names: string[], by: string) => Promise<[number, unknown]>,
   ): Promise<void> {
     if (req.method !== 'POST') {
       send(res, 405, 'text/plain; charset=utf-8', 'POST only\n', { Allow: 'POST' });
@@ -155,31 +159,49 @@ export function statusPage(
     const who = await caller(req, auth);
     if (refused(res, who)) return;
     if (typeof who === 'object' && !who.allScopes && !who.scopes.has(ADMIN_SCOPE)) {
-      sendJson(res, 403, { error: `restarting a backend needs the ${ADMIN_SCOPE} scope` });
+      sendJson(res, 403, { error: `${what} needs the ${ADMIN_SCOPE} scope` });
       return;
     }
     if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) {
-      sendJson(res, 415, { error: 'send the restart as application/json' });
+      sendJson(res, 415, { error: 'send it as application/json' });
       return;
     }
     if ((await readSmall(req, MAX_FORM_BYTES)) === undefined) {
       sendJson(res, 413, { error: `the body is at most ${MAX_FORM_BYTES} bytes` });
       return;
     }
-    let name: string;
+    let names: string[];
     try {
-      name = decodeURIComponent(encoded);
+      names = encoded.map((e) => decodeURIComponent(e));
     } catch {
-      sendJson(res, 400, { error: 'the backend name is not valid percent-encoding' });
+      sendJson(res, 400, { error: 'a name is not valid percent-encoding' });
       return;
     }
-    const outcome = await gateway.restartBackend(name);
-    if (outcome === undefined) {
-      sendJson(res, 404, { error: 'no enabled backend of that name' });
-      return;
-    }
-    sendJson(res, 200, outcome);
+    const [status, body] = await act(names, typeof who === 'object' ? who.subject : 'operator');
+    sendJson(res, status, body);
   }
+
+  const restart = (req: IncomingMessage, res: ServerResponse, auth: PageAuth, name: string) =>
+    operatorAction(req, res, auth, 'restarting a backend', [name], async ([backend]) => {
+      const outcome = await gateway.restartBackend(backend as string);
+      return outcome === undefined
+        ? [404, { error: 'no enabled backend of that name' }]
+        : [200, outcome];
+    });
+
+  const approve = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    auth: PageAuth,
+    name: string,
+    tool: string,
+  ) =>
+    operatorAction(req, res, auth, 'approving a tool', [name, tool], async ([backend, t], by) => {
+      const approved = gateway.approveTools(backend as string, `${by} (status page)`, t);
+      if (approved === undefined) return [404, { error: 'no enabled backend of that name' }];
+      if (approved.length === 0) return [409, { error: 'that tool is not held back' }];
+      return [200, { approved }];
+    });
 
   async function login(req: IncomingMessage, res: ServerResponse, auth: PageAuth): Promise<void> {
     if (req.method === 'GET' || req.method === 'HEAD') {
@@ -405,6 +427,8 @@ export function statusPage(
         return send(res, 200, 'text/javascript; charset=utf-8', files.js, CACHE);
       const restartOf = RESTART_PATH.exec(path);
       if (restartOf) return restart(req, res, auth, restartOf[1] as string);
+      const approveOf = APPROVE_PATH.exec(path);
+      if (approveOf) return approve(req, res, auth, approveOf[1] as string, approveOf[2] as string);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         send(res, 405, 'text/plain; charset=utf-8', 'GET only\n', { Allow: 'GET, HEAD' });
         return;
@@ -435,6 +459,8 @@ export function statusPage(
 const CACHE = { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
 /** `/status/api/backends/<name, percent-encoded>/restart`. */
 const RESTART_PATH = /^\/status\/api\/backends\/([^/]{1,600})\/restart$/;
+/** `/status/api/backends/<name>/tools/<tool>/approve` (both percent-encoded). */
+const APPROVE_PATH = /^\/status\/api\/backends\/([^/]{1,600})\/tools\/([^/]{1,600})\/approve$/;
 
 function send(
   res: ServerResponse,
