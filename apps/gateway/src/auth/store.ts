@@ -4,9 +4,8 @@
  * SQLite file by default; every instance of a fleet must share one store, or a token signed by
  * one instance is unknown to the next.
  */
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { ensurePrivateFile } from '../private-file.js';
 import type { SealedRow, VaultRows } from '../vault/vault.js';
 
 /** One oidc-provider model's rows (oidc-provider's Adapter contract). */
@@ -128,15 +127,7 @@ interface Row {
  * token grants are rare next to MCP calls, and each statement is an indexed point query.
  */
 export function openSqliteAuthStore(path: string): AuthStore {
-  if (path !== ':memory:') {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    // Empty and 0600 before SQLite opens it (it would make it 0644; its -wal/-shm take this mode).
-    try {
-      closeSync(openSync(path, 'wx', 0o600));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  }
+  ensurePrivateFile(path);
   const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL');

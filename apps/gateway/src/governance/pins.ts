@@ -8,9 +8,8 @@
  * follows the mode: `warn` pins it as it comes, `block` quarantines it like a change.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { ensurePrivateFile } from '../private-file.js';
 
 /** How a backend's tool definitions are held to what was approved. */
 export type PinMode = 'off' | 'warn' | 'block';
@@ -98,14 +97,7 @@ export class ToolPins {
   readonly #told = new Set<string>();
 
   constructor(path: string) {
-    if (path !== ':memory:') {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      try {
-        closeSync(openSync(path, 'wx', 0o600));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-    }
+    ensurePrivateFile(path);
     this.#db = new Database(path);
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('busy_timeout = 5000');
