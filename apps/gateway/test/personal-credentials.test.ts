@@ -23,7 +23,7 @@ import {
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/auth/users.js';
-import { newVaultKey } from '../src/vault/keys.js';
+import { newVaultKey, VaultKeys } from '../src/vault/keys.js';
 import { CLI, connectSignedIn, fixture, spawnHttpGateway } from './helpers.js';
 
 const PASSWORDS = {
@@ -350,6 +350,21 @@ describe('the connect page refuses what it must', () => {
 });
 
 describe('the vault key', () => {
+  it('mcp-gateway vault-key prints a new key the gateway takes; an unknown command is refused', async () => {
+    const made = await runProcess(process.execPath, [CLI, 'vault-key']);
+    expect(made.code).toBe(0);
+    const key = made.stdout.trim();
+    expect(Buffer.from(key, 'base64')).toHaveLength(32);
+    expect(VaultKeys.load({}, { MCP_GATEWAY_VAULT_KEY: key }).currentId).toMatch(/^[0-9a-f]{16}$/);
+    // Each run a different key.
+    expect((await runProcess(process.execPath, [CLI, 'vault-key'])).stdout.trim()).not.toBe(key);
+    const unknown = await runProcess(process.execPath, [CLI, 'vault-keys']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
+      "mcp-gateway: unknown command 'vault-keys' (commands: hash-password, vault-key)",
+    );
+  });
+
   it('a gateway whose backends take personal credentials does not start without one', async () => {
     const config = join(tempDir('gw-nokey-'), 'gateway.json');
     writeFileSync(

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { McpClient, StreamableHttpClientTransport } from '@mcpkit/protocol';
+import type { McpClient } from '@mcpkit/protocol';
 import {
   chromiumLaunchOptions,
   type HttpProcess,
@@ -46,9 +46,7 @@ describe('a held-back tool on the status page', () => {
       },
       { dir },
     );
-    client = await McpClient.connect(
-      new StreamableHttpClientTransport({ url: `${gateway.url}/mcp` }),
-    );
+    client = await gateway.connect();
     browser = await chromium.launchPersistentContext(
       tempDir('gateway-quarantine-chromium-'),
       chromiumLaunchOptions({ width: 1280, height: 800 }),

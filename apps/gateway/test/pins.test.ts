@@ -6,7 +6,7 @@
  * In `warn` mode the tool stays and the event log says what changed.
  */
 import { join } from 'node:path';
-import { McpClient, RpcError, StreamableHttpClientTransport } from '@mcpkit/protocol';
+import { type McpClient, RpcError } from '@mcpkit/protocol';
 import {
   freePort,
   type HttpProcess,
@@ -45,10 +45,7 @@ afterAll(async () => {
 });
 
 async function connect() {
-  const client = await McpClient.connect(
-    new StreamableHttpClientTransport({ url: `${gw.url}/mcp` }),
-    { listChanged: true },
-  );
+  const client = await gw.connect({ listChanged: true });
   clients.push(client);
   let changes = 0;
   client.on('notifications/tools/list_changed', () => changes++);

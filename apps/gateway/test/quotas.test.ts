@@ -4,7 +4,7 @@
  * what is left shown by gateway_status, refusals counted in /metrics and the event log. (Exact
  * across a fleet: e2e/test/gateway-team-fleet.test.ts.)
  */
-import { McpClient, RpcError, StreamableHttpClientTransport } from '@mcpkit/protocol';
+import { RpcError } from '@mcpkit/protocol';
 import { type HttpProcess, killSpawned, removeTempDirs } from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backend, spawnHttpGateway } from './helpers.js';
@@ -34,13 +34,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const connect = (token: string) =>
-  McpClient.connect(
-    new StreamableHttpClientTransport({
-      url: `${gw.url}/mcp`,
-      headers: { Authorization: `Bearer ${token}` },
-    }),
-  );
+const connect = (token: string) => gw.connect({ headers: { Authorization: `Bearer ${token}` } });
 
 describe('quotas', () => {
   it('lets N calls per identity through, refuses the rest with retryAfter, counts each person apart', async () => {

@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { McpClient, RpcError, StreamableHttpClientTransport } from '@mcpkit/protocol';
+import { type McpClient, RpcError } from '@mcpkit/protocol';
 import {
   type HttpProcess,
   killSpawned,
@@ -73,13 +73,7 @@ afterAll(async () => {
 });
 
 const connect = (token: string, protocol: 'legacy' | 'auto') =>
-  McpClient.connect(
-    new StreamableHttpClientTransport({
-      url: `${gw.url}/mcp`,
-      headers: { Authorization: `Bearer ${token}` },
-    }),
-    { protocol },
-  );
+  gw.connect({ headers: { Authorization: `Bearer ${token}` }, protocol });
 const backendTools = async (client: McpClient) =>
   (await client.listTools())
     .map((t) => t.name)
