@@ -418,7 +418,7 @@ export const configSchema = z
     try {
       RuleSet.compile(rules);
     } catch (err) {
-      if (!(err instanceof RuleError)) throw err;
+      if (!RuleError.is(err)) throw err;
       ctx.addIssue({
         code: 'custom',
         message: err.message,

@@ -52,11 +52,6 @@ export class Quotas {
     });
   }
 
-  /** Whether any quota is configured. */
-  get size(): number {
-    return this.#counters.length;
-  }
-
   /**
    * Count a call of `tool` (of `backend`) by `auth` against every quota that covers it: the
    * error of the first quota it exceeds (with `retryAfter`, seconds; a `quota.exceeded` event),

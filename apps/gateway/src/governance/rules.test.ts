@@ -457,7 +457,7 @@ describe('compiling rules', () => {
       try {
         RuleSet.compile(rules);
       } catch (err) {
-        return err instanceof RuleError ? `${err.index}: ${err.message}` : String(err);
+        return RuleError.is(err) ? `${err.index}: ${err.message}` : String(err);
       }
       return 'compiled';
     };

@@ -15,6 +15,7 @@
  * arguments, and a tool no arguments could make callable is not listed.
  */
 import { parse } from '@marcbachmann/cel-js';
+import { hasBrand } from '@mcpkit/protocol';
 
 /** One rule as the config gives it. */
 export interface RuleConfig {
@@ -58,8 +59,16 @@ interface Compiled {
   test: (facts: Record<string, unknown>) => unknown;
 }
 
+const RULE_ERROR = Symbol.for('mcpkit.gateway.RuleError');
+
 /** A rule the config cannot have, with where and why. */
 export class RuleError extends Error {
+  /** Marks one from any copy of this package. */
+  readonly [RULE_ERROR] = true;
+  /** Whether `value` is one, from any copy of this package. */
+  static is(value: unknown): value is RuleError {
+    return hasBrand(value, RULE_ERROR);
+  }
   constructor(
     readonly index: number,
     message: string,
@@ -124,11 +133,6 @@ export class RuleSet {
       };
     });
     return new RuleSet(compiled, fallback === 'allow');
-  }
-
-  /** How many rules there are. */
-  get size(): number {
-    return this.#rules.length;
   }
 
   /** The decision on a call (with `facts.args`). */

@@ -93,11 +93,6 @@ export class PersonalLinks {
     this.#sweep.unref();
   }
 
-  /** Links open now (for gateway_status and tests). */
-  get size(): number {
-    return this.#links.size;
-  }
-
   /** The backends `subject` has given a credential for. */
   async connected(subject: string): Promise<Set<string>> {
     const held = (await this.#options.vault?.connected(subject)) ?? [];
@@ -125,7 +120,7 @@ export class PersonalLinks {
         { backend: backend.name },
       );
     }
-    const key = `${backend.name}\0${subject}`;
+    const key = linkKey(backend.name, subject);
     let entry = this.#links.get(key);
     if (entry && (entry.backend !== backend || (entry.renewAt ?? Infinity) <= Date.now())) {
       // A changed backend, or a token about to expire: a new link; the old one finishes the
@@ -160,7 +155,7 @@ export class PersonalLinks {
 
   /** Close `subject`'s link to `backend` (their credential changed or went). */
   async forget(backend: string, subject: string): Promise<void> {
-    const key = `${backend}\0${subject}`;
+    const key = linkKey(backend, subject);
     const entry = this.#links.get(key);
     if (entry) await this.#drop(key, entry, 'credential_changed');
   }
@@ -441,4 +436,9 @@ function causedByNeedsConnect(err: unknown): boolean {
     e = (e as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/** A person's link to a backend, by the names of both. */
+function linkKey(backend: string, subject: string): string {
+  return `${backend}\0${subject}`;
 }
