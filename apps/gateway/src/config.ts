@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isPasswordHash } from './auth/users.js';
 import { ConfigError, defaultRawConfig, interpolate, readConfigFile } from './config-file.js';
 import { RuleError, RuleSet } from './governance/rules.js';
+import { namedBackends, SERVER_NAME, virtualServerSchema } from './servers/definition.js';
 
 export { ConfigError, defaultGatewayProjectsDatabase, interpolate } from './config-file.js';
 
@@ -329,6 +330,18 @@ export const configSchema = z
           .optional(),
         rules_default: z.enum(['allow', 'deny']).optional(),
         /**
+         * Virtual servers (see servers/definition.ts): endpoints of their own
+         * (`/servers/<name>/mcp`, `--server <name>`), each a chosen set of the backends' tools,
+         * prompts and resources, renamed and annotated as the operator says. Reloaded with the
+         * file.
+         */
+        servers: z
+          .record(
+            z.string().regex(SERVER_NAME, 'letters, digits, _ or - (at most 64)'),
+            virtualServerSchema,
+          )
+          .optional(),
+        /**
          * At most `limit` calls per identity per `window_sec` of the backend tools `tools`
          * names (advertised names; `ns__*` for a backend's all): exact across a fleet (Redis),
          * a refused call answered -32000 with `retryAfter`.
@@ -341,6 +354,8 @@ export const configSchema = z
                   .string()
                   .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'letters, digits, _ . - (at most 100)'),
                 tools: z.array(z.string().min(1).max(200)).min(1).max(1000),
+                /** Only the calls through this virtual server (default: every endpoint's). */
+                server: z.string().regex(SERVER_NAME).optional(),
                 limit: z.number().int().positive().max(1_000_000_000),
                 window_sec: z
                   .number()
@@ -423,6 +438,25 @@ export const configSchema = z
         code: 'custom',
         message: err.message,
         path: ['gateway', 'rules', err.index, 'when'],
+      });
+    }
+    // A virtual server draws on backends that exist (a typo would be an empty server).
+    for (const [name, server] of Object.entries(c.gateway.servers ?? {})) {
+      for (const backend of namedBackends(server)) {
+        if (c.mcpServers[backend]) continue;
+        ctx.addIssue({
+          code: 'custom',
+          message: `virtual server '${name}' names backend '${backend}', which is not in mcpServers`,
+          path: ['gateway', 'servers', name],
+        });
+      }
+    }
+    for (const [index, quota] of (c.gateway.quotas ?? []).entries()) {
+      if (quota.server === undefined || c.gateway.servers?.[quota.server]) continue;
+      ctx.addIssue({
+        code: 'custom',
+        message: `quota '${quota.name}' names virtual server '${quota.server}', which is not in gateway.servers`,
+        path: ['gateway', 'quotas', index, 'server'],
       });
     }
     // A person's own credential needs a person (the gateway's sign-in) and a key to seal it.

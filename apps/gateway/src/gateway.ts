@@ -13,6 +13,7 @@ import {
   type McpContext,
   McpServer,
   type McpServerOptions,
+  type McpSession,
   RpcError,
   type Tool,
   withoutReservedMeta,
@@ -34,7 +35,16 @@ import { ToolQuarantine } from './governance/quarantine.js';
 import { Quotas } from './governance/quotas.js';
 import { modernGatewayError } from './modern-errors.js';
 import { advertisedName, disambiguate } from './names.js';
-import { clientError, proxyPrompt, proxyResource, proxyTemplate, type Route } from './proxies.js';
+import {
+  clientError,
+  proxyPrompt,
+  proxyResource,
+  proxyTemplate,
+  type Route,
+  type RouteEntry,
+} from './proxies.js';
+import { applyChanges } from './servers/registry.js';
+import { VirtualServers } from './servers/virtual-servers.js';
 import { approveTool } from './tools/approve-tool.js';
 import { gatewayStatus } from './tools/gateway-status.js';
 import { getEvents } from './tools/get-events.js';
@@ -91,14 +101,9 @@ export function listHints(
   return hints;
 }
 
-/**
- * Whether a rediscovered entry is the one registered: a backend's list after its list_changed
- * is all new objects, and only the entries that really changed are swapped (each swap is a
- * change the clients hear of).
- */
-function sameEntry(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  return a === b || JSON.stringify(a) === JSON.stringify(b);
-}
+/** The answer to a call of a tool no endpoint lists (mcp-n8n's: -32601 "Tool not found"). */
+const notFound = (name: string) =>
+  new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`);
 
 /** How an operator's restart of a backend went ({@link Gateway.restartBackend}). */
 export interface RestartOutcome {
@@ -173,12 +178,12 @@ export class Gateway {
   readonly fleet: (() => Promise<FleetMember[]>) | undefined;
   /** Advertised name collisions seen while building the registry. */
   collisions: string[] = [];
-  readonly #tools = new Map<string, Route>();
+  readonly #tools = new Map<string, RouteEntry>();
   readonly #announce: (uri: string) => void;
   readonly #aliases = new Map<string, string>();
-  readonly #prompts = new Map<string, Route>();
-  readonly #resources = new Map<string, Route>();
-  readonly #templates = new Map<string, Route>();
+  readonly #prompts = new Map<string, RouteEntry>();
+  readonly #resources = new Map<string, RouteEntry>();
+  readonly #templates = new Map<string, RouteEntry>();
   /** Progress of forwarded calls by the backend's token: the context of the client's round. */
   readonly #progressTokens = new Map<string, McpContext[]>();
   readonly #progress = new Map<Park, McpContext[]>();
@@ -196,6 +201,9 @@ export class Gateway {
   #syncQueued = false;
   /** People's own links to backends that need their credential (see {@link usePersonalLinks}). */
   #personal: PersonalLinks | undefined;
+  /** The virtual servers (`gateway.servers`): endpoints of their own, each a chosen set. */
+  readonly virtual: VirtualServers;
+  readonly #requestState: McpServerOptions['requestState'];
   /** The rules on calls (`gateway.rules`), when the config has any at start. */
   readonly policy: Policy | undefined;
   /** Calls per identity per window (`gateway.quotas`), when the config has any at start. */
@@ -224,44 +232,36 @@ export class Gateway {
     this.#relay = options.state
       ? new BridgeRelay(this.#bridge, options.state, options.logger)
       : undefined;
+    this.#requestState = options.requestState;
     this.server = new McpServer({
-      ...(options.requestState ? { requestState: options.requestState } : {}),
+      ...this.#serverOptions(
+        (name) => this.#tools.get(name),
+        '',
+        (name) =>
+          this.quarantine.refusal(name, this.backends.values(), config.gateway.tool_names) ??
+          notFound(name),
+      ),
       name: config.gateway.name,
-      version: VERSION,
       title: 'MCP gateway',
       instructions: `Tools of several MCP servers behind one endpoint, named <namespace>${
         config.gateway.tool_names === 'colon' ? ':' : '__'
       }<tool>. Use search to find a tool, gateway_status to see the backends.`,
       toolAlias: (name) => this.#aliases.get(name),
-      // Served before its backends are in (see cli.ts): what they may bring is declared up front.
-      declare: { resources: true, prompts: true, completions: true },
-      // A client sees only the tools its token's scopes let it call (backends with `scopes`),
-      // and restart_backend only to tokens that may call it (gateway:admin).
-      listPermittedToolsOnly:
-        (config.gateway.tokens?.length ?? 0) > 0 ||
-        Object.values(config.mcpServers).some((b) => b.scopes?.length),
-      // With rules, each caller's list shows only the backend tools some call of theirs could
-      // be allowed (gateway.rules; a call is checked by the same rules in #proxyTool).
-      ...(Policy.wanted(config)
-        ? {
-            listFilter: (tool: Tool, auth: AuthInfo | undefined) => {
-              const route = this.#tools.get(tool.name);
-              return !route || !this.policy || this.policy.listable(tool.name, route, auth);
-            },
-          }
-        : {}),
-      // mcp-n8n's answer for an unknown tool: -32601 "Tool not found: <name>".
-      errors: {
-        unknownTool: (name) =>
-          this.quarantine.refusal(name, this.backends.values(), config.gateway.tool_names) ??
-          new RpcError(ErrorCode.MethodNotFound, `Tool not found: ${name}`),
-        // The legacy-range codes of the gateway and of 2025 backends, for a 2026-07-28 client.
-        modernEra: modernGatewayError,
-      },
-      onSubscribe: (uri) => this.#subscribeUpstream(uri),
-      ...(options.logger ? { logger: options.logger } : {}),
     });
     this.server.addTool(gatewayStatus(this), getEvents(this), search(this), restartBackend(this));
+    this.virtual = new VirtualServers({
+      newServer: (name, definition, lookup) =>
+        new McpServer({
+          ...this.#serverOptions(lookup, name, notFound),
+          name,
+          title: definition.title ?? name,
+          ...(definition.instructions ? { instructions: definition.instructions } : {}),
+        }),
+      tool: (name, key, route, entry, server) => this.#proxyTool(name, key, route, entry, server),
+      events: options.events,
+      source: config.gateway.name,
+    });
+    this.virtual.define(config.gateway.servers ?? {});
     this.#hooks = {
       changed: () => this.#queueSync(),
       notification: (backend, method, params) => this.#onNotification(backend, method, params),
@@ -281,6 +281,48 @@ export class Gateway {
       if (backendConfig.enabled === false) continue;
       this.backends.set(name, this.#backend(name, backendConfig));
     }
+  }
+
+  /**
+   * What the gateway's endpoint and each virtual server are made with: `lookup` finds a listed
+   * tool's route, `server` names the endpoint for the rules ('' for the gateway's own).
+   */
+  #serverOptions(
+    lookup: (name: string) => Route | undefined,
+    server: string,
+    unknownTool: (name: string) => RpcError,
+  ): Omit<McpServerOptions, 'name'> {
+    const config = this.config;
+    return {
+      ...(this.#requestState ? { requestState: this.#requestState } : {}),
+      version: VERSION,
+      // Served before its backends are in (see cli.ts): what they may bring is declared up front.
+      declare: { resources: true, prompts: true, completions: true },
+      // A client sees only the tools its token's scopes let it call (backends with `scopes`),
+      // and restart_backend only to tokens that may call it (gateway:admin).
+      listPermittedToolsOnly:
+        (config.gateway.tokens?.length ?? 0) > 0 ||
+        Object.values(config.mcpServers).some((b) => b.scopes?.length),
+      // With rules, each caller's list shows only the backend tools some call of theirs could
+      // be allowed (gateway.rules; a call is checked by the same rules in #proxyTool).
+      ...(Policy.wanted(config)
+        ? {
+            listFilter: (tool: Tool, auth: AuthInfo | undefined) => {
+              const route = lookup(tool.name);
+              const policy = this.policy;
+              if (!route || !policy) return true;
+              return policy.listable(route.key ?? tool.name, route, auth, server);
+            },
+          }
+        : {}),
+      errors: {
+        unknownTool,
+        // The legacy-range codes of the gateway and of 2025 backends, for a 2026-07-28 client.
+        modernEra: modernGatewayError,
+      },
+      onSubscribe: (uri) => this.#subscribeUpstream(uri),
+      ...(this.#logger ? { logger: this.#logger } : {}),
+    };
   }
 
   /**
@@ -357,12 +399,14 @@ export class Gateway {
       tokens: nextTokens,
       rules: nextRules,
       rules_default: nextDefault,
+      servers: nextServers,
       ...nextRest
     } = next.gateway;
     const {
       tokens: _tokens,
       rules: _rules,
       rules_default: _default,
+      servers: _servers,
       ...rest
     } = this.config.gateway;
     if (JSON.stringify(nextRest) !== JSON.stringify(rest)) summary.ignored.push('gateway');
@@ -389,9 +433,13 @@ export class Gateway {
       this.backends.set(name, backend);
       starting.push(backend);
     }
+    // Virtual servers follow their definitions now (a title or instructions at the next start).
+    const restart = this.virtual.define(nextServers ?? {});
+    for (const name of restart) summary.ignored.push(`gateway.servers.${name}.title/instructions`);
     this.config = {
       gateway: {
         ...this.config.gateway,
+        servers: nextServers,
         ...(nextTokens ? { tokens: nextTokens } : {}),
         ...(this.policy && Policy.wanted(next)
           ? { rules: nextRules, rules_default: nextDefault }
@@ -573,74 +621,69 @@ export class Gateway {
     // A tool's facts (its annotations) may have changed: the rules plan their decisions anew.
     this.policy?.toolsChanged();
     this.server.setCacheHints(listHints(this.backends.values()));
-    this.#apply(
+    applyChanges(
       this.#tools,
       tools,
       (name) => this.server.removeTool(name),
-      (name, r) => this.server.addTool(this.#proxyTool(name, r)),
+      (name, r) => this.server.addTool(this.#proxyTool(name, name, r, r.entry, '')),
     );
-    this.#apply(
+    applyChanges(
       this.#prompts,
       prompts,
       (name) => this.server.removePrompt(name),
       (name, r) => this.server.addPrompt(proxyPrompt(name, r)),
     );
-    this.#apply(
+    applyChanges(
       this.#resources,
       resources,
       (uri) => this.server.removeResource(uri),
       (uri, r) => this.server.addResource(proxyResource(uri, r)),
     );
-    this.#apply(
+    applyChanges(
       this.#templates,
       templates,
       (t) => this.server.removeResourceTemplate(t),
       (t, r) => this.server.addResourceTemplate(proxyTemplate(t, r)),
     );
+    // The virtual servers draw on the registry just made.
+    this.virtual.sync({
+      tools: this.#tools,
+      prompts: this.#prompts,
+      resources: this.#resources,
+      templates: this.#templates,
+    });
   }
 
-  #apply<R extends Route & { entry: Record<string, unknown> }>(
-    current: Map<string, Route>,
-    next: Map<string, R>,
-    remove: (key: string) => void,
-    add: (key: string, route: R) => void,
-  ): void {
-    for (const [key, route] of current) {
-      const replacement = next.get(key);
-      if (
-        !replacement ||
-        replacement.backend !== route.backend ||
-        replacement.original !== route.original ||
-        !sameEntry((route as R).entry, replacement.entry)
-      ) {
-        remove(key);
-        current.delete(key);
-      }
-    }
-    for (const [key, route] of next) {
-      if (current.has(key)) continue;
-      add(key, route);
-      current.set(key, route);
-    }
-  }
-
-  #proxyTool(name: string, route: Route & { entry: Record<string, unknown> }): Tool {
+  /**
+   * A backend tool as `name` on an endpoint: `key` is the gateway's name of it (what rules,
+   * quotas and events know it by), `entry` its listed definition there (a virtual server's
+   * overrides applied), `server` the virtual server ('' for the gateway's own endpoint).
+   */
+  #proxyTool(
+    name: string,
+    key: string,
+    route: Route,
+    entry: Record<string, unknown>,
+    server: string,
+  ): Tool {
     return {
       name,
       // The backend's `x-mcp-header` declarations hold here too: a modern HTTP client's
       // `Mcp-Param-*` headers are checked against the arguments before the call is forwarded.
-      ...headerParamsFor(name, route.entry.inputSchema),
+      ...headerParamsFor(name, entry.inputSchema),
       inputSchema: undefined,
       outputSchema: undefined,
       requiredScopes: route.backend.config.scopes ?? [],
       raw: true,
-      listEntry: { ...route.entry, name },
+      listEntry: { ...entry, name },
       handler: (args, ctx) => {
-        const refused = this.policy?.refusal(name, route, args, ctx.auth);
+        const refused = this.policy?.refusal(key, route, args, ctx.auth, server);
         if (refused) throw refused;
         // Counted after the rules: a refused call spends no quota.
-        if (this.quotas) return this.#chargeThenForward(route, name, args, ctx, this.quotas);
-        return this.#forwardToolCall(route, name, args, ctx);
+        if (this.quotas) {
+          return this.#chargeThenForward(route, key, args, ctx, this.quotas, server);
+        }
+        return this.#forwardToolCall(route, key, args, ctx);
       },
     };
   }
@@ -651,8 +694,9 @@ export class Gateway {
     args: Record<string, unknown>,
     ctx: McpContext,
     quotas: Quotas,
+    server: string,
   ): Promise<CallToolResult> {
-    const over = await quotas.charge(name, route.backend.name, ctx.auth);
+    const over = await quotas.charge(name, route.backend.name, ctx.auth, server);
     if (over) throw over;
     return this.#forwardToolCall(route, name, args, ctx);
   }
@@ -906,17 +950,21 @@ export class Gateway {
       const logger = typeof params?.logger === 'string' ? params.logger : backend.name;
       // Only to the clients that may use the backend: its log lines are its activity.
       const scopes = backend.config.scopes;
-      this.server.sendLogMessage(
-        level,
-        params?.data,
-        logger,
-        scopes?.length ? (session) => holdsScopes(session.subscriber, scopes) : undefined,
-      );
+      const to = scopes?.length
+        ? (session: McpSession) => holdsScopes(session.subscriber, scopes)
+        : undefined;
+      this.server.sendLogMessage(level, params?.data, logger, to);
+      // And to the virtual servers that list something of the backend's.
+      for (const v of this.virtual.all()) {
+        if (v.uses(backend)) v.server.sendLogMessage(level, params?.data, logger, to);
+      }
       return;
     }
     if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') {
       for (const [uri, route] of this.#resources) {
-        if (route.backend === backend && route.original === params.uri) this.#announce(uri);
+        if (route.backend !== backend || route.original !== params.uri) continue;
+        this.#announce(uri);
+        for (const v of this.virtual.all()) if (v.lists(uri)) void v.server.resourceUpdated(uri);
       }
     }
   }

@@ -17,6 +17,13 @@ export const GATEWAY_OPTIONS: readonly CliOption[] = [
     type: 'string',
   },
   {
+    name: 'server',
+    env: 'MCP_GATEWAY_SERVER',
+    description:
+      'serve one virtual server of gateway.servers (its tools only) instead of every backend tool',
+    type: 'string',
+  },
+  {
     name: 'token',
     env: 'MCP_GATEWAY_TOKEN',
     description: 'bearer token required on HTTP',

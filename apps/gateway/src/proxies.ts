@@ -21,6 +21,11 @@ import type { Backend } from './backends/backend.js';
 export interface Route {
   backend: Backend;
   original: string;
+  /**
+   * A tool's name on the gateway's own endpoint, where a virtual server lists it under another
+   * (rules, quotas and events know a tool by this one).
+   */
+  key?: string;
 }
 
 export type RouteEntry = Route & { entry: Record<string, unknown> };

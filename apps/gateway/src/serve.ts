@@ -29,6 +29,7 @@ import { Gateway, VERSION } from './gateway.js';
 import { GATEWAY_OPTIONS } from './options.js';
 import { exitingEarly, releasePrestarted, releaseSignals } from './prestart.js';
 import { retryOnHangup, watchConfig } from './reload.js';
+import { virtualMounts } from './servers/mounts.js';
 import { observeGateway } from './status/metrics.js';
 import { statusPage } from './status/page.js';
 import { backendsReadiness } from './status/readiness.js';
@@ -135,12 +136,12 @@ process.exitCode = await runCli({
     setTimeout(backendsUp, EVENTS_START_MS).unref();
     // Every backend took its early child in start() (synchronously); any left is not wanted.
     void releasePrestarted();
-    gateway.server.holdLists(
-      Promise.race([
-        started,
-        new Promise((resolve) => setTimeout(resolve, STARTUP_WAIT_MS).unref()),
-      ]),
-    );
+    const firstLists = Promise.race([
+      started,
+      new Promise((resolve) => setTimeout(resolve, STARTUP_WAIT_MS).unref()),
+    ]);
+    gateway.server.holdLists(firstLists);
+    for (const v of gateway.virtual.all()) v.server.holdLists(firstLists);
     const slow = setTimeout(() => {
       for (const [name, b] of gateway.backends) {
         if (b.state !== 'starting') continue;
@@ -229,6 +230,7 @@ process.exitCode = await runCli({
           vault: config.gateway.vault,
           backends: () => gateway.config.mcpServers,
           onCredentialChange: (subject, backend) => void gateway.personal?.forget(backend, subject),
+          alsoResource: (path) => virtualMounts(gateway).serves(path),
         });
         gateway.server.addTool(revokeSignIn(signIn.store, gateway.events));
         if (Object.values(config.mcpServers).some(isPersonal)) {
@@ -267,10 +269,25 @@ process.exitCode = await runCli({
       await gateway.stop();
       throw err;
     }
+    // --server: the endpoint (stdio, or /mcp) is that virtual server.
+    const only = values.server as string | undefined;
+    const served = only === undefined ? gateway.server : gateway.virtual.get(only)?.server;
+    if (!served) {
+      page.close();
+      unwatch?.();
+      await signIn?.close();
+      await gateway.stop();
+      const known = [...gateway.virtual.all()].map((v) => v.name);
+      throw new CliUsageError(
+        `--server ${only}: no such virtual server in gateway.servers (${known.length > 0 ? known.join(', ') : 'none configured'})`,
+      );
+    }
     return {
-      server: gateway.server,
+      server: served,
       http: {
         plainPaths: ['/messages/', '/messages'],
+        // Each virtual server at /servers/<name>/mcp, and a person's default one at /mcp.
+        ...(only === undefined ? { mounts: virtualMounts(gateway) } : {}),
         ...(tokens.length > 0
           ? { auth: { authenticate: (t: string, req: IncomingMessage) => checkToken(t, req) } }
           : {}),

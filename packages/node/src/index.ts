@@ -40,6 +40,7 @@ export {
 } from './http/oauth/resource-server.js';
 export type {
   HttpAuthOptions,
+  HttpMounts,
   McpHttpOptions,
   McpHttpServer,
   RateLimitOptions,

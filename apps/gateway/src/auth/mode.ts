@@ -49,6 +49,8 @@ export interface ModeOptions {
   backends(): Readonly<Record<string, BackendConfig>>;
   /** A person connected or disconnected a backend: their open link to it must go. */
   onCredentialChange?(subject: string, backend: string): void;
+  /** Whether a path is another endpoint of the gateway's (a virtual server's, `/servers/x/mcp`). */
+  alsoResource?(path: string): boolean;
 }
 
 /**
@@ -83,6 +85,14 @@ export async function startAuthorizationServerMode(
   const provider = await createAuthorizationServer({
     issuer,
     resource: `${issuer}/mcp`,
+    // Another endpoint of this gateway's (a virtual server's), by its path.
+    ...(options.alsoResource
+      ? {
+          alsoResource: (url: string) =>
+            url.startsWith(`${issuer}/`) &&
+            (options.alsoResource as (path: string) => boolean)(url.slice(issuer.length)),
+        }
+      : {}),
     scopes: options.scopes,
     users: options.config.users ?? [],
     store,

@@ -2,8 +2,9 @@
  * The gateway as the authorization server its clients sign in to: panva's `oidc-provider`
  * (OpenID Certified), configured for MCP's authorization spec (2025-11-25 and 2026-07-28) —
  * metadata discovery, Dynamic Client Registration (RFC 7591), authorization code with PKCE S256
- * required of every client, resource indicators (RFC 8707) with the gateway's MCP endpoint as
- * the only resource, JWT access tokens (RFC 9068), rotated refresh tokens, revocation.
+ * required of every client, resource indicators (RFC 8707) with the gateway's MCP endpoint (and
+ * its virtual servers' endpoints) as the resources, JWT access tokens (RFC 9068), rotated refresh
+ * tokens, revocation.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
@@ -30,8 +31,13 @@ export const CONNECTIONS_CLIENT = 'mcp-gateway-connections';
 export interface AuthorizationServerOptions {
   /** The issuer: the gateway's own origin (`https://gateway.example.com`). */
   issuer: string;
-  /** The only resource tokens are issued for: the gateway's MCP endpoint URL. */
+  /** The resource tokens are issued for by default: the gateway's MCP endpoint URL. */
   resource: string;
+  /**
+   * Whether `url` is another resource of the gateway's (a virtual server's endpoint,
+   * `/servers/<name>/mcp`): a token asked for it carries it as its audience. Default: none.
+   */
+  alsoResource?: (url: string) => boolean;
   /** The scopes a client may ask for there (backends' scopes and gateway:admin). */
   scopes: readonly string[];
   /** The people who may sign in. */
@@ -171,14 +177,16 @@ export async function createAuthorizationServer(
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
-        // Without `resource`, the gateway's MCP endpoint: it is the only one.
+        // Without `resource`, the gateway's MCP endpoint.
         defaultResource: () => resource,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, asked) => {
-          if (asked !== resource) throw new errors.InvalidTarget(`unknown resource ${asked}`);
+          if (asked !== resource && !options.alsoResource?.(asked)) {
+            throw new errors.InvalidTarget(`unknown resource ${asked}`);
+          }
           return {
             scope: resourceScope,
-            audience: resource,
+            audience: asked,
             accessTokenFormat: 'jwt',
             accessTokenTTL: ttl,
             jwt: { sign: { alg: 'RS256' } },

@@ -24,7 +24,7 @@ const NOBODY: CallFacts['identity'] = Object.freeze({
 const identities = new WeakMap<AuthInfo, CallFacts['identity']>();
 
 /** The identity facts of `auth`: its subject, scopes, groups (a `groups` claim) and claims. */
-function identityOf(auth: AuthInfo | undefined): CallFacts['identity'] {
+export function identityOf(auth: AuthInfo | undefined): CallFacts['identity'] {
   if (!auth) return NOBODY;
   let identity = identities.get(auth);
   if (!identity) {
@@ -76,19 +76,27 @@ export class Policy {
     this.#denied.clear();
   }
 
-  /** Whether the tool `name` (routed to `route`) is listed to `auth`. */
-  listable(name: string, route: Route, auth: AuthInfo | undefined): boolean {
-    return this.#rules.listable(this.#facts(name, route, auth)).allowed;
+  /**
+   * Whether the tool `name` (routed to `route`) is listed to `auth` on `server` (a virtual
+   * server's name, '' for the gateway's own endpoint).
+   */
+  listable(name: string, route: Route, auth: AuthInfo | undefined, server = ''): boolean {
+    return this.#rules.listable(this.#facts(name, route, auth, server)).allowed;
   }
 
-  /** The error of a call the rules refuse (recorded as `policy.denied`), else undefined. */
+  /**
+   * The error of a call the rules refuse (recorded as `policy.denied`), else undefined. `name`
+   * is the gateway's name of the tool (as its own endpoint lists it, whatever a virtual server
+   * calls it), `server` the virtual server the call came through ('' for none).
+   */
   refusal(
     name: string,
     route: Route & { entry?: Record<string, unknown> },
     args: Record<string, unknown>,
     auth: AuthInfo | undefined,
+    server = '',
   ): RpcError | undefined {
-    const facts = { ...this.#facts(name, route, auth), args };
+    const facts = { ...this.#facts(name, route, auth, server), args };
     const decision = this.#rules.decide(facts);
     if (decision.allowed) {
       // Counted, not an event each: a rule that allows runs on every call (see `decisions`).
@@ -110,8 +118,9 @@ export class Policy {
     name: string,
     route: Route & { entry?: Record<string, unknown> },
     auth: AuthInfo | undefined,
+    server: string,
   ): Omit<CallFacts, 'args'> {
-    return { identity: identityOf(auth), server: '', tool: toolOf(name, route) };
+    return { identity: identityOf(auth), server, tool: toolOf(name, route) };
   }
 
   /** Calls each rule decided since start (`default` for the default), by effect. */
@@ -136,7 +145,11 @@ export class Policy {
       source: this.#source,
       backend: route.backend.name,
       tool: name,
-      data: { rule: decision.rule, subject: facts.identity.subject || null },
+      data: {
+        rule: decision.rule,
+        subject: facts.identity.subject || null,
+        ...(facts.server ? { server: facts.server } : {}),
+      },
     });
   }
 }

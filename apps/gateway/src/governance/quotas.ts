@@ -56,15 +56,19 @@ export class Quotas {
    * Count a call of `tool` (of `backend`) by `auth` against every quota that covers it: the
    * error of the first quota it exceeds (with `retryAfter`, seconds; a `quota.exceeded` event),
    * else undefined. A caller without an identity counts as one ('' — everyone over stdio or
-   * without tokens shares it).
+   * without tokens shares it). `server`: the virtual server the call came through ('' for the
+   * gateway's own endpoint); a quota with a `server` counts only that server's calls.
    */
   async charge(
     tool: string,
     backend: string,
     auth: AuthInfo | undefined,
+    server = '',
   ): Promise<RpcError | undefined> {
     const who = auth?.subject ?? '';
     for (const counter of this.#counters) {
+      const only = counter.config.server;
+      if (only !== undefined && only !== server) continue;
       if (!counter.config.tools.some((p) => matches(p, tool))) continue;
       try {
         await counter.limiter.consume(who, 1);
@@ -100,6 +104,7 @@ export class Quotas {
         return {
           name: c.config.name,
           tools: c.config.tools,
+          ...(c.config.server !== undefined ? { server: c.config.server } : {}),
           limit: c.config.limit,
           window_sec: c.config.window_sec,
           remaining_for_you: Math.max(0, c.config.limit - (used?.consumedPoints ?? 0)),

@@ -147,6 +147,7 @@ export class Gate {
     req: IncomingMessage,
     res: ServerResponse,
     path = '/',
+    audience?: string,
   ): Promise<Admitted | undefined> {
     let auth: AuthInfo | undefined;
     if (this.authenticates) {
@@ -163,7 +164,7 @@ export class Gate {
       }
       let checked: AuthInfo | Refusal;
       try {
-        checked = await this.check(parsed.token, req);
+        checked = await this.check(parsed.token, req, audience);
       } catch (err) {
         if (!AuthorizationServerUnavailableError.is(err)) throw err;
         // Fail closed: nothing can be verified while the issuer's keys are out of reach.
@@ -203,7 +204,7 @@ export class Gate {
    * towards its credential and its address, and is answered `throttled` once either is over.
    * Refusals are counted in the metrics (`auth`, or `rate_limit` when throttled).
    */
-  async check(token: string, req: IncomingMessage): Promise<AuthInfo | Refusal> {
+  async check(token: string, req: IncomingMessage, audience?: string): Promise<AuthInfo | Refusal> {
     const failures = this.#failures;
     // While nothing failed within the window no credential can be over: the usual request pays
     // no digest and no lookup for the throttle.
@@ -217,7 +218,7 @@ export class Gate {
     // The app's own tokens first (a constant-time compare), then an OAuth access token.
     const info =
       (this.authenticate ? await this.authenticate(token, req) : undefined) ??
-      (this.oauth ? await this.oauth.verify(token) : undefined);
+      (this.oauth ? await this.oauth.verify(token, audience) : undefined);
     if (info) return info;
     this.#lastFailure = Date.now();
     const credential = credentialKey(token);

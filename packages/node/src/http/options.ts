@@ -5,7 +5,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { StateStore } from '@mcpkit/fleet';
 import type { McpMetrics } from '@mcpkit/observability';
-import type { EngineLogger, JsonRpcErrorObject } from '@mcpkit/protocol';
+import type { AuthInfo, EngineLogger, JsonRpcErrorObject, McpServer } from '@mcpkit/protocol';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Authenticator, StaticToken } from './auth.js';
 import type { Health, HealthOptions } from './health.js';
@@ -54,6 +54,23 @@ export interface RateLimitOptions {
   error?: (retryAfterSec: number) => JsonRpcErrorObject;
 }
 
+/**
+ * More MCP servers on one host, each at a Streamable HTTP path of its own (a gateway's virtual
+ * servers), behind the same gate, origin checks and limits as the main one. With OAuth each is a
+ * protected resource of its own: its tokens carry its URL as their audience (RFC 8707), and its
+ * metadata is at `/.well-known/oauth-protected-resource<path>` (RFC 9728 §3.1).
+ */
+export interface HttpMounts {
+  /** Whether `path` is the endpoint of one of them: asked before auth (other paths are 404). */
+  serves(path: string): boolean;
+  /**
+   * The server answering this caller at `path`, once the caller is known — at the main path too
+   * (a default server per identity). Undefined: the main server at the main path; at a mounted
+   * path, 404 (a server removed since `serves`).
+   */
+  select(path: string, auth: AuthInfo | undefined): McpServer | undefined;
+}
+
 /** Options of {@link createMcpHttpServer}. */
 export interface McpHttpOptions extends OriginPolicy {
   /** Default 127.0.0.1. Anything but loopback requires auth. */
@@ -69,6 +86,8 @@ export interface McpHttpOptions extends OriginPolicy {
   streamablePath?: string | false;
   /** Options of the Streamable HTTP handler (sessions, idle time, limits). */
   streamable?: StreamableOptions;
+  /** More servers at paths of their own (see {@link HttpMounts}); each gets its own handler. */
+  mounts?: HttpMounts;
   /** Bearer tokens or an authenticator; required to bind anything but loopback. */
   auth?: HttpAuthOptions;
   /** A request budget per caller. Default: none. */

@@ -11,6 +11,8 @@ import { createMcpHttpServer } from './server.js';
 export interface HttpClientOptions extends McpClientOptions {
   /** Sent with every request, e.g. `{ Authorization: 'Bearer …' }`. */
   headers?: Record<string, string>;
+  /** Another endpoint on the same origin (a mounted server's, `/servers/x/mcp`). Default: `mcpUrl`. */
+  path?: string;
 }
 
 /** An McpServer listening on HTTP, as {@link serveHttp} started it. */
@@ -55,9 +57,9 @@ export async function serveHttp(
     url,
     port,
     mcpUrl,
-    async connect({ headers, ...clientOptions } = {}) {
+    async connect({ headers, path: at, ...clientOptions } = {}) {
       const transport = new StreamableHttpClientTransport({
-        url: mcpUrl,
+        url: at === undefined ? mcpUrl : `${url}${at}`,
         ...(headers ? { headers } : {}),
       });
       const client = await McpClient.connect(transport, clientOptions);

@@ -30,6 +30,8 @@ interface Routed {
   /** The plain JSON-RPC POST path (else the Streamable HTTP endpoint). */
   plain: boolean;
   method: string;
+  /** Its path (a mounted server's endpoint, or the main one). */
+  path: string;
 }
 
 /**
@@ -75,6 +77,8 @@ class HttpHost implements McpHttpServer {
   readonly #inFlight = new Set<ServerResponse>();
   /** Called when the last in-flight response of a drain has finished. */
   #drained: (() => void) | undefined;
+  /** The Streamable HTTP handlers of mounted servers (`options.mounts`), made at first use. */
+  readonly #mounted = new Map<McpServer, StreamableHttpHandler>();
 
   constructor(mcp: McpServer, options: McpHttpOptions) {
     this.#mcp = mcp;
@@ -95,15 +99,7 @@ class HttpHost implements McpHttpServer {
     // address it listens on. OAuth names its metadata, and its tokens' audience, from it.
     const publicUrl = options.publicUrls?.[0];
     if (publicUrl !== undefined) this.#knowBase(new URL(publicUrl).origin);
-    this.streamable = this.#streamablePath
-      ? mcp.connect(
-          new StreamableHttpHandler({
-            ...(options.logger ? { logger: options.logger } : {}),
-            ...(options.state ? { state: options.state } : {}),
-            ...options.streamable,
-          }),
-        )
-      : undefined;
+    this.streamable = this.#streamablePath ? mcp.connect(this.#newHandler()) : undefined;
     this.#streamableAllowed = this.streamable?.allowedMethods ?? 'POST';
     this.#streamableMethods = new Set(this.#streamableAllowed.split(', '));
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
@@ -135,6 +131,33 @@ class HttpHost implements McpHttpServer {
     // Idle keep-alive sockets are closed by the client (undici: 4 s), not raced by the server: a
     // server closing first can reset a request the client just sent on that socket.
     this.server.keepAliveTimeout = 65_000;
+  }
+
+  #newHandler(): StreamableHttpHandler {
+    const options = this.#options;
+    return new StreamableHttpHandler({
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.state ? { state: options.state } : {}),
+      ...options.streamable,
+    });
+  }
+
+  /**
+   * The Streamable HTTP handler answering this caller at `path`: a mounted server's (its own,
+   * made at first use), else the main one — or undefined, a mounted server that is gone.
+   */
+  #streamableFor(path: string, auth: AuthInfo | undefined): StreamableHttpHandler | undefined {
+    const mounts = this.#options.mounts;
+    const server = mounts?.select(path, auth);
+    if (!server || server === this.#mcp) {
+      return path === this.#streamablePath ? this.streamable : undefined;
+    }
+    let handler = this.#mounted.get(server);
+    if (!handler) {
+      handler = server.connect(this.#newHandler());
+      this.#mounted.set(server, handler);
+    }
+    return handler;
   }
 
   /** The request handler (bound: `createServer(http.handle)` works). */
@@ -184,6 +207,7 @@ class HttpHost implements McpHttpServer {
   readonly close = (): Promise<void> =>
     new Promise((resolve) => {
       this.streamable?.close();
+      for (const handler of this.#mounted.values()) handler.close();
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
@@ -193,6 +217,7 @@ class HttpHost implements McpHttpServer {
     // Calls already running answer with `Connection: close` too.
     for (const res of this.#inFlight) res.shouldKeepAlive = false;
     this.#mcp.closeSubscriptions();
+    for (const server of this.#mounted.keys()) server.closeSubscriptions();
     // Still serving while the balancer learns from /readyz: a connection closed under it now
     // could carry a request it has just sent (a 502 it would not retry).
     const delay = this.#options.drainDelayMs ?? 0;
@@ -258,10 +283,15 @@ class HttpHost implements McpHttpServer {
       sendEmpty(res, 405, { Allow: allowed });
       return undefined;
     }
-    const routed: Routed = { plain, method };
+    const routed: Routed = { plain, method, path };
     if (!this.#gate.closed) return this.#serve(req, res, routed, undefined, '');
+    // A mounted server is a protected resource of its own: its tokens are for its URL.
+    const audience =
+      plain || path === this.#streamablePath || this.#gate.base === undefined
+        ? undefined
+        : this.#gate.base + path;
     return this.#gate
-      .admit(req, res, path)
+      .admit(req, res, path, audience)
       .then((admitted) => this.#admitted(req, res, routed, admitted));
   }
 
@@ -291,8 +321,9 @@ class HttpHost implements McpHttpServer {
       return;
     }
     const oauth = this.#gate.oauth;
-    const known = suffix === '' || suffix === '/' || this.#mcpPaths.includes(suffix);
-    if (!oauth || !known || oauth.audience === undefined) {
+    const main = suffix === '' || suffix === '/' || this.#mcpPaths.includes(suffix);
+    const mounted = !main && this.#options.mounts?.serves(suffix) === true;
+    if (!oauth || !(main || mounted) || oauth.audience === undefined) {
       sendError(res, 404, { code: ErrorCode.MethodNotFound, message: 'Not Found' });
       return;
     }
@@ -300,17 +331,23 @@ class HttpHost implements McpHttpServer {
       sendEmpty(res, 405, { Allow: 'GET' });
       return;
     }
-    sendJson(res, 200, JSON.stringify(oauth.metadata(oauth.audience)), {
+    // A mounted server names its own URL (RFC 9728 §3.3: the resource the metadata's URL was
+    // made from), the main endpoint's documents the main one.
+    const resource = mounted ? `${this.#gate.base}${suffix}` : oauth.audience;
+    sendJson(res, 200, JSON.stringify(oauth.metadata(resource)), {
       ...cors,
       'Cache-Control': 'max-age=300',
     });
   }
 
-  /** True for a plain path, false for the Streamable HTTP endpoint, undefined for neither. */
+  /**
+   * True for a plain path, false for a Streamable HTTP endpoint (the main one, or a mounted
+   * server's), undefined for neither.
+   */
   #endpoint(path: string): boolean | undefined {
     if (this.streamable !== undefined && path === this.#streamablePath) return false;
-    if (this.#plain === undefined) return undefined;
-    for (const p of this.#plainPaths) if (p === path) return true;
+    if (this.#plain !== undefined) for (const p of this.#plainPaths) if (p === path) return true;
+    if (this.#options.mounts?.serves(path)) return false;
     return undefined;
   }
 
@@ -334,14 +371,22 @@ class HttpHost implements McpHttpServer {
   #serve(
     req: IncomingMessage,
     res: ServerResponse,
-    { plain, method }: Routed,
+    { plain, method, path }: Routed,
     auth: AuthInfo | undefined,
     rateKey: string,
   ): Promise<void> | undefined {
-    if (method === 'GET')
-      return (this.streamable as StreamableHttpHandler).handleGet(req, res, auth);
+    const streamable = plain
+      ? undefined
+      : this.#options.mounts
+        ? this.#streamableFor(path, auth)
+        : this.streamable;
+    if (!plain && !streamable) {
+      sendError(res, 404, { code: ErrorCode.MethodNotFound, message: `Not Found: ${path}` });
+      return undefined;
+    }
+    if (method === 'GET') return (streamable as StreamableHttpHandler).handleGet(req, res, auth);
     if (method === 'DELETE') {
-      return (this.streamable as StreamableHttpHandler).handleDelete(req, res, auth);
+      return (streamable as StreamableHttpHandler).handleDelete(req, res, auth);
     }
     if (!isJsonContentType(req.headers['content-type'])) {
       sendError(res, 415, {
@@ -357,7 +402,7 @@ class HttpHost implements McpHttpServer {
       try {
         served = err
           ? refuseBody(res, err)
-          : this.#post(req, res, bytes as Buffer, plain, auth, rateKey);
+          : this.#post(req, res, bytes as Buffer, streamable, path, auth, rateKey);
       } catch (thrown) {
         this.#fail(req, res, thrown);
         return;
@@ -373,10 +418,12 @@ class HttpHost implements McpHttpServer {
     req: IncomingMessage,
     res: ServerResponse,
     bytes: Buffer,
-    plain: boolean,
+    streamable: StreamableHttpHandler | undefined,
+    path: string,
     auth: AuthInfo | undefined,
     rateKey: string,
   ): Promise<void> | undefined {
+    const plain = streamable === undefined;
     let body: string;
     try {
       // Validates and decodes in one pass; a BOM is kept (the JSON-RPC decoder skips it).
@@ -402,22 +449,25 @@ class HttpHost implements McpHttpServer {
     if (batch > 1 && this.#gate.charges) {
       return this.#gate
         .charge(rateKey, batch - 1, res)
-        .then((ok) => (ok ? this.#handOver(req, res, body, plain, auth) : undefined));
+        .then((ok) => (ok ? this.#handOver(req, res, body, streamable, path, auth) : undefined));
     }
-    return this.#handOver(req, res, body, plain, auth);
+    return this.#handOver(req, res, body, streamable, path, auth);
   }
 
   #handOver(
     req: IncomingMessage,
     res: ServerResponse,
     body: string,
-    plain: boolean,
+    streamable: StreamableHttpHandler | undefined,
+    path: string,
     auth: AuthInfo | undefined,
   ): Promise<void> | undefined {
-    if (this.#gate.oauth && auth && !plain && this.#stepUp(req, res, body, auth)) return undefined;
-    const served = plain
-      ? (this.#plain as PlainHttpHandler).handlePost(req, res, body, auth)
-      : (this.streamable as StreamableHttpHandler).handlePost(req, res, body, auth);
+    if (this.#gate.oauth && auth && streamable && this.#stepUp(req, res, body, path, auth)) {
+      return undefined;
+    }
+    const served = streamable
+      ? streamable.handlePost(req, res, body, auth)
+      : (this.#plain as PlainHttpHandler).handlePost(req, res, body, auth);
     // A call answered synchronously (most cheap ones) leaves nothing to wait for.
     return served === ANSWERED ? undefined : served;
   }
@@ -427,7 +477,13 @@ class HttpHost implements McpHttpServer {
    * naming every scope the tool needs, so the client asks for them once and retries (MCP
    * `basic/authorization` §Scope Challenge Handling; RFC 6750 §3.1). True when answered.
    */
-  #stepUp(req: IncomingMessage, res: ServerResponse, body: string, auth: AuthInfo): boolean {
+  #stepUp(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: string,
+    path: string,
+    auth: AuthInfo,
+  ): boolean {
     // A modern request names its method and tool in headers (the body is parsed only to refuse
     // it); a 2025 one only in its body.
     const header = req.headers['mcp-method'] === 'tools/call' ? req.headers['mcp-name'] : undefined;
@@ -439,7 +495,8 @@ class HttpHost implements McpHttpServer {
       name = (message.params as { name?: unknown } | undefined)?.name;
       if (typeof name !== 'string') return false;
     }
-    const scopes = this.#mcp.scopesToCall(name as string, auth);
+    const server = this.#options.mounts?.select(path, auth) ?? this.#mcp;
+    const scopes = server.scopesToCall(name as string, auth);
     if (!scopes) return false;
     const id = (message ?? singleRequest(body))?.id ?? null;
     sendError(
@@ -451,11 +508,7 @@ class HttpHost implements McpHttpServer {
         data: { tool: name, requiredScopes: [...scopes] },
       },
       {
-        'WWW-Authenticate': this.#gate.challenge(
-          this.#streamablePath || '/',
-          'insufficient_scope',
-          scopes,
-        ),
+        'WWW-Authenticate': this.#gate.challenge(path, 'insufficient_scope', scopes),
       },
       id,
     );

@@ -127,8 +127,10 @@ export interface OAuthResourceServer {
   /**
    * The caller a token names; undefined when it is not a valid token for this server. Throws
    * {@link AuthorizationServerUnavailableError} when the issuer's keys cannot be fetched.
+   * `audience`: another resource of this server's (a mounted server's URL) the token must be
+   * for; default `audience`.
    */
-  verify(token: string): Promise<AuthInfo | undefined>;
+  verify(token: string, audience?: string): Promise<AuthInfo | undefined>;
   /** The Protected Resource Metadata document of `resource` (RFC 9728 §2). */
   metadata(resource: string): Record<string, unknown>;
 }
@@ -190,9 +192,11 @@ class JwtResourceServer implements OAuthResourceServer {
     };
   }
 
-  async verify(token: string): Promise<AuthInfo | undefined> {
+  async verify(token: string, resource?: string): Promise<AuthInfo | undefined> {
     if (token.length > MAX_TOKEN_CHARS || !TOKEN_CHARS.test(token)) return undefined;
-    const key = createHash('sha256').update(token).digest('base64url');
+    const digest = createHash('sha256').update(token).digest('base64url');
+    // A token verified for one resource is not thereby good for another.
+    const key = resource === undefined ? digest : `${digest} ${resource}`;
     const cached = this.#cache.get(key);
     if (cached) {
       if (cached.expiresAt > Date.now()) {
@@ -201,7 +205,7 @@ class JwtResourceServer implements OAuthResourceServer {
       }
       this.#cache.delete(key);
     }
-    const audience = this.audience;
+    const audience = resource ?? this.audience;
     if (audience === undefined) return undefined;
     const header = jwtHeader(token);
     let verified: Verified | undefined;
