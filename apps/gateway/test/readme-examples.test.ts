@@ -1,13 +1,22 @@
 /**
- * The README's governance and team examples, as copied: each JSON block of "Rules", "Quotas"
- * and "Each person's own credentials" is a config the gateway takes, and the Rules example
- * decides as its prose says.
+ * The README's governance and team examples, as copied: each JSON block of "Virtual servers",
+ * "Rules", "Quotas" and "Each person's own credentials" is a config the gateway takes, the
+ * Virtual servers example lists what its prose says over this repository's apps, and the Rules
+ * example decides as its prose says.
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { killSpawned, removeTempDirs, tempDir } from '@mcpkit/testing';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
+import { defaultRawConfig } from '../src/config-file.js';
 import { RuleSet } from '../src/governance/rules.js';
-import { GATEWAY_DIR } from './helpers.js';
+import { GATEWAY_DIR, startInProcess } from './helpers.js';
+
+afterAll(() => {
+  killSpawned();
+  removeTempDirs();
+});
 
 const README = readFileSync(`${GATEWAY_DIR}/README.md`, 'utf8');
 
@@ -70,6 +79,42 @@ describe('README examples', () => {
     // A call the rule cannot read (no command) fails closed.
     expect(decide(who(['eng']), 'shell__run')).toEqual({ allowed: false, rule: 'no-rm-rf' });
   });
+
+  it("Virtual servers: the example lists what its prose says, over this repository's apps", async () => {
+    const [example] = blocksOf('## Virtual servers') as [
+      { gateway: { servers: unknown }; mcpServers: Record<string, { namespace?: string }> },
+    ];
+    parseConfig(example);
+    // The example's backends are the apps the gateway starts by default: run those.
+    const apps = defaultRawConfig({
+      ...process.env,
+      DATABASE_URL: join(tempDir('gw-readme-'), 'projects.db'),
+    }) as { mcpServers: Record<string, { namespace?: string }> };
+    expect(Object.keys(apps.mcpServers).sort()).toEqual(Object.keys(example.mcpServers).sort());
+    expect(apps.mcpServers['system-info']?.namespace).toBe(
+      example.mcpServers['system-info']?.namespace,
+    );
+    const gw = await startInProcess({ gateway: example.gateway, mcpServers: apps.mcpServers });
+    try {
+      const design = gw.gateway.virtual.get('design');
+      expect([...(design?.tools.keys() ?? [])].sort()).toEqual([
+        'cpu',
+        'projects__get_design_system',
+        'projects__list_assets',
+        'projects__list_blocks',
+        'projects__list_projects',
+      ]);
+      expect(design?.tools.get('cpu')?.entry).toMatchObject({
+        description: 'The processor of this machine: model, cores, speed',
+        annotations: { readOnlyHint: true },
+      });
+      const ops = [...(gw.gateway.virtual.get('ops')?.tools.keys() ?? [])];
+      expect(ops.length).toBeGreaterThan(5);
+      expect(ops.every((name) => name.startsWith('sysinfo__'))).toBe(true);
+    } finally {
+      await gw.stop();
+    }
+  }, 60_000);
 
   it('Quotas: the config is taken', () => {
     const [example] = blocksOf('## Quotas');

@@ -122,6 +122,15 @@ describe.each(['legacy', 'auto'] as const)('virtual servers over HTTP (%s)', (pr
     try {
       expect(await names(bob)).toEqual(['other__echo', 'rich__echo']);
       expect(await names(alice)).toContain('gateway_status');
+      // gateway_status names the servers, and which one is the caller's at /mcp.
+      const status = JSON.parse(
+        ((await alice.callTool('gateway_status', {})).content[0] as { text: string }).text,
+      ) as { servers: { name: string; path: string; tools: string[]; your_default: boolean }[] };
+      expect(status.servers.map((v) => [v.name, v.path, v.your_default])).toEqual([
+        ['ops', '/servers/ops/mcp', false],
+        ['tiny', '/servers/tiny/mcp', false],
+      ]);
+      expect(status.servers[1]?.tools.sort()).toEqual(['other__echo', 'rich__echo']);
       expect((await names(alice)).length).toBeGreaterThan(20);
     } finally {
       await bob.close();

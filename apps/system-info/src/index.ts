@@ -1,3 +1,4 @@
+export { redact } from '@mcpkit/node';
 export {
   CONFIG_PLACEHOLDER,
   callerHasSensitive,
@@ -14,7 +15,6 @@ export {
   UI_MIME_TYPE,
 } from './dashboard.js';
 export { type Collectors, systemCollectors, TIERS, WARM_KEYS } from './sampler/collectors.js';
-export { redact } from './sampler/redact.js';
 export {
   DEFAULT_TTL_MS,
   type Sample,

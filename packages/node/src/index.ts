@@ -60,3 +60,6 @@ export {
   type PinoLogLevel,
   resolveLogFormat,
 } from './logging/logger.js';
+// Secrets in text a tool answers with (command lines, log lines, results): `[REDACTED]`
+export { redact } from './redact/redact.js';
+export { REDACTED } from './redact/redact-tools.js';

@@ -148,6 +148,14 @@ export async function createAuthorizationServer(
       if (!claims) return undefined;
       return { accountId: sub, claims: () => ({ ...claims, sub }) };
     },
+    // A person's groups ride in their access token: rules and virtual servers read them
+    // (`identity.groups`, `default_for.groups`) from the token, as from any other issuer's.
+    extraTokenClaims: async (_ctx, token) => {
+      if (token.kind !== 'AccessToken' || !token.accountId) return undefined;
+      const user = users.get(token.accountId);
+      const groups = user ? user.groups : (await store.account(token.accountId))?.groups;
+      return Array.isArray(groups) && groups.length > 0 ? { groups } : undefined;
+    },
     // MCP: PKCE for every client, S256 only (oidc-provider allows nothing else).
     pkce: { required: () => true },
     // Refresh tokens for clients registered for them (MCP clients ask with offline_access or

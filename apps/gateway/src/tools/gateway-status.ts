@@ -1,5 +1,6 @@
-import { defineTool, holdsScopes } from '@mcpkit/protocol';
+import { type AuthInfo, defineTool, holdsScopes } from '@mcpkit/protocol';
 import type { Gateway } from '../gateway.js';
+import { SERVERS_PATH } from '../servers/mounts.js';
 
 /**
  * The mcp-n8n gateway's `gateway_status` shape, extended: gateway{name, version, config},
@@ -105,6 +106,9 @@ export const gatewayStatus = (gateway: Gateway) =>
         },
         backends,
         ...(quotas ? { quotas } : {}),
+        // The virtual servers (gateway.servers): where each is, what it lists, and whether it is
+        // the caller's at /mcp.
+        ...(gateway.virtual.size > 0 ? { servers: virtualServers(gateway, ctx.auth) } : {}),
         // The calls each rule decided since start (gateway.rules).
         ...(gateway.policy ? { rules: gateway.policy.decisions() } : {}),
         // Several instances behind a load balancer (--redis-url): each one alive, by heartbeat.
@@ -127,4 +131,16 @@ async function fleetInstances(gateway: Gateway): Promise<unknown> {
   } catch (err) {
     return { error: (err as Error).message };
   }
+}
+
+/** Each virtual server as gateway_status shows it. */
+function virtualServers(gateway: Gateway, auth: AuthInfo | undefined): Record<string, unknown>[] {
+  const mine = gateway.virtual.defaultFor(auth);
+  return [...gateway.virtual.all()].map((v) => ({
+    name: v.name,
+    path: `${SERVERS_PATH}${v.name}/mcp`,
+    tools: [...v.tools.keys()],
+    your_default: v === mine,
+    ...(v.collisions.length > 0 ? { collisions: v.collisions } : {}),
+  }));
 }

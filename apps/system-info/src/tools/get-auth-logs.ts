@@ -1,6 +1,6 @@
+import { redact } from '@mcpkit/node';
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
-import { redact } from '../sampler/redact.js';
 import {
   query,
   READ_ONLY,

@@ -1,8 +1,8 @@
+import { redact } from '@mcpkit/node';
 import { type CallToolResult, defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { DASHBOARD_TOOL_META } from '../dashboard.js';
 import type { ProcessInfo } from '../sampler/collectors.js';
-import { redact } from '../sampler/redact.js';
 import { CORE, query, READ_ONLY, round, sampledAt, type ToolDeps } from './common.js';
 
 const SORTS = ['cpu', 'memory', 'pid', 'name'] as const;

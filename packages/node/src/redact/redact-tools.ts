@@ -11,6 +11,7 @@
  * `sshpass -P Password:` is not a password).
  */
 
+/** What a secret is replaced with. */
 export const REDACTED = '[REDACTED]';
 
 /** The value with its secret part replaced by {@link REDACTED}, or the value unchanged. */
