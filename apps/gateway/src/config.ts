@@ -22,6 +22,9 @@ const restartSchema = z
   })
   .strict();
 
+/** The tools a hook applies to: advertised names, `ns__*` for a backend's all. */
+const hookTools = z.array(z.string().min(1).max(200)).min(1).max(1000).optional();
+
 const filterSchema = z
   .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
   .strict();
@@ -366,6 +369,38 @@ export const configSchema = z
               .strict(),
           )
           .max(100)
+          .optional(),
+        /**
+         * Checks around every backend tool call, in order (see governance/hooks.ts): the
+         * built-in `redact` and `size_caps`, or an ES module of the operator's (its path
+         * relative to the config file). `tools` limits one to some tools (advertised names,
+         * `ns__*`). Read at start.
+         */
+        hooks: z
+          .array(
+            z.union([
+              z.object({ use: z.literal('redact'), tools: hookTools }).strict(),
+              z
+                .object({
+                  use: z.literal('size_caps'),
+                  tools: hookTools,
+                  max_args_bytes: z.number().int().positive().optional(),
+                  max_result_bytes: z.number().int().positive().optional(),
+                })
+                .strict()
+                .refine((c) => c.max_args_bytes !== undefined || c.max_result_bytes !== undefined, {
+                  message: 'size_caps needs max_args_bytes, max_result_bytes or both',
+                }),
+              z
+                .object({
+                  module: z.string().min(1),
+                  options: z.record(z.string(), z.unknown()).optional(),
+                  tools: hookTools,
+                })
+                .strict(),
+            ]),
+          )
+          .max(50)
           .optional(),
         /** Where approved tool definitions are kept (backends with `pin`). */
         pins: z

@@ -30,6 +30,7 @@ import {
 import { BridgeRelay } from './bridge-relay.js';
 import type { BackendConfig, GatewayConfig } from './config.js';
 import type { EventLog } from './events.js';
+import { Hooks, type InstalledHook } from './governance/hooks.js';
 import { Policy } from './governance/policy.js';
 import { ToolQuarantine } from './governance/quarantine.js';
 import { Quotas } from './governance/quotas.js';
@@ -154,6 +155,8 @@ export interface GatewayOptions {
   state?: StateStore;
   /** Where approved tool definitions are kept (backends with `pin`). Default: memory. */
   pinsPath?: string;
+  /** The hooks around every backend tool call (`loadHooks` of `gateway.hooks`). */
+  hooks?: readonly InstalledHook[];
 }
 
 /**
@@ -208,6 +211,8 @@ export class Gateway {
   readonly policy: Policy | undefined;
   /** Calls per identity per window (`gateway.quotas`), when the config has any at start. */
   readonly quotas: Quotas | undefined;
+  /** The checks around every backend tool call (`gateway.hooks`), when there are any. */
+  readonly hooks: Hooks | undefined;
 
   constructor(config: GatewayConfig, options: GatewayOptions) {
     this.config = config;
@@ -218,6 +223,9 @@ export class Gateway {
     this.policy = Policy.wanted(config) ? new Policy(config, options.events) : undefined;
     this.quotas = config.gateway.quotas?.length
       ? new Quotas(config.gateway.quotas, options.state, options.events, config.gateway.name)
+      : undefined;
+    this.hooks = options.hooks?.length
+      ? new Hooks(options.hooks, options.events, config.gateway.name)
       : undefined;
     this.quarantine = new ToolQuarantine(
       config.gateway.pins?.path ?? options.pinsPath ?? ':memory:',
@@ -679,26 +687,35 @@ export class Gateway {
       handler: (args, ctx) => {
         const refused = this.policy?.refusal(key, route, args, ctx.auth, server);
         if (refused) throw refused;
-        // Counted after the rules: a refused call spends no quota.
-        if (this.quotas) {
-          return this.#chargeThenForward(route, key, args, ctx, this.quotas, server);
-        }
+        // Counted after the rules (a refused call spends no quota), then the hooks.
+        if (this.quotas || this.hooks) return this.#governed(route, key, args, ctx, server);
         return this.#forwardToolCall(route, key, args, ctx);
       },
     };
   }
 
-  async #chargeThenForward(
+  /** A call the quotas count and the hooks wrap (the rules allowed it). */
+  async #governed(
     route: Route,
     name: string,
     args: Record<string, unknown>,
     ctx: McpContext,
-    quotas: Quotas,
     server: string,
   ): Promise<CallToolResult> {
-    const over = await quotas.charge(name, route.backend.name, ctx.auth, server);
-    if (over) throw over;
-    return this.#forwardToolCall(route, name, args, ctx);
+    if (this.quotas) {
+      const over = await this.quotas.charge(name, route.backend.name, ctx.auth, server);
+      if (over) throw over;
+    }
+    if (!this.hooks) return this.#forwardToolCall(route, name, args, ctx);
+    const call = {
+      tool: name,
+      backend: route.backend.name,
+      original: route.original,
+      server,
+      subject: ctx.auth?.subject ?? '',
+      args,
+    };
+    return this.hooks.around(call, (sent) => this.#forwardToolCall(route, name, sent, ctx));
   }
 
   #forwardToolCall(

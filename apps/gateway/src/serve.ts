@@ -4,6 +4,7 @@
  */
 
 import type { IncomingMessage } from 'node:http';
+import { dirname, resolve } from 'node:path';
 import {
   type FleetMembership,
   type FleetNotifier,
@@ -26,6 +27,7 @@ import {
 import { defaultStatePath } from './events/path.js';
 import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
+import { loadHooks } from './governance/hooks.js';
 import { GATEWAY_OPTIONS } from './options.js';
 import { exitingEarly, releasePrestarted, releaseSignals } from './prestart.js';
 import { retryOnHangup, watchConfig } from './reload.js';
@@ -62,6 +64,17 @@ process.exitCode = await runCli({
       await releasePrestarted();
       if (err instanceof ConfigError) throw new CliUsageError(err.message);
       throw err;
+    }
+    // The hooks (gateway.hooks): an operator's module that cannot be loaded stops the start.
+    let hooks: Awaited<ReturnType<typeof loadHooks>>;
+    try {
+      hooks = await loadHooks(
+        config.gateway.hooks ?? [],
+        values.config ? dirname(resolve(values.config as string)) : process.cwd(),
+      );
+    } catch (err) {
+      await releasePrestarted();
+      throw new CliUsageError((err as Error).message);
     }
     // The event log's writer thread boots once the backends have started (or after a while):
     // until then its ~50 ms of CPU would slow their boot, which a first call waits for.
@@ -105,6 +118,7 @@ process.exitCode = await runCli({
       logger,
       // Approved tool definitions (backends with `pin`) beside the event log's default.
       pinsPath: defaultStatePath('gateway-pins', values.config as string | undefined),
+      hooks,
       ...(requestState ? { requestState } : {}),
       ...(state
         ? {

@@ -35,7 +35,8 @@ export type FixtureName =
   | 'flaky'
   | 'slow-start'
   | 'verbatim'
-  | 'whoami';
+  | 'whoami'
+  | 'leaky';
 
 /** The absolute path of a compiled fixture backend (dist/fixtures/<name>.js). */
 export function fixture(name: FixtureName): string {

@@ -1,15 +1,17 @@
 /**
  * The README's governance and team examples, as copied: each JSON block of "Virtual servers",
- * "Rules", "Quotas" and "Each person's own credentials" is a config the gateway takes, the
+ * "Rules", "Quotas", "Hooks" and "Each person's own credentials" is a config the gateway takes,
+ * the Hooks example module is a hook that refuses as it says, the
  * Virtual servers example lists what its prose says over this repository's apps, and the Rules
  * example decides as its prose says.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { killSpawned, removeTempDirs, tempDir } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { defaultRawConfig } from '../src/config-file.js';
+import { loadHooks } from '../src/governance/hooks.js';
 import { RuleSet } from '../src/governance/rules.js';
 import { GATEWAY_DIR, startInProcess } from './helpers.js';
 
@@ -115,6 +117,29 @@ describe('README examples', () => {
       await gw.stop();
     }
   }, 60_000);
+
+  it('Hooks: the config is taken, and the example module is a hook that refuses as it says', async () => {
+    const [example] = blocksOf('## Hooks');
+    expect(parseConfig(example).gateway.hooks?.map((h) => ('use' in h ? h.use : h.module))).toEqual(
+      ['redact', 'size_caps', './hooks/no-prod.mjs'],
+    );
+    const module = /```js\n([\s\S]*?)```/.exec(README.slice(README.indexOf('## Hooks\n')))?.[1];
+    const dir = tempDir('gw-readme-hook-');
+    mkdirSync(join(dir, 'hooks'));
+    writeFileSync(join(dir, 'hooks', 'no-prod.mjs'), module ?? '');
+    const [, , own] = await loadHooks(parseConfig(example).gateway.hooks ?? [], dir);
+    const call = (args: Record<string, unknown>) => ({
+      tool: 'shell__run',
+      backend: 'shell',
+      original: 'run',
+      server: '',
+      subject: 'alice',
+      args,
+    });
+    expect(own?.tools).toEqual(['shell__*']);
+    expect(() => own?.hook.before?.(call({ command: 'deploy prod' }))).toThrow('not on prod');
+    expect(own?.hook.before?.(call({ command: 'ls' }))).toBeUndefined();
+  });
 
   it('Quotas: the config is taken', () => {
     const [example] = blocksOf('## Quotas');

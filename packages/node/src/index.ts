@@ -61,5 +61,5 @@ export {
   resolveLogFormat,
 } from './logging/logger.js';
 // Secrets in text a tool answers with (command lines, log lines, results): `[REDACTED]`
-export { redact } from './redact/redact.js';
+export { isSecretName, redact } from './redact/redact.js';
 export { REDACTED } from './redact/redact-tools.js';

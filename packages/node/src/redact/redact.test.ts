@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redact } from './redact.js';
+import { isSecretName, redact } from './redact.js';
 
 const R = '[REDACTED]';
 
@@ -193,5 +193,44 @@ describe('redact: headers, JSON and look-alikes', () => {
     );
     expect(redact('psql --no-password -h db')).toBe('psql --no-password -h db');
     expect(redact('password="two words" next')).toBe('password=[REDACTED] next');
+  });
+});
+
+describe('isSecretName', () => {
+  it('knows the fields that hold secrets by their names, in any casing and separators', () => {
+    for (const name of [
+      'password',
+      'db_password',
+      'PGPASSWORD',
+      'apiKey',
+      'api-key',
+      'X-Auth-Token',
+      'access_token',
+      'client_secret',
+      'Authorization',
+      'auth',
+      'credentials',
+      'session_id',
+      'Cookie',
+      'private_key',
+    ]) {
+      expect(isSecretName(name), name).toBe(true);
+    }
+  });
+
+  it('leaves fields that only contain such a word, or name how to authenticate', () => {
+    for (const name of [
+      'author',
+      'authority',
+      'token_count',
+      'passenger',
+      'password_hint',
+      'PWD',
+      'authSource',
+      'auth_method',
+      'service',
+    ]) {
+      expect(isSecretName(name), name).toBe(false);
+    }
   });
 });

@@ -19,6 +19,23 @@ const keepOrRedact = (whole: string, key: string, sep: string) =>
     ? whole
     : `${key}${sep}${REDACTED}`;
 
+/**
+ * A field name that ends in a secret's word, once lower-cased and without separators
+ * (`password`, `db_password`, `apiKey`, `X-Auth-Token`, `client_secret`, `Authorization`) —
+ * not one that merely contains it (`author`, `token_count`, `passenger`).
+ */
+const SECRET_FIELD =
+  /(?:pass(?:word|wd|phrase)?|pwd|secrets?|tokens?|apikey|accesskey|privatekey|credentials?|sessionid|cookies?|authorization|^auth)$/;
+
+/**
+ * Whether a field of that name holds a secret: what a structured value's field is redacted by,
+ * whatever its value looks like.
+ */
+export function isSecretName(name: string): boolean {
+  if (NOT_SECRET.has(name.toUpperCase()) || NOT_SECRET_NAME.test(name)) return false;
+  return SECRET_FIELD.test(name.toLowerCase().replace(/[-_.\s]/g, ''));
+}
+
 type Pattern = [RegExp, string | ((...m: string[]) => string)];
 
 // Bearer / Basic credentials first, so "Authorization: Bearer x" keeps its scheme word.
