@@ -5,7 +5,7 @@
  *   --rounds N        rounds per side, stdio and HTTP (default 5; the median is reported)
  *   --count N         requests per stdio round (default 20000)
  *   --duration S      seconds each HTTP server is measured per round (default 5, after a 1 s warm-up)
- *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|attack|observability|fleet|startup|oauth|rules
+ *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|attack|observability|fleet|startup|oauth|rules|context
  *                     run one group of benchmarks (attack: what stalled or oversized listens make a
  *                     server hold)
  *   --check           exit 1 when a target is missed
@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { attackMemoryBench } from './attack-memory-bench.js';
 import { clientBench } from './client-bench.js';
+import { contextBench } from './context-bench.js';
 import { eventsBench } from './events-bench.js';
 import { fleetBench } from './fleet-bench.js';
 import { fuzzRssBench } from './fuzz-rss-bench.js';
@@ -80,6 +81,7 @@ const GROUPS = [
   'startup',
   'oauth',
   'rules',
+  'context',
 ];
 if (only !== undefined && !GROUPS.includes(only)) {
   console.error(`--only must be one of ${GROUPS.map((g) => `'${g}'`).join(', ')}; got '${only}'`);
@@ -334,4 +336,5 @@ if (only === undefined || only === 'fleet') results.push(await fleetBench());
 if (only === undefined || only === 'startup') results.push(await startupBench(rounds * 3));
 if (only === undefined || only === 'oauth') results.push(await oauthBench(rounds, duration));
 if (only === undefined || only === 'rules') results.push(await rulesBench(rounds, duration));
+if (only === undefined || only === 'context') results.push(await contextBench());
 if (values.check && results.some((ok) => !ok)) process.exitCode = 1;
