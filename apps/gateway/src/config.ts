@@ -402,7 +402,7 @@ export const configSchema = z
           )
           .max(50)
           .optional(),
-        /** Where approved tool definitions are kept (backends with `pin`). */
+        /** Where approved tool definitions are kept (backends with `pin`): a SQLite file, or postgres://… shared by a fleet. */
         pins: z
           .object({ path: z.string().min(1).optional() })
           .strict()

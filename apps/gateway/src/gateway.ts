@@ -31,6 +31,7 @@ import { BridgeRelay } from './bridge-relay.js';
 import type { BackendConfig, GatewayConfig } from './config.js';
 import type { EventLog } from './events.js';
 import { Hooks, type InstalledHook } from './governance/hooks.js';
+import type { PinRows } from './governance/pins.js';
 import { Policy } from './governance/policy.js';
 import { ToolQuarantine } from './governance/quarantine.js';
 import { Quotas } from './governance/quotas.js';
@@ -155,6 +156,8 @@ export interface GatewayOptions {
   state?: StateStore;
   /** Where approved tool definitions are kept (backends with `pin`). Default: memory. */
   pinsPath?: string;
+  /** Approved definitions already open (a fleet's: `openPostgresPins`); wins over the paths. */
+  pins?: PinRows;
   /** The hooks around every backend tool call (`loadHooks` of `gateway.hooks`). */
   hooks?: readonly InstalledHook[];
 }
@@ -228,9 +231,11 @@ export class Gateway {
       ? new Hooks(options.hooks, options.events, config.gateway.name)
       : undefined;
     this.quarantine = new ToolQuarantine(
-      config.gateway.pins?.path ?? options.pinsPath ?? ':memory:',
+      options.pins ?? config.gateway.pins?.path ?? options.pinsPath ?? ':memory:',
       options.events,
       config.gateway.name,
+      // Another instance approved or first saw a backend's tools: its list is decided again.
+      () => this.#queueSync(),
     );
     this.#bridge = new InputBridge({
       ttlMs: config.gateway.bridge.park_ttl_ms,
@@ -529,7 +534,7 @@ export class Gateway {
       source: this.config.gateway.name,
     });
     await this.events.close();
-    this.quarantine.close();
+    await this.quarantine.close();
   }
 
   /** Calls of modern clients parked until their retry brings the input a backend asked for. */

@@ -25,9 +25,12 @@ import {
   loadConfig,
 } from './config.js';
 import { defaultStatePath } from './events/path.js';
+import { isPostgresTarget } from './events/postgres-url.js';
 import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
 import { loadHooks } from './governance/hooks.js';
+import type { PinRows } from './governance/pins.js';
+import { openPostgresPins } from './governance/postgres-pins.js';
 import { GATEWAY_OPTIONS } from './options.js';
 import { exitingEarly, releasePrestarted, releaseSignals } from './prestart.js';
 import { retryOnHangup, watchConfig } from './reload.js';
@@ -76,6 +79,19 @@ process.exitCode = await runCli({
       await releasePrestarted();
       throw new CliUsageError((err as Error).message);
     }
+    // A fleet's approved tool definitions in PostgreSQL: shared, and heard of when changed.
+    let pins: PinRows | undefined;
+    const pinsPath = config.gateway.pins?.path;
+    if (pinsPath && isPostgresTarget(pinsPath)) {
+      try {
+        pins = await openPostgresPins(pinsPath, {
+          onError: (err) => logger.warn({ err: err.message }, 'pins: PostgreSQL'),
+        });
+      } catch (err) {
+        await releasePrestarted();
+        throw new CliUsageError((err as Error).message);
+      }
+    }
     // The event log's writer thread boots once the backends have started (or after a while):
     // until then its ~50 ms of CPU would slow their boot, which a first call waits for.
     let backendsUp!: () => void;
@@ -97,6 +113,7 @@ process.exitCode = await runCli({
       );
     } catch (err) {
       await releasePrestarted();
+      await pins?.close();
       // A path it cannot use (a directory, a file that is not an event log, no permission): one
       // line naming it, exit 2 — not a fatal log line with a stack.
       throw new CliUsageError(err instanceof Error ? err.message : String(err));
@@ -107,6 +124,7 @@ process.exitCode = await runCli({
     const exitingNow = exitingEarly();
     if (exitingNow) {
       await events.close().catch(() => undefined);
+      await pins?.close();
       await new Promise<never>(() => void exitingNow);
     }
     // Fleet mode (--redis-url): a backend's resource update is told to the subscribers of every
@@ -119,6 +137,7 @@ process.exitCode = await runCli({
       // Approved tool definitions (backends with `pin`) beside the event log's default.
       pinsPath: defaultStatePath('gateway-pins', values.config as string | undefined),
       hooks,
+      ...(pins ? { pins } : {}),
       ...(requestState ? { requestState } : {}),
       ...(state
         ? {

@@ -80,21 +80,38 @@ function changedFields(a: Record<string, unknown>, b: Record<string, unknown>): 
   return DEFINITION.filter((k) => canonical(a[k]) !== canonical(b[k]));
 }
 
-interface PinRow {
+/** One approved definition: its hash, and itself as JSON. */
+export interface PinRow {
   hash: string;
   definition: string;
 }
 
-/** The approved definitions, in a SQLite file (0600) that outlives restarts. */
-export class ToolPins {
+/**
+ * Where approved definitions are kept, read synchronously (a registry rebuild decides at once):
+ * a SQLite file on one machine, or a fleet's PostgreSQL table mirrored in memory
+ * (postgres-pins.ts).
+ */
+export interface PinRows {
+  /** How many definitions of `backend` are approved. */
+  count(backend: string): number;
+  get(backend: string, tool: string): PinRow | undefined;
+  /**
+   * Approve a definition. `replace` false: unless one is approved already — another instance of
+   * a fleet may have approved its first sight first, and that one stands.
+   */
+  put(backend: string, tool: string, row: PinRow, replace: boolean): void;
+  /** Call `listener` when another instance changed `backend`'s approvals (a fleet's store). */
+  watch?(listener: (backend: string) => void): void;
+  close(): void | Promise<void>;
+}
+
+/** The approved definitions in a SQLite file (0600) that outlives restarts. */
+export class SqlitePinRows implements PinRows {
   readonly #db: Database.Database;
   readonly #get: Database.Statement<[string, string], PinRow>;
   readonly #put: Database.Statement<[string, string, string, string, number]>;
+  readonly #add: Database.Statement<[string, string, string, string, number]>;
   readonly #count: Database.Statement<[string], { n: number }>;
-  /** When each held-back definition was first seen: `backend\0tool\0hash` → ms. */
-  readonly #since = new Map<string, number>();
-  /** The definitions already told of (each is an event once, not at every list refresh). */
-  readonly #told = new Set<string>();
 
   constructor(path: string) {
     ensurePrivateFile(path);
@@ -112,12 +129,43 @@ export class ToolPins {
     this.#get = this.#db.prepare(
       'SELECT hash, definition FROM tool_pins WHERE backend = ? AND tool = ?',
     );
+    const insert =
+      'INSERT INTO tool_pins (backend, tool, hash, definition, approved_at) VALUES (?, ?, ?, ?, ?)';
     this.#put = this.#db.prepare(
-      `INSERT INTO tool_pins (backend, tool, hash, definition, approved_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (backend, tool) DO UPDATE SET hash = excluded.hash, definition = excluded.definition,
-         approved_at = excluded.approved_at`,
+      `${insert} ON CONFLICT (backend, tool) DO UPDATE SET hash = excluded.hash,
+         definition = excluded.definition, approved_at = excluded.approved_at`,
     );
+    this.#add = this.#db.prepare(`${insert} ON CONFLICT (backend, tool) DO NOTHING`);
     this.#count = this.#db.prepare('SELECT COUNT(*) AS n FROM tool_pins WHERE backend = ?');
+  }
+
+  count(backend: string): number {
+    return this.#count.get(backend)?.n ?? 0;
+  }
+
+  get(backend: string, tool: string): PinRow | undefined {
+    return this.#get.get(backend, tool);
+  }
+
+  put(backend: string, tool: string, row: PinRow, replace: boolean): void {
+    (replace ? this.#put : this.#add).run(backend, tool, row.hash, row.definition, Date.now());
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
+
+/** The approved definitions, and what a backend's list comes to against them. */
+export class ToolPins {
+  readonly #rows: PinRows;
+  /** When each held-back definition was first seen: `backend\0tool\0hash` → ms. */
+  readonly #since = new Map<string, number>();
+  /** The definitions already told of (each is an event once, not at every list refresh). */
+  readonly #told = new Set<string>();
+
+  constructor(rows: PinRows) {
+    this.#rows = rows;
   }
 
   /**
@@ -132,7 +180,7 @@ export class ToolPins {
     const allowed = new Set<string>();
     const quarantined: Quarantined[] = [];
     const news: Review['news'] = [];
-    const firstSight = mode !== 'off' && (this.#count.get(backend)?.n ?? 0) === 0;
+    const firstSight = mode !== 'off' && this.#rows.count(backend) === 0;
     for (const entry of tools) {
       const name = entry.name;
       if (typeof name !== 'string') continue;
@@ -142,13 +190,13 @@ export class ToolPins {
       }
       const offered = definitionOf(entry);
       const hash = definitionHash(offered);
-      const row = this.#get.get(backend, name);
+      const row = this.#rows.get(backend, name);
       if (row?.hash === hash) {
         allowed.add(name);
         continue;
       }
       if (!row && (firstSight || mode === 'warn')) {
-        this.#approve(backend, name, offered, hash);
+        this.#approve(backend, name, offered, hash, false);
         allowed.add(name);
         if (!firstSight)
           news.push({ type: 'tool.pinned', detail: this.#held(backend, 'new', offered, hash) });
@@ -182,18 +230,24 @@ export class ToolPins {
     for (const entry of offered) {
       if (typeof entry.name !== 'string' || (tool !== undefined && entry.name !== tool)) continue;
       const definition = definitionOf(entry);
-      this.#approve(backend, entry.name, definition, definitionHash(definition));
+      this.#approve(backend, entry.name, definition, definitionHash(definition), true);
       approved.push(entry.name);
     }
     return approved;
   }
 
-  close(): void {
-    this.#db.close();
+  close(): void | Promise<void> {
+    return this.#rows.close();
   }
 
-  #approve(backend: string, tool: string, definition: Record<string, unknown>, hash: string): void {
-    this.#put.run(backend, tool, hash, JSON.stringify(definition), Date.now());
+  #approve(
+    backend: string,
+    tool: string,
+    definition: Record<string, unknown>,
+    hash: string,
+    replace: boolean,
+  ): void {
+    this.#rows.put(backend, tool, { hash, definition: JSON.stringify(definition) }, replace);
   }
 
   #held(

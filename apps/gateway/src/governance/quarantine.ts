@@ -8,10 +8,13 @@ import type { Backend } from '../backends/backend.js';
 import type { GatewayConfig } from '../config.js';
 import type { EventLog } from '../events.js';
 import { advertisedName } from '../names.js';
-import { type PinMode, type Quarantined, ToolPins } from './pins.js';
+import { type PinMode, type PinRows, type Quarantined, SqlitePinRows, ToolPins } from './pins.js';
 
-/** Where approved definitions are kept: a file, or memory (for the process's life). */
-export type PinsLocation = string | ':memory:';
+/**
+ * Where approved definitions are kept: a file, memory (for the process's life), or rows already
+ * open (a fleet's PostgreSQL table, see postgres-pins.ts).
+ */
+export type PinsLocation = string | ':memory:' | PinRows;
 
 /** The held-back tools of every backend, and the pins they are held to. */
 export class ToolQuarantine {
@@ -22,10 +25,20 @@ export class ToolQuarantine {
   /** Held-back tools by backend name. */
   readonly #held = new Map<string, Quarantined[]>();
 
-  constructor(location: PinsLocation, events: EventLog, source: string) {
+  /** `changed`: another instance changed a backend's approvals (the lists must be rebuilt). */
+  constructor(
+    location: PinsLocation,
+    events: EventLog,
+    source: string,
+    changed?: (backend: string) => void,
+  ) {
     this.#location = location;
     this.#events = events;
     this.#source = source;
+    if (typeof location !== 'string') {
+      this.#pins = new ToolPins(location);
+      if (changed) location.watch?.(changed);
+    }
   }
 
   /**
@@ -38,7 +51,7 @@ export class ToolQuarantine {
       this.#held.delete(backend.name);
       return [...tools];
     }
-    this.#pins ??= new ToolPins(this.#location);
+    this.#pins ??= new ToolPins(new SqlitePinRows(this.#location as string));
     const review = this.#pins.review(backend.name, mode, tools);
     this.#held.set(backend.name, review.quarantined);
     for (const { type, detail } of review.news) {
@@ -124,7 +137,7 @@ export class ToolQuarantine {
     return approved;
   }
 
-  close(): void {
-    this.#pins?.close();
+  close(): void | Promise<void> {
+    return this.#pins?.close();
   }
 }
