@@ -38,6 +38,11 @@ export function interpolate(value: unknown, env: NodeJS.ProcessEnv, path = ''): 
 
 /** The parsed JSON of a config file, not yet validated; throws a ConfigError. */
 export function readConfigFile(file: string): unknown {
+  return readConfigText(file).raw;
+}
+
+/** A config file's text and what it parses to (see {@link readConfigFile}). */
+export function readConfigText(file: string): { raw: unknown; text: string } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -45,10 +50,70 @@ export function readConfigFile(file: string): unknown {
     throw new ConfigError(`cannot read config ${file}: ${(err as Error).message}`);
   }
   try {
-    return JSON.parse(text);
+    return { raw: JSON.parse(text), text };
   } catch (err) {
     throw new ConfigError(`config ${file} is not JSON: ${jsonProblem(err as Error, text)}`);
   }
+}
+
+/**
+ * The line (1-based) where the value at `path` starts in the JSON `text` (valid JSON), or
+ * undefined: what a config error names, so an operator finds the rule or backend at once.
+ */
+export function lineOf(text: string, path: readonly (string | number)[]): number | undefined {
+  const target = path.map(String).join('\0');
+  let i = 0;
+  let line = 1;
+  let found: number | undefined;
+  const space = () => {
+    while (i < text.length && ' \t\r\n'.includes(text[i] as string)) {
+      if (text[i] === '\n') line++;
+      i++;
+    }
+  };
+  const string = (): string => {
+    const start = i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const value = (at: string): void => {
+    space();
+    if (found === undefined && at === target) found = line;
+    const c = text[i];
+    if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      i++;
+      space();
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      for (let n = 0; ; n++) {
+        space();
+        let key = String(n);
+        if (c === '{') {
+          key = string();
+          space();
+          i++; // the colon
+        }
+        value(at === '' && target !== '' ? key : `${at}\0${key}`);
+        space();
+        if (text[i++] !== ',') return;
+      }
+    }
+    if (c === '"') {
+      string();
+      return;
+    }
+    while (i < text.length && !',}] \t\r\n'.includes(text[i] as string)) i++;
+  };
+  try {
+    value('');
+  } catch {
+    return undefined;
+  }
+  return found;
 }
 
 /**

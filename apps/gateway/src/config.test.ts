@@ -14,6 +14,7 @@ import {
   loadConfig,
   parseConfig,
 } from './config.js';
+import { lineOf } from './config-file.js';
 
 /** The ConfigError parseConfig throws for `raw`; fails the test when it does not throw one. */
 function configError(raw: unknown, env: NodeJS.ProcessEnv = {}): ConfigError {
@@ -586,7 +587,7 @@ describe('loadConfig', () => {
   it('passes validation errors through', () => {
     const file = join(dir, 'invalid.json');
     writeFileSync(file, JSON.stringify(one({ command: 'x', timeoutMs: -1 })));
-    expect(() => loadConfig(file, {})).toThrow(/mcpServers\.one\.timeoutMs: /);
+    expect(() => loadConfig(file, {})).toThrow(/mcpServers\.one\.timeoutMs \(line 1\): /);
   });
 });
 
@@ -778,5 +779,43 @@ describe('personal credentials', () => {
         credential: { type: 'env', variable: '1BAD' },
       }),
     ).toThrow('mcpServers.b.credential.variable: an environment variable name');
+  });
+});
+
+describe('lineOf: where a config error is in the file', () => {
+  const text = `{
+  "gateway": {
+    "rules": [
+      { "name": "a", "effect": "deny", "when": "x" },
+      {
+        "name": "b \\" {[,",
+        "effect": "allow",
+        "when": "true"
+      }
+    ],
+    "empty": [], "none": {}
+  },
+  "mcpServers": { "files": { "command": "x", "args": ["a", 1, null] } }
+}`;
+
+  it('finds the line of a value at any depth, past strings that hold brackets and quotes', () => {
+    expect(lineOf(text, ['gateway', 'rules', 1, 'when'])).toBe(8);
+    expect(lineOf(text, ['gateway', 'rules', 0, 'when'])).toBe(4);
+    expect(lineOf(text, ['gateway', 'rules', 1])).toBe(5);
+    expect(lineOf(text, ['mcpServers', 'files', 'args', 2])).toBe(13);
+    expect(lineOf(text, ['gateway', 'none'])).toBe(11);
+    expect(lineOf(text, [])).toBe(1);
+  });
+
+  it('says nothing of a path the text has not got', () => {
+    expect(lineOf(text, ['nope'])).toBeUndefined();
+    expect(lineOf(text, ['gateway', 'rules', 5])).toBeUndefined();
+  });
+
+  it('is named by parseConfig with the file text', () => {
+    const bad = '{\n  "gateway": {\n    "backend_timeout": "soon"\n  },\n  "mcpServers": {}\n}';
+    expect(() => parseConfig(JSON.parse(bad), {}, bad)).toThrow(
+      /gateway\.backend_timeout \(line 3\): /,
+    );
   });
 });

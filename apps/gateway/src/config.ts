@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { isPasswordHash } from './auth/users.js';
-import { ConfigError, defaultRawConfig, interpolate, readConfigFile } from './config-file.js';
+import {
+  ConfigError,
+  defaultRawConfig,
+  interpolate,
+  lineOf,
+  readConfigText,
+} from './config-file.js';
 import { RuleError, RuleSet } from './governance/rules.js';
 import { namedBackends, SERVER_NAME, virtualServerSchema } from './servers/definition.js';
 
@@ -526,13 +532,22 @@ export const DEFAULT_RESTART: RestartPolicy = restartSchema.parse({});
 
 export const isStdio = (b: BackendConfig): b is StdioBackendConfig => 'command' in b;
 
-/** Validate a parsed config; every problem names its field. */
-export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+/**
+ * Validate a parsed config; every problem names its field — and, given the file's `text`, its
+ * line (`gateway.rules.3.when (line 41): rule 'no-rm': …`).
+ */
+export function parseConfig(
+  raw: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+  text?: string,
+): GatewayConfig {
   const result = configSchema.safeParse(interpolate(raw, env));
   if (!result.success) {
-    const lines = result.error.issues.map(
-      (i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`,
-    );
+    const lines = result.error.issues.map((i) => {
+      const path = i.path.filter((p): p is string | number => typeof p !== 'symbol');
+      const line = text === undefined ? undefined : lineOf(text, path);
+      return `${path.join('.') || '(root)'}${line === undefined ? '' : ` (line ${line})`}: ${i.message}`;
+    });
     throw new ConfigError(`invalid gateway config:\n  ${lines.join('\n  ')}`);
   }
   return result.data;
@@ -543,7 +558,8 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
  * throws a ConfigError.
  */
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  return parseConfig(readConfigFile(file), env);
+  const { raw, text } = readConfigText(file);
+  return parseConfig(raw, env, text);
 }
 
 /**

@@ -174,18 +174,24 @@ describe('rules elsewhere', () => {
     }
   });
 
-  it('an invalid rule stops the start, naming the rule and why', async () => {
+  it('an invalid rule stops the start, naming the rule, its line and why', async () => {
     const dir = tempDir('gw-bad-rule-');
     const file = join(dir, 'gateway.json');
     writeFileSync(
       file,
-      JSON.stringify({
-        gateway: { rules: [{ name: 'half', effect: 'deny', when: "tool.name == 'x' &&" }] },
-        mcpServers: {},
-      }),
+      JSON.stringify(
+        {
+          gateway: { rules: [{ name: 'half', effect: 'deny', when: "tool.name == 'x' &&" }] },
+          mcpServers: {},
+        },
+        null,
+        2,
+      ),
     );
     const run = await runProcess(process.execPath, [CLI, '--config', file]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("gateway.rules.0.when: rule 'half': Unexpected token: EOF");
+    expect(run.stderr).toContain(
+      "gateway.rules.0.when (line 7): rule 'half': Unexpected token: EOF",
+    );
   });
 });

@@ -5,7 +5,14 @@
  * that server at `/mcp` — the group travels in their access token.
  */
 import { MemoryOAuthStore } from '@mcpkit/protocol';
-import { freePort, type HttpProcess, killSpawned, removeTempDirs, tempDir } from '@mcpkit/testing';
+import {
+  freePort,
+  type HttpProcess,
+  killSpawned,
+  postJson,
+  removeTempDirs,
+  tempDir,
+} from '@mcpkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/auth/users.js';
 import { backend, connectSignedIn, spawnHttpGateway } from './helpers.js';
@@ -64,15 +71,11 @@ describe('virtual servers with the gateway as the authorization server', () => {
       ) as { aud: unknown };
       expect(payload.aud).toBe(`${gw.url}/servers/design/mcp`);
       const at = (path: string) =>
-        fetch(`${gw.url}${path}`, {
-          method: 'POST',
-          headers: {
-            Authorization: `Bearer ${token}`,
-            'Content-Type': 'application/json',
-            Accept: 'application/json, text/event-stream',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-        });
+        postJson(
+          `${gw.url}${path}`,
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          { token: String(token), headers: { accept: 'application/json, text/event-stream' } },
+        );
       expect((await at('/mcp')).status).toBe(401);
     } finally {
       await client.close();

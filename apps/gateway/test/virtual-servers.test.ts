@@ -10,6 +10,7 @@ import { type McpClient, RpcError } from '@mcpkit/protocol';
 import {
   type HttpProcess,
   killSpawned,
+  postJson,
   removeTempDirs,
   runProcess,
   tempDir,
@@ -73,6 +74,13 @@ afterAll(async () => {
 
 const connect = (token: string, protocol: 'legacy' | 'auto', path = '/mcp') =>
   gw.connect({ headers: { Authorization: `Bearer ${token}` }, protocol, path });
+/** A JSON-RPC ping POSTed to `path` (with `token`), answered whole. */
+const ping = (path: string, token?: string) =>
+  postJson<{ error?: { code: number } }>(
+    `${gw.url}${path}`,
+    { jsonrpc: '2.0', id: 1, method: 'ping' },
+    { ...(token ? { token } : {}), headers: { accept: 'application/json, text/event-stream' } },
+  );
 const names = async (client: McpClient) => (await client.listTools()).map((t) => t.name).sort();
 const outcome = (client: McpClient, name: string, args: Record<string, unknown> = {}) =>
   client.callTool(name, args).then(
@@ -175,33 +183,17 @@ describe('virtual servers and the rules, quotas, endpoints', () => {
     }
   });
 
-  it('an unknown server is 404, and its metadata too', async () => {
-    const res = await fetch(`${gw.url}/servers/nope/mcp`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${ALICE}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-    });
+  it('an unknown server, or a path that is not an endpoint, is 404', async () => {
+    const res = await ping('/servers/nope/mcp', ALICE);
     expect(res.status).toBe(404);
-    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32601);
+    expect(res.body?.error?.code).toBe(-32601);
     for (const path of ['/servers//mcp', '/servers/ops/x/mcp', '/servers/ops/mcp/']) {
-      const r = await fetch(`${gw.url}${path}`, { method: 'POST' });
-      expect(r.status, path).toBe(404);
+      expect((await ping(path)).status, path).toBe(404);
     }
   });
 
   it('needs the same token as /mcp', async () => {
-    const res = await fetch(`${gw.url}/servers/ops/mcp`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-    });
+    const res = await ping('/servers/ops/mcp');
     expect(res.status).toBe(401);
   });
 });
@@ -228,21 +220,7 @@ describe('virtual servers follow their definitions', () => {
         JSON.stringify({ ...config(), gateway: { ...config().gateway, servers } }),
       );
       await expect
-        .poll(
-          async () =>
-            (
-              await fetch(`${gw.url}/servers/ops/mcp`, {
-                method: 'POST',
-                headers: {
-                  Authorization: `Bearer ${ALICE}`,
-                  'Content-Type': 'application/json',
-                  Accept: 'application/json, text/event-stream',
-                },
-                body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-              })
-            ).status,
-          { timeout: 15_000 },
-        )
+        .poll(async () => (await ping('/servers/ops/mcp', ALICE)).status, { timeout: 15_000 })
         .toBe(404);
     } finally {
       await ops.close();

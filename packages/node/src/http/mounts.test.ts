@@ -4,7 +4,7 @@
  * own — its metadata names its URL and its tokens must be for it (RFC 8707, RFC 9728).
  */
 import { type AuthInfo, defineTool, McpServer } from '@mcpkit/protocol';
-import { startAuthorizationServer, type TestAuthorizationServer } from '@mcpkit/testing';
+import { postJson, startAuthorizationServer, type TestAuthorizationServer } from '@mcpkit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOAuthResourceServer } from './oauth/resource-server.js';
 import type { HttpAuthOptions } from './options.js';
@@ -106,15 +106,11 @@ describe('mounted servers with OAuth', () => {
     expect(await tools(s, forSide, '/side/mcp')).toEqual(['side_tool']);
     expect(await tools(s, forMain)).toEqual(['main_tool']);
     const post = (path: string, token: string) =>
-      fetch(`${s.url}${path}`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${token}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-      });
+      postJson(
+        `${s.url}${path}`,
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { token, headers: { accept: 'application/json, text/event-stream' } },
+      );
     const wrongHere = await post('/side/mcp', forMain);
     expect(wrongHere.status).toBe(401);
     expect(wrongHere.headers.get('www-authenticate')).toContain('error="invalid_token"');
