@@ -68,8 +68,12 @@ export async function rulesBench(rounds: number, duration: number): Promise<bool
     { name: `${RULES} rules`, env: { GATEWAY_MODE: 'off', GATEWAY_RULES: String(RULES) } },
   ];
   const samples: HttpResult[][] = sides.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    for (const [i, side] of sides.entries()) {
+  // At least two rounds, the sides' order alternating (A B, B A …): a drift of the machine over
+  // the run (another process, the CPU's clock) weighs on both sides alike, not on the second.
+  const total = Math.max(rounds, 2);
+  for (let r = 0; r < total; r++) {
+    const order = r % 2 === 0 ? [...sides.entries()] : [...sides.entries()].reverse();
+    for (const [i, side] of order) {
       samples[i]?.push(
         await withEnv(side.env, () =>
           httpRun(
@@ -80,7 +84,7 @@ export async function rulesBench(rounds: number, duration: number): Promise<bool
       );
     }
   }
-  console.log(`\nrules: CEL rules on every tools/call, ${rounds} interleaved round(s)`);
+  console.log(`\nrules: CEL rules on every tools/call, ${total} interleaved round(s)`);
   console.log(`  one decision, ${RULES} rules (in process)   ${micros.toFixed(2)} µs p50`);
   const rps = samples.map((s) => median(s.map((x) => x.requestsPerSec)));
   const cpu = samples.map((s) => median(s.map((x) => x.cpuMicrosPerRequest ?? Number.NaN)));

@@ -57,7 +57,14 @@ interface Compiled {
   /** Reads `args`: undecidable before the call. */
   readsArgs: boolean;
   test: (facts: Record<string, unknown>) => unknown;
+  /** What it decides when it is the rule that decides (made once: a call allocates none). */
+  decision: Decision;
+  /** Calls it allowed (as the deciding rule) since it was compiled. */
+  allowed: number;
 }
+
+const DEFAULT_ALLOW: Decision = Object.freeze({ allowed: true, rule: null });
+const DEFAULT_DENY: Decision = Object.freeze({ allowed: false, rule: null });
 
 const RULE_ERROR = Symbol.for('mcpkit.gateway.RuleError');
 
@@ -124,20 +131,30 @@ export class RuleSet {
       } catch (err) {
         throw new RuleError(index, `rule '${rule.name}': ${(err as Error).message}`);
       }
+      const deny = rule.effect === 'deny';
       return {
         name: rule.name,
-        deny: rule.effect === 'deny',
+        deny,
         index,
         readsArgs: /\bargs\b/.test(withoutStrings(rule.when)),
         test,
+        decision: Object.freeze({ allowed: !deny, rule: rule.name }),
+        allowed: 0,
       };
     });
     return new RuleSet(compiled, fallback === 'allow');
   }
 
-  /** The decision on a call (with `facts.args`). */
+  /** The decision on a call (with `facts.args`); a call a rule allows is counted by it. */
   decide(facts: CallFacts): Decision {
     return this.#decide(facts, false);
+  }
+
+  /** Calls each rule allowed since it was compiled (the rules that allowed any). */
+  allowedCalls(): { rule: string; calls: number }[] {
+    return this.#rules
+      .filter((r) => r.allowed > 0)
+      .map((r) => ({ rule: r.name, calls: r.allowed }));
   }
 
   /** Whether the tool is listed to this caller: some call of it could be allowed. */
@@ -179,15 +196,18 @@ export class RuleSet {
   }
 
   #decide(facts: CallFacts, listing: boolean): Decision {
-    let allowedBy: string | null = null;
+    let allowedBy: Compiled | undefined;
     const input = facts as unknown as Record<string, unknown>;
     for (const { rule, always } of this.#plan(facts).rules) {
       if (!always && !matches(rule, input, listing)) continue;
-      if (rule.deny) return { allowed: false, rule: rule.name };
-      allowedBy ??= rule.name;
+      if (rule.deny) return rule.decision;
+      allowedBy ??= rule;
     }
-    if (allowedBy !== null) return { allowed: true, rule: allowedBy };
-    return { allowed: this.#defaultAllow, rule: null };
+    if (allowedBy) {
+      if (!listing) allowedBy.allowed++;
+      return allowedBy.decision;
+    }
+    return this.#defaultAllow ? DEFAULT_ALLOW : DEFAULT_DENY;
   }
 }
 
