@@ -221,6 +221,33 @@ function renderState(s) {
   const list = $('backends');
   const items = s.backends.map((b) => renderBackend(b, record(b, now)));
   list.replaceChildren(...items);
+  renderServers(s.servers || []);
+}
+
+/** The virtual servers' table; the section is hidden while the gateway has none. */
+function renderServers(servers) {
+  $('servers').hidden = servers.length === 0;
+  const rows = servers.map((v) => {
+    const tr = el('tr');
+    const td = (label, ...children) => tr.append(el('td', { 'data-label': label }, ...children));
+    td('Server', el('strong', { text: v.name }));
+    td('Endpoint', el('code', { text: v.path }));
+    td(
+      'Tools',
+      el('span', { text: v.tools.length ? `${v.tools.length}: ${v.tools.join(', ')}` : 'none' }),
+    );
+    td('Prompts', el('span', { text: String(v.prompts) }));
+    td('Resources', el('span', { text: String(v.resources) }));
+    const who = [
+      ...v.default_groups.map((g) => `group ${g}`),
+      ...(v.default_subjects
+        ? [`${v.default_subjects} ${v.default_subjects === 1 ? 'person' : 'people'}`]
+        : []),
+    ];
+    td('Default for', el('span', { text: who.length ? who.join(', ') : '—' }));
+    return tr;
+  });
+  $('server-rows').replaceChildren(...rows);
 }
 
 const filtered = () =>

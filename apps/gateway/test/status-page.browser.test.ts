@@ -48,6 +48,15 @@ describe('status page in headless Chromium', () => {
     expect(existsSync(CLI), 'build the package first (pnpm build)').toBe(true);
     gateway = await spawnHttpGateway(
       {
+        gateway: {
+          servers: {
+            support: {
+              tools: ['rich/echo', 'rich/who', 'chora/list_*'],
+              prompts: ['rich/*'],
+              default_for: { groups: ['support'], subjects: ['dana'] },
+            },
+          },
+        },
         mcpServers: {
           // Left failed when killed: the page must show the state it stays in.
           chora: backend('chora', { restart: { policy: 'never' } }),
@@ -128,6 +137,24 @@ describe('status page in headless Chromium', () => {
     const cookies = await browser.cookies();
     expect(cookies.map((c) => c.value).join()).not.toContain(TOKEN);
     expect(cookies.find((c) => c.name === 'mcpkit_status')?.httpOnly).toBe(true);
+  });
+
+  it('lists the virtual servers: endpoint, tools, and who gets each — names of people left out', async () => {
+    const section = page.locator('#servers');
+    await section.waitFor();
+    // Drawn with each state the page hears (every second): the one after every backend is in.
+    const cells = () => section.locator('#server-rows tr').first().locator('td').allTextContents();
+    await expect
+      .poll(cells)
+      .toEqual([
+        'support',
+        '/servers/support/mcp',
+        '4: chora__list_generators, chora__list_templates, rich__echo, rich__who',
+        '1',
+        '0',
+        'group support, 1 person',
+      ]);
+    expect(await section.textContent()).not.toContain('dana');
   });
 
   it('shows a killed backend fail and its backend.failed event, without a reload', async () => {

@@ -125,6 +125,12 @@ export class VirtualServer {
     return this.#listed.tools;
   }
 
+  /** How many prompts and resources (with templates) it lists. */
+  sizes(): { prompts: number; resources: number } {
+    const l = this.#listed;
+    return { prompts: l.prompts.size, resources: l.resources.size + l.templates.size };
+  }
+
   /** Take a new definition; the next {@link sync} applies it. */
   redefine(definition: VirtualServerConfig): void {
     this.#definition = definition;

@@ -1,5 +1,6 @@
 import { type AuthInfo, holdsScopes } from '@mcpkit/protocol';
 import type { Gateway } from '../gateway.js';
+import { SERVERS_PATH } from '../servers/mounts.js';
 
 /** One backend as the status page shows it. */
 export interface BackendView {
@@ -46,6 +47,20 @@ export interface BackendView {
   }[];
 }
 
+/** One virtual server as the status page shows it. */
+export interface ServerView {
+  name: string;
+  /** Its endpoint's path (`/servers/<name>/mcp`). */
+  path: string;
+  /** The tools it lists that the viewer may see, by its names. */
+  tools: string[];
+  prompts: number;
+  resources: number;
+  /** Who gets it at `/mcp`: groups by name, subjects counted (people's names stay off the page). */
+  default_groups: string[];
+  default_subjects: number;
+}
+
 /** What the status page shows at a moment. */
 export interface StatusSnapshot {
   /**
@@ -63,6 +78,8 @@ export interface StatusSnapshot {
   };
   /** Every configured backend, in config order. */
   backends: BackendView[];
+  /** The virtual servers, in config order. */
+  servers: ServerView[];
 }
 
 /** How many stderr lines a snapshot carries per backend. */
@@ -139,6 +156,18 @@ export function snapshot(gateway: Gateway, now = Date.now(), auth?: AuthInfo): S
       time: new Date(now).toISOString(),
     },
     backends,
+    servers: [...gateway.virtual.all()].map((v) => ({
+      name: v.name,
+      path: `${SERVERS_PATH}${v.name}/mcp`,
+      tools: [...v.tools]
+        .filter(([, route]) => holdsScopes(auth, route.backend.config.scopes))
+        .map(([name]) => name)
+        .sort(),
+      prompts: v.sizes().prompts,
+      resources: v.sizes().resources,
+      default_groups: v.definition.default_for?.groups ?? [],
+      default_subjects: v.definition.default_for?.subjects.length ?? 0,
+    })),
   };
 }
 

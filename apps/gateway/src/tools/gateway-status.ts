@@ -139,7 +139,7 @@ function virtualServers(gateway: Gateway, auth: AuthInfo | undefined): Record<st
   return [...gateway.virtual.all()].map((v) => ({
     name: v.name,
     path: `${SERVERS_PATH}${v.name}/mcp`,
-    tools: [...v.tools.keys()],
+    tools: [...v.tools.keys()].sort(),
     your_default: v === mine,
     ...(v.collisions.length > 0 ? { collisions: v.collisions } : {}),
   }));
