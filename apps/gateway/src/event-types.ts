@@ -79,6 +79,12 @@ export interface EventLogOptions {
 export type RecordedEvent = Omit<GatewayEvent, 'timestamp' | 'trace_id'> & {
   timestamp?: string;
   trace_id?: string;
+  /**
+   * Details of a successful event kept only when it is stored on its own — not when it is
+   * counted into an aggregate (beyond the detail rate, or while the store lags): what a call
+   * adds that is worth a row but not the cost of one (the rule that allowed it).
+   */
+  detail?: Record<string, unknown>;
 };
 
 /** A query the caller got wrong (bad `since`, `limit` or `status`): report it, don't retry it. */

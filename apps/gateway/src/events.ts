@@ -422,12 +422,17 @@ export class EventLog {
     ) {
       this.#aggregate(row);
     } else {
+      // Stored on its own: its details are worth their serialization now.
+      if (event.detail && data === null) row[8] = serializeData(event.detail);
       this.#queue.push(row);
       if (this.#queue.length + this.#inflightRows > MAX_RETAINED) this.#drop(1);
       if (this.#queue.length >= FLUSH_AT_QUEUED && !this.#failing) this.#shipQuietly();
       else this.#schedule(this.#flushIntervalMs);
     }
-    const recorded = wanted || this.#listeners.size > 0 ? recordedEvent(row, data) : undefined;
+    const recorded =
+      wanted || this.#listeners.size > 0
+        ? recordedEvent(row, data ?? event.detail ?? null)
+        : undefined;
     if (recorded && this.#listeners.size > 0) {
       for (const listener of this.#listeners) {
         try {

@@ -690,11 +690,16 @@ export class Gateway {
       raw: true,
       listEntry: { ...entry, name },
       handler: (args, ctx) => {
-        const refused = this.policy?.refusal(key, route, args, ctx.auth, server);
-        if (refused) throw refused;
+        // The rule that let the call through, for its event (undefined: no rules).
+        let rule: string | null | undefined;
+        if (this.policy) {
+          const decision = this.policy.decide(key, route, args, ctx.auth, server);
+          if (!decision.allowed) throw this.policy.refusal(key, route, ctx.auth, server, decision);
+          rule = decision.rule;
+        }
         // Counted after the rules (a refused call spends no quota), then the hooks.
-        if (this.quotas || this.hooks) return this.#governed(route, key, args, ctx, server);
-        return this.#forwardToolCall(route, key, args, ctx);
+        if (this.quotas || this.hooks) return this.#governed(route, key, args, ctx, server, rule);
+        return this.#forwardToolCall(route, key, args, ctx, rule);
       },
     };
   }
@@ -706,12 +711,13 @@ export class Gateway {
     args: Record<string, unknown>,
     ctx: McpContext,
     server: string,
+    rule: string | null | undefined,
   ): Promise<CallToolResult> {
     if (this.quotas) {
       const over = await this.quotas.charge(name, route.backend.name, ctx.auth, server);
       if (over) throw over;
     }
-    if (!this.hooks) return this.#forwardToolCall(route, name, args, ctx);
+    if (!this.hooks) return this.#forwardToolCall(route, name, args, ctx, rule);
     const call = {
       tool: name,
       backend: route.backend.name,
@@ -720,18 +726,20 @@ export class Gateway {
       subject: ctx.auth?.subject ?? '',
       args,
     };
-    return this.hooks.around(call, (sent) => this.#forwardToolCall(route, name, sent, ctx));
+    return this.hooks.around(call, (sent) => this.#forwardToolCall(route, name, sent, ctx, rule));
   }
 
+  /** `rule`: the rule that allowed the call (its event names it); undefined without rules. */
   #forwardToolCall(
     route: Route,
     name: string,
     args: Record<string, unknown>,
     ctx: McpContext,
+    rule?: string | null,
   ): Promise<CallToolResult> {
-    if (ctx.session.era === 'modern') return this.#forwardModern(route, name, args, ctx);
+    if (ctx.session.era === 'modern') return this.#forwardModern(route, name, args, ctx, rule);
     // A 2025 client's call is the backend call itself: no wrapper promise on the hot path.
-    return this.#forward(route, name, args, ctx, undefined);
+    return this.#forward(route, name, args, ctx, undefined, rule);
   }
 
   /** A 2026-07-28 client's call: parked while the backend asks for input (see InputBridge). */
@@ -740,6 +748,7 @@ export class Gateway {
     name: string,
     args: Record<string, unknown>,
     ctx: McpContext,
+    rule: string | null | undefined,
   ): Promise<CallToolResult> {
     // A retry of a call parked for input: the same backend call goes on, with the answers.
     const parked = this.#bridge.resume(ctx);
@@ -758,7 +767,7 @@ export class Gateway {
     const refused = refusedUrls(ctx);
     if (refused) return refused;
     const park = this.#bridge.open(ctx.caller);
-    this.#forward(route, name, args, ctx, park).then(
+    this.#forward(route, name, args, ctx, park, rule).then(
       (value) => park.settle({ ok: true, value }),
       (error: unknown) => park.settle({ ok: false, error }),
     );
@@ -779,6 +788,7 @@ export class Gateway {
     args: Record<string, unknown>,
     ctx: McpContext,
     park: Park | undefined,
+    rule: string | null | undefined,
   ): Promise<CallToolResult> {
     const { backend, original } = route;
     const trace = nextTraceId();
@@ -823,10 +833,10 @@ export class Gateway {
         // a modern call, which outlives the client request it started with.
         { cancelledBy: park ?? ctx },
       );
-      this.#recordCall(trace, backend, name, started, 'success');
+      this.#recordCall(trace, backend, name, started, rule, 'success');
       return result;
     } catch (err) {
-      this.#recordCall(trace, backend, name, started, 'failure', err);
+      this.#recordCall(trace, backend, name, started, rule, 'failure', err);
       throw clientError(backend, err);
     } finally {
       sinks.delete(sink);
@@ -840,11 +850,14 @@ export class Gateway {
     backend: Backend,
     tool: string,
     started: number,
+    rule: string | null | undefined,
     status: 'success' | 'failure',
     err?: unknown,
   ) {
     const duration = Math.round((performance.now() - started) * 100) / 100;
     const error = err === undefined ? undefined : err instanceof Error ? err.message : String(err);
+    // The rule that allowed the call: kept with the call's own row, not in an aggregate.
+    const data = error === undefined ? null : rule === undefined ? { error } : { error, rule };
     this.events.note({
       trace_id: trace,
       event_type: 'gateway.tool_call',
@@ -853,7 +866,8 @@ export class Gateway {
       backend: backend.name,
       tool,
       duration_ms: duration,
-      data: error === undefined ? null : { error },
+      data,
+      ...(rule !== undefined && error === undefined ? { detail: { rule } } : {}),
     });
     this.#logger?.debug(
       {

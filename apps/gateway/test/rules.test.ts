@@ -2,7 +2,8 @@
  * The gateway's rules (CEL, `gateway.rules`) over the wire: each caller's `tools/list` shows the
  * backend tools some call of theirs could be allowed, and every call is decided by the same
  * rules — on identity, tool and arguments — in both eras over HTTP and over stdio, a refusal
- * naming the rule (-32600) and recorded as `policy.denied`. An invalid rule stops the start
+ * naming the rule (-32600) and recorded as `policy.denied`, an allowed call's event naming the
+ * rule that allowed it. An invalid rule stops the start
  * naming the rule and why.
  */
 import { writeFileSync } from 'node:fs';
@@ -142,7 +143,20 @@ describe('rules elsewhere', () => {
           return (r.content as { text: string }[])[0]?.text ?? '';
         })
         .toContain('"rule":"no-shouting"');
-      // Each rule's decisions are counted (an allow is counted, not an event each).
+      // An allowed call's event names the rule that let it through.
+      await alice.callTool('rich__who', {});
+      await expect
+        .poll(async () => {
+          const r = await alice.callTool('get_events', {
+            event_type: 'gateway.tool_call',
+            limit: 5,
+          });
+          return (r.content as { text: string }[])[0]?.text ?? '';
+        })
+        .toMatch(
+          /"tool":"rich__who"[^}]*"data":\{"rule":"engineers"\}|"data":\{"rule":"engineers"\}[^}]*"tool":"rich__who"/,
+        );
+      // Each rule's decisions are counted too.
       const status = (await alice.callTool('gateway_status', {})).structuredContent as {
         rules: { rule: string; effect: string; calls: number }[];
       };

@@ -83,17 +83,17 @@ export class Policy {
   }
 
   /**
-   * The error of a call the rules refuse (recorded as `policy.denied`), else undefined. `name`
-   * is the gateway's name of the tool (as its own endpoint lists it, whatever a virtual server
-   * calls it), `server` the virtual server the call came through ('' for none).
+   * The rules' decision on a call: `name` is the gateway's name of the tool (as its own endpoint
+   * lists it, whatever a virtual server calls it), `server` the virtual server the call came
+   * through ('' for none). An allowed call is counted by the rule that allowed it.
    */
-  refusal(
+  decide(
     name: string,
     route: Route & { entry?: Record<string, unknown> },
     args: Record<string, unknown>,
     auth: AuthInfo | undefined,
     server = '',
-  ): RpcError | undefined {
+  ): Decision {
     // One object per call: the hot path of every governed call allocates nothing else here.
     const facts: CallFacts = {
       identity: identityOf(auth),
@@ -101,10 +101,18 @@ export class Policy {
       tool: toolOf(name, route),
       args,
     };
-    const decision = this.#rules.decide(facts);
-    // An allowed call is counted by the rule set (see `decisions`), not an event each.
-    if (decision.allowed) return undefined;
-    this.#record(name, route, facts, decision);
+    return this.#rules.decide(facts);
+  }
+
+  /** The error of a call `decision` refused, recorded as a `policy.denied` event. */
+  refusal(
+    name: string,
+    route: Route,
+    auth: AuthInfo | undefined,
+    server: string,
+    decision: Decision,
+  ): RpcError {
+    this.#record(name, route, identityOf(auth).subject, server, decision);
     return new RpcError(
       REFUSED,
       decision.rule
@@ -138,7 +146,7 @@ export class Policy {
     this.#rules.toolsChanged();
   }
 
-  #record(name: string, route: Route, facts: CallFacts, decision: Decision): void {
+  #record(name: string, route: Route, subject: string, server: string, decision: Decision): void {
     const rule = decision.rule ?? 'default';
     this.#denied.set(rule, (this.#denied.get(rule) ?? 0) + 1);
     this.#events.note({
@@ -149,8 +157,8 @@ export class Policy {
       tool: name,
       data: {
         rule: decision.rule,
-        subject: facts.identity.subject || null,
-        ...(facts.server ? { server: facts.server } : {}),
+        subject: subject || null,
+        ...(server ? { server } : {}),
       },
     });
   }
