@@ -5,6 +5,7 @@
  * revoked on one is refused by all at their next request. The same tables as the SQLite store.
  */
 import pg from 'pg';
+import { lockedTransaction } from '../postgres-lock.js';
 import type { SealedRow, VaultRows } from '../vault/vault.js';
 import type { AuthStore, GrantRecord, ModelAdapter, StoredKey } from './store.js';
 
@@ -57,21 +58,8 @@ export async function openPostgresAuthStore(url: string): Promise<AuthStore> {
   const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
   // An idle connection that drops must not crash the gateway; the next query reports it.
   pool.on('error', () => {});
-  const exclusive = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`mcpkit.${name}`]);
-      const result = await fn();
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-  };
+  const exclusive = <T>(name: string, fn: () => Promise<T>): Promise<T> =>
+    lockedTransaction(pool, name, fn);
   try {
     // Instances starting together: one creates the tables, the others wait and find them.
     await exclusive('gateway_auth_schema', async () => {

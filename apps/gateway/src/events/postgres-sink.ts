@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import type { GatewayEvent } from '../event-types.js';
+import { lockedTransaction } from '../postgres-lock.js';
 import { describePostgresUrl, isPostgresTarget } from './postgres-url.js';
 import {
   type EventFilter,
@@ -77,11 +78,8 @@ export class PostgresSink implements EventSink {
 
   async #migrate(schema: string | undefined): Promise<void> {
     const t = this.#table;
-    const client = await this.#pool.connect();
-    try {
-      // Several instances may start at once: one takes the lock, the others find it done.
-      await client.query('BEGIN');
-      await client.query("SELECT pg_advisory_xact_lock(hashtext('mcpkit.gateway_events'))");
+    // Several instances may start at once: one takes the lock, the others find it done.
+    await lockedTransaction(this.#pool, 'gateway_events', async (client) => {
       if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${t} (
         id          bigserial PRIMARY KEY,
@@ -108,13 +106,7 @@ export class PostgresSink implements EventSink {
           `CREATE INDEX IF NOT EXISTS gateway_events_${name} ON ${t} (${columns})`,
         );
       }
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   append(rows: EventRow[]): Promise<void> {

@@ -8,6 +8,7 @@
  */
 import pg from 'pg';
 import { describePostgresUrl } from '../events/postgres-url.js';
+import { lockedTransaction } from '../postgres-lock.js';
 import type { PinRow, PinRows } from './pins.js';
 
 /** The channel instances tell each other on: its payload is the backend whose pins changed. */
@@ -34,19 +35,8 @@ export async function openPostgresPins(
   // An idle connection that drops must not crash the gateway; the next query reports it.
   pool.on('error', () => {});
   try {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      // Instances starting together: one creates the table, the others wait and find it.
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['mcpkit.tool_pins']);
-      await client.query(SCHEMA);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    // Instances starting together: one creates the table, the others wait and find it.
+    await lockedTransaction(pool, 'tool_pins', (client) => client.query(SCHEMA));
     const rows = new PostgresPinRows(url, pool, options);
     await rows.start();
     return rows;
