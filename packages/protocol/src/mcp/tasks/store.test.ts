@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryTaskStore, TaskLimitError, type TaskRecord } from './store.js';
+
+const ALICE = { owner: 'alice', ttlMs: 60_000 };
+
+describe('MemoryTaskStore', () => {
+  it('makes working tasks with unguessable ids, each seen by its owner only', async () => {
+    const store = new MemoryTaskStore();
+    const a = await store.create(ALICE);
+    const b = await store.create(ALICE);
+    expect(a.status).toBe('working');
+    expect(a.taskId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(a.taskId).not.toBe(b.taskId);
+    expect((await store.get(a.taskId, 'alice'))?.taskId).toBe(a.taskId);
+    expect(await store.get(a.taskId, 'bob')).toBeUndefined();
+    expect(await store.get(a.taskId, '')).toBeUndefined();
+    expect(await store.get('no-such-task', 'alice')).toBeUndefined();
+  });
+
+  it('moves a task between working and input_required, then to one terminal status for good', async () => {
+    const store = new MemoryTaskStore();
+    const { taskId } = await store.create(ALICE);
+    const asked = await store.update(taskId, {
+      status: 'input_required',
+      inputRequests: { 'elicitation-1': { method: 'elicitation/create', params: {} } },
+    });
+    expect(asked?.inputRequests).toBeDefined();
+    // Back to work: what it waited for is gone with the status.
+    const working = await store.update(taskId, { status: 'working' });
+    expect(working?.inputRequests).toBeUndefined();
+    const done = await store.update(taskId, {
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'ok' }] },
+    });
+    expect(done?.status).toBe('completed');
+    expect(await store.update(taskId, { status: 'failed' })).toBeUndefined();
+    expect(await store.update(taskId, { status: 'cancelled' })).toBeUndefined();
+    expect((await store.get(taskId, 'alice'))?.status).toBe('completed');
+  });
+
+  it('keeps a task for its ttlMs, then forgets it', async () => {
+    let now = 1_000_000;
+    const store = new MemoryTaskStore({ now: () => now });
+    const { taskId } = await store.create({ owner: 'alice', ttlMs: 5_000 });
+    now += 4_999;
+    expect(await store.get(taskId, 'alice')).toBeDefined();
+    now += 1;
+    expect(await store.get(taskId, 'alice')).toBeUndefined();
+    expect(await store.update(taskId, { status: 'completed' })).toBeUndefined();
+    const kept = await store.create({ owner: 'alice', ttlMs: null });
+    now += 365 * 86_400_000;
+    expect(await store.get(kept.taskId, 'alice')).toBeDefined();
+    expect(await store.sweep()).toBe(0);
+  });
+
+  it('bounds the unfinished tasks of each identity, and frees a place when one ends', async () => {
+    let now = 0;
+    const store = new MemoryTaskStore({ maxActivePerOwner: 2, now: () => now });
+    const first = await store.create(ALICE);
+    await store.create(ALICE);
+    await expect(store.create(ALICE)).rejects.toBeInstanceOf(TaskLimitError);
+    // Another identity has its own bound.
+    await store.create({ owner: 'bob', ttlMs: 60_000 });
+    await store.update(first.taskId, { status: 'cancelled' });
+    const third = await store.create(ALICE);
+    // An expired unfinished task frees its place too.
+    now += 60_000;
+    expect(await store.get(third.taskId, 'alice')).toBeUndefined();
+    await store.create(ALICE);
+    expect(await store.sweep()).toBeGreaterThanOrEqual(0);
+  });
+
+  it('tells its watchers of every change, and a watcher that throws changes nothing', async () => {
+    const store = new MemoryTaskStore();
+    const seen: TaskRecord['status'][] = [];
+    store.watch(() => {
+      throw new Error('a broken watcher');
+    });
+    const stop = store.watch((task) => seen.push(task.status));
+    const { taskId } = await store.create(ALICE);
+    await store.update(taskId, { status: 'completed', result: { content: [] } });
+    stop();
+    await store.create(ALICE);
+    expect(seen).toEqual(['working', 'completed']);
+    expect((await store.get(taskId, 'alice'))?.status).toBe('completed');
+  });
+
+  it('hands out copies: a caller changing one changes nothing stored', async () => {
+    const store = new MemoryTaskStore();
+    const task = await store.create(ALICE);
+    task.status = 'failed';
+    expect((await store.get(task.taskId, 'alice'))?.status).toBe('working');
+  });
+});
