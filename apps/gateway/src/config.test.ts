@@ -819,3 +819,51 @@ describe('lineOf: where a config error is in the file', () => {
     );
   });
 });
+
+describe('parseConfig: virtual servers', () => {
+  const rich = { command: 'node', args: ['rich.js'] };
+  const message = (servers: unknown, quotas?: unknown) =>
+    configError({ gateway: { servers, ...(quotas ? { quotas } : {}) }, mcpServers: { rich } })
+      .message;
+
+  it('takes selectors, overrides, resources and default_for', () => {
+    const config = parseConfig({
+      gateway: {
+        servers: {
+          ops: {
+            tools: [
+              'rich/*',
+              { tool: 'rich/who', name: 'whoami', annotations: { readOnlyHint: true } },
+            ],
+            resources: ['rich/fixture://*'],
+            default_for: { groups: ['ops'] },
+          },
+        },
+      },
+      mcpServers: { rich },
+    });
+    expect(config.gateway.servers?.ops?.default_for).toEqual({ subjects: [], groups: ['ops'] });
+  });
+
+  it('refuses a selector without a backend, a backend the config has not got, a name for a pattern', () => {
+    expect(message({ ops: { tools: ['echo'] } })).toContain(
+      'gateway.servers.ops.tools.0: <backend>/<name>',
+    );
+    expect(message({ ops: { tools: ['nope/echo'] } })).toContain(
+      "gateway.servers.ops: virtual server 'ops' names backend 'nope', which is not in mcpServers",
+    );
+    expect(message({ ops: { tools: [{ tool: 'rich/*', name: 'all' }] } })).toContain(
+      'gateway.servers.ops.tools.0.name: a pattern selects several tools',
+    );
+    expect(message({ 'no/slash': { tools: [] } })).toContain('gateway.servers.no/slash');
+    expect(message({ ops: { tools: [], extra: 1 } })).toContain('gateway.servers.ops');
+  });
+
+  it('refuses a quota on a virtual server the config has not got', () => {
+    expect(
+      message({ ops: { tools: ['rich/*'] } }, [
+        { name: 'q', tools: ['*'], server: 'nope', limit: 1, window_sec: 60 },
+      ]),
+    ).toContain("gateway.quotas.0.server: quota 'q' names virtual server 'nope'");
+  });
+});

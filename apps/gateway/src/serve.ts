@@ -240,6 +240,8 @@ process.exitCode = await runCli({
       values.metrics === 'off' || values.transport !== 'http' ? undefined : new McpMetrics();
     if (metrics) observeGateway(gateway, metrics);
     const page = statusPage(gateway);
+    // The virtual servers' endpoints (served at /servers/<name>/mcp; resources of the sign-in).
+    const mounts = virtualMounts(gateway);
     // The scopes a token may hold here — each backend's, and gateway:admin for restart_backend.
     const scopes = [
       ...new Set([
@@ -263,7 +265,7 @@ process.exitCode = await runCli({
           vault: config.gateway.vault,
           backends: () => gateway.config.mcpServers,
           onCredentialChange: (subject, backend) => void gateway.personal?.forget(backend, subject),
-          alsoResource: (path) => virtualMounts(gateway).serves(path),
+          alsoResource: (path) => mounts.serves(path),
         });
         gateway.server.addTool(revokeSignIn(signIn.store, gateway.events));
         if (Object.values(config.mcpServers).some(isPersonal)) {
@@ -320,7 +322,7 @@ process.exitCode = await runCli({
       http: {
         plainPaths: ['/messages/', '/messages'],
         // Each virtual server at /servers/<name>/mcp, and a person's default one at /mcp.
-        ...(only === undefined ? { mounts: virtualMounts(gateway) } : {}),
+        ...(only === undefined ? { mounts } : {}),
         ...(tokens.length > 0
           ? { auth: { authenticate: (t: string, req: IncomingMessage) => checkToken(t, req) } }
           : {}),

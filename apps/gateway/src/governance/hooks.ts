@@ -26,6 +26,7 @@ import { type CallToolResult, ErrorCode, RpcError } from '@mcpkit/protocol';
 import type { GatewayConfig } from '../config.js';
 import type { EventLog } from '../events.js';
 import { builtinHook } from './builtin-hooks.js';
+import { matchesTool } from './quotas.js';
 
 /** A call as hooks see it. */
 export interface HookCall {
@@ -71,8 +72,7 @@ export interface InstalledHook {
 }
 
 const applies = (installed: InstalledHook, tool: string) =>
-  installed.tools === undefined ||
-  installed.tools.some((p) => (p.endsWith('*') ? tool.startsWith(p.slice(0, -1)) : p === tool));
+  installed.tools === undefined || installed.tools.some((p) => matchesTool(p, tool));
 
 /** Whether `result` is a tool's final answer (not a 2026-07-28 request for input). */
 const isFinal = (result: CallToolResult) => Array.isArray(result.content);

@@ -19,8 +19,11 @@ interface Counter {
   refused: number;
 }
 
-/** Whether `tool` (an advertised name) is one `pattern` names: exact, or `<prefix>*`. */
-function matches(pattern: string, tool: string): boolean {
+/**
+ * Whether `tool` (an advertised name) is one `pattern` names: exact, or `<prefix>*` — how quotas
+ * and hooks name the tools they cover.
+ */
+export function matchesTool(pattern: string, tool: string): boolean {
   return pattern.endsWith('*') ? tool.startsWith(pattern.slice(0, -1)) : pattern === tool;
 }
 
@@ -69,7 +72,7 @@ export class Quotas {
     for (const counter of this.#counters) {
       const only = counter.config.server;
       if (only !== undefined && only !== server) continue;
-      if (!counter.config.tools.some((p) => matches(p, tool))) continue;
+      if (!counter.config.tools.some((p) => matchesTool(p, tool))) continue;
       try {
         await counter.limiter.consume(who, 1);
       } catch (rejection) {

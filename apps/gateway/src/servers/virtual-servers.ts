@@ -104,6 +104,8 @@ export class VirtualServer {
     templates: new Map<string, RouteEntry>(),
   };
   readonly #options: VirtualServersOptions;
+  /** The backends it lists anything of (made at each sync). */
+  #backends = new Set<Backend>();
   /** Name clashes seen at the last sync (a rename onto a name already listed). */
   collisions: string[] = [];
 
@@ -152,10 +154,7 @@ export class VirtualServer {
 
   /** Whether it lists anything of `backend` (its log lines and updates are for its clients). */
   uses(backend: Backend): boolean {
-    for (const map of Object.values(this.#listed)) {
-      for (const route of map.values()) if (route.backend === backend) return true;
-    }
-    return false;
+    return this.#backends.has(backend);
   }
 
   /** Whether it lists the resource `uri` (the gateway's URI of it). */
@@ -211,6 +210,10 @@ export class VirtualServer {
       (t) => server.removeResourceTemplate(t),
       (t, r) => server.addResourceTemplate(proxyTemplate(t, r)),
     );
+    const used = new Set<Backend>();
+    for (const map of Object.values(listed))
+      for (const route of map.values()) used.add(route.backend);
+    this.#backends = used;
     this.#report(collisions);
   }
 

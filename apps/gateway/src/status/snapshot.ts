@@ -157,14 +157,13 @@ export function snapshot(gateway: Gateway, now = Date.now(), auth?: AuthInfo): S
     },
     backends,
     servers: [...gateway.virtual.all()].map((v) => ({
+      ...v.sizes(),
       name: v.name,
       path: `${SERVERS_PATH}${v.name}/mcp`,
       tools: [...v.tools]
         .filter(([, route]) => holdsScopes(auth, route.backend.config.scopes))
         .map(([name]) => name)
         .sort(),
-      prompts: v.sizes().prompts,
-      resources: v.sizes().resources,
       default_groups: v.definition.default_for?.groups ?? [],
       default_subjects: v.definition.default_for?.subjects.length ?? 0,
     })),
