@@ -1,24 +1,18 @@
 // @module-tag conformance
 // @module-tag process
 import { readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  CONFORMANCE_MODERN_SUITE,
-  CONFORMANCE_NODE,
-  CONFORMANCE_SUITE,
-} from '../../scripts/vitest/services.mjs';
+import { CONFORMANCE_MODERN_SUITE, CONFORMANCE_SUITE } from '../../scripts/vitest/services.mjs';
+import { conformanceCli, verdict } from './conformance-cli.js';
 import {
   type AppName,
   type HttpApp,
   killAll,
   prepare,
   projectsOnlyGatewayConfig,
-  type RunResult,
-  run,
   type Scratch,
   scratch,
   startHttp,
@@ -68,35 +62,12 @@ const RUN_TIMEOUT_MS = 10 * 60_000;
 /** The three runs, plus the app's start. */
 const TEST_TIMEOUT_MS = 3 * RUN_TIMEOUT_MS + 60_000;
 
-/**
- * The conformance CLI needs Node 22; npx supplies it from npm's cache only (`--offline`: nothing is
- * fetched at test time; `pnpm fetch:conformance` fills the cache, `.ci/run` calls it). The
- * repository's .npmrc (engine-strict) is kept out of the way by running in the temp directory and
- * by npm_config_engine_strict.
- */
-function npx(suite: string, args: readonly string[], timeoutMs: number): Promise<RunResult> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  Object.assign(env, { npm_config_engine_strict: 'false', NO_COLOR: '1', FORCE_COLOR: '0' });
-  const offline = ['--offline', '-y', '-p', CONFORMANCE_NODE, '-p', suite, 'conformance'];
-  return run('npx', [...offline, ...args], { env, cwd: tmpdir(), timeoutMs });
-}
-
 /** A suite's expected-failures file (its own YAML shape: `server:` and the scenario names). */
 function baselineFile(s: Scratch, name: string, scenarios: readonly string[]): string {
   const file = s.path(`${name}.yml`);
   const list = scenarios.map((scenario) => `  - ${JSON.stringify(scenario)}`).join('\n');
   writeFileSync(file, scenarios.length > 0 ? `server:\n${list}\n` : 'server: []\n');
   return file;
-}
-
-/** The suite's verdict lines: totals, and what it says about the baseline. */
-function verdict(stdout: string): string {
-  const keep = /^(Total: |Passed: |✗ | {2}[~✓✗] |Baseline |Unexpected |Stale |Expected failures)/;
-  return stdout
-    .split('\n')
-    .filter((line) => keep.test(line))
-    .join('\n');
 }
 
 /** Every run against `url`, each judged against the app's expected failures. */
@@ -111,7 +82,7 @@ async function allRuns(label: string, url: string, s: Scratch): Promise<void> {
   for (const [i, { key, suite, args }] of RUNS.entries()) {
     const failing = expected[key] ?? {};
     const baseline = baselineFile(s, `expected-${i}`, Object.keys(failing));
-    const r = await npx(
+    const r = await conformanceCli(
       suite,
       ['server', '--url', url, ...args, '--expected-failures', baseline],
       RUN_TIMEOUT_MS,

@@ -116,12 +116,31 @@ export {
   type OutboundChannel,
 } from './mcp/session.js';
 export { type ServeMcpStdioOptions, serveMcpStdio } from './mcp/stdio.js';
+export { type RunningTask, TaskRunner, type TaskRunnerOptions } from './mcp/tasks/runner.js';
+export {
+  applyAnswer,
+  applyAsk,
+  applyChange,
+  MemoryTaskStore,
+  type MemoryTaskStoreOptions,
+  type NewTask,
+  newTaskId,
+  type TaskChange,
+  type TaskError,
+  TaskLimitError,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+  TERMINAL_STATUSES,
+} from './mcp/tasks/store.js';
+export { createTaskResult, detailedTask, TASKS_EXTENSION } from './mcp/tasks/wire.js';
 export {
   defineTool,
   type HeaderParam,
   headerParamsOf,
   isCallToolResult,
   type ObjectSchema,
+  type TaskSupport,
   TOOL_NAME,
   type Tool,
   ToolError,

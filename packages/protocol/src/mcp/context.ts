@@ -1,5 +1,5 @@
 import type { RequestOptions } from '../jsonrpc/client.js';
-import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, McpErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcId, JsonRpcParams } from '../jsonrpc/types.js';
 import {
@@ -9,6 +9,7 @@ import {
   type McpSession,
   type OutboundChannel,
 } from './session.js';
+import type { RunningTask } from './tasks/runner.js';
 import type { Tool } from './tool.js';
 import {
   type CreateMessageResult,
@@ -124,12 +125,29 @@ export interface ModernOutcome {
 
 const NO_ANSWERS: Readonly<Record<string, unknown>> = Object.freeze({});
 
+/** Package-internal: makes a call's context run as its task (the tools handler does). */
+export const ENTER_TASK: unique symbol = Symbol('mcpkit.context.enterTask');
+/** Package-internal: what `runAsTask` does for this call, when it may become a task. */
+export const ESCALATION: unique symbol = Symbol('mcpkit.context.escalation');
+
+const ASK_KIND: Readonly<Record<string, string>> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
 /** What tool, resource and prompt handlers get besides their arguments. */
 export class McpContext {
   readonly #ctx: RequestContext<McpCallExtra>;
   readonly #meta: Record<string, unknown> | undefined;
   /** Notifications this call sent (a transport may want them flushed before the result). */
   notificationsSent = 0;
+  /** The task this call runs as, once it does. */
+  #task: RunningTask | undefined;
+  /** Asks made in the task, per kind: their default keys. */
+  #taskAsks: Map<string, number> | undefined;
+  /** Set by the tools handler on a call that may become a task at the handler's word. */
+  [ESCALATION]: (() => Promise<void>) | undefined;
 
   /** Made by the server core for each call; handlers receive it, they never build one. */
   constructor(ctx: RequestContext<McpCallExtra>, meta: Record<string, unknown> | undefined) {
@@ -137,9 +155,12 @@ export class McpContext {
     this.#meta = meta;
   }
 
-  /** Aborted when the client sends `notifications/cancelled` or goes away: stop working then. */
+  /**
+   * Aborted when the client sends `notifications/cancelled` or goes away: stop working then. In a
+   * task: when `tasks/cancel` cancels it or it expires (the request is long answered).
+   */
   get signal(): AbortSignal {
-    return this.#ctx.signal;
+    return this.#task?.signal ?? this.#ctx.signal;
   }
   /**
    * Call `listener` once, with the reason, when this call is cancelled (as `signal` aborts) — at
@@ -150,7 +171,49 @@ export class McpContext {
    * takes its listener with it.
    */
   onCancel(listener: (reason: unknown) => void): (() => void) | undefined {
+    const task = this.#task;
+    if (task) {
+      if (task.signal.aborted) {
+        listener(task.signal.reason);
+        return undefined;
+      }
+      const onAbort = () => listener(task.signal.reason);
+      task.signal.addEventListener('abort', onAbort, { once: true });
+      return () => task.signal.removeEventListener('abort', onAbort);
+    }
     return this.#ctx.extra.session[CANCELLATION].onCancel(this.#ctx.id, listener);
+  }
+
+  /**
+   * The id of the task this call runs as (MCP tasks extension, `io.modelcontextprotocol/tasks`),
+   * or undefined while it is an ordinary request.
+   */
+  get taskId(): string | undefined {
+    return this.#task?.taskId;
+  }
+
+  /**
+   * Make this call a task now, for a tool defined with `taskStart: 'handler'` — after the input it
+   * gathers by multi round-trip rounds, before the long part: the client gets its task
+   * (`CreateTaskResult`) and the handler goes on in it. Resolves true once the call is a task;
+   * false when it cannot be one (the client did not declare the tasks extension, a 2025-era
+   * session, a tool without task support) and the handler goes on as an ordinary call. From
+   * then on `signal` is the task's, progress messages are its `statusMessage`, and `elicit`,
+   * `sample` and `listRoots` wait for `tasks/update`.
+   */
+  async runAsTask(): Promise<boolean> {
+    if (this.#task) return true;
+    const escalate = this[ESCALATION];
+    if (!escalate) return false;
+    this[ESCALATION] = undefined;
+    await escalate();
+    return true;
+  }
+
+  /** Package-internal: from now on this call runs as `task`. */
+  [ENTER_TASK](task: RunningTask): void {
+    this.#task = task;
+    this[ESCALATION] = undefined;
   }
   /** The JSON-RPC id of the request being served. */
   get requestId(): JsonRpcId | undefined {
@@ -195,6 +258,7 @@ export class McpContext {
    * chose) rather than replaying the handler; `ctx.elicit` with the same key reads the same.
    */
   get inputResponses(): Readonly<Record<string, unknown>> {
+    if (this.#task) return NO_ANSWERS;
     return this.session[INPUT]?.answers ?? NO_ANSWERS;
   }
 
@@ -202,8 +266,12 @@ export class McpContext {
     return this.#ctx.extra.channel ?? this.#ctx.extra.session.channel;
   }
 
-  /** Send a notification to the client, if there is a way to reach it. */
+  /**
+   * Send a notification to the client, if there is a way to reach it. A task has none: its
+   * request was answered with the task (its news is its status).
+   */
   notify(method: string, params?: JsonRpcParams): boolean {
+    if (this.#task) return false;
     const channel = this.#channel;
     if (!channel) return false;
     channel.notify(method, params);
@@ -232,8 +300,15 @@ export class McpContext {
     );
   }
 
-  /** `notifications/progress` for this request, when the client asked for progress. */
+  /**
+   * `notifications/progress` for this request, when the client asked for progress. In a task,
+   * the task's `statusMessage`: `message`, else the progress as `progress/total`.
+   */
   progress(progress: number, total?: number, message?: string): boolean {
+    if (this.#task) {
+      this.#task.status(message ?? (total === undefined ? `${progress}` : `${progress}/${total}`));
+      return true;
+    }
     const token = this.#meta?.progressToken;
     if (typeof token !== 'string' && typeof token !== 'number' && typeof token !== 'bigint') {
       return false;
@@ -263,12 +338,33 @@ export class McpContext {
     return this.#request('roots', 'roots/list', {}, options);
   }
 
+  /** An ask of a task: it waits, `input_required`, until `tasks/update` answers it. */
+  #taskAsk(method: string, params: Record<string, unknown>, key?: string): Promise<unknown> {
+    const task = this.#task as RunningTask;
+    const missing = missingClientCapability(method, params, this.session.clientCapabilities);
+    if (missing) {
+      return Promise.reject(
+        new RpcError(
+          McpErrorCode.MissingRequiredClientCapability,
+          `Missing required client capability: ${capabilityPath(missing)}`,
+          { requiredCapabilities: missing },
+        ),
+      );
+    }
+    const kind = ASK_KIND[method] ?? method;
+    this.#taskAsks ??= new Map();
+    const n = (this.#taskAsks.get(kind) ?? 0) + 1;
+    this.#taskAsks.set(kind, n);
+    return task.ask(key ?? `${kind}-${n}`, { method, params });
+  }
+
   #request<R>(
     capability: string,
     method: string,
     params: Record<string, unknown>,
     options?: AskOptions,
   ): Promise<R> {
+    if (this.#task) return this.#taskAsk(method, params, options?.key) as Promise<R>;
     if (this.session.era === 'modern') {
       // The modern era has no server-to-client requests: the ask becomes part of an
       // `input_required` answer and the client retries with the response (multi round-trip).

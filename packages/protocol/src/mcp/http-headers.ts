@@ -71,10 +71,14 @@ function isPlain(value: string): boolean {
 }
 
 /** The body field `Mcp-Name` mirrors, for the methods that have one. */
-const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
+const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  // The tasks extension (SEP-2663 §Streamable HTTP: Routing Headers): a task's requests name it.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 /**

@@ -6,6 +6,7 @@ import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';
 import type { ScopeDeniedBy } from './server.js';
 import type { AuthInfo } from './session.js';
+import type { TaskRunner } from './tasks/runner.js';
 import type { Tool } from './tool.js';
 import type { Implementation } from './types.js';
 
@@ -42,6 +43,8 @@ export interface ServerInternals {
    * once nothing is held — the usual case, answered without a wait.
    */
   held(): Promise<unknown> | undefined;
+  /** The tasks of this server (made on first use). */
+  tasks(): TaskRunner;
   /** Capabilities derived from what is registered. */
   capabilities(): Record<string, unknown>;
   /** The tool registered under `name`, or under the name its alias resolves to. */

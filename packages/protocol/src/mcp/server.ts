@@ -20,6 +20,7 @@ import {
 import { lifecycleMethods } from './handlers/lifecycle.js';
 import { promptMethods } from './handlers/prompts.js';
 import { resourceMethods } from './handlers/resources.js';
+import { taskMethods } from './handlers/tasks.js';
 import { toolMethods } from './handlers/tools.js';
 import { RequestStateCodec, type SharedClaim } from './input-rounds.js';
 import type { Scoped, ServerInternals } from './internals.js';
@@ -29,6 +30,8 @@ import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';
 import { type AuthInfo, CANCELLATION, McpSession, type OutboundChannel } from './session.js';
 import { SubscriptionHub } from './subscriptions.js';
+import { TaskRunner, type TaskRunnerOptions } from './tasks/runner.js';
+import { TASKS_EXTENSION } from './tasks/wire.js';
 import type { Tool } from './tool.js';
 import type {
   McpConnection,
@@ -165,6 +168,13 @@ export interface McpServerOptions {
   extensions?: Readonly<Record<string, Record<string, unknown>>>;
   /** Where handler crashes and protocol trouble are logged (e.g. `createLogger`'s from `@mcpkit/node`). */
   logger?: EngineLogger;
+  /**
+   * The MCP tasks extension (`io.modelcontextprotocol/tasks`): where tasks are kept (default in
+   * memory; a fleet's instances share a Redis or PostgreSQL store), their `ttlMs` and poll
+   * interval. Served — and declared in `capabilities.extensions` — once this is given or a tool
+   * with `taskSupport` is registered.
+   */
+  tasks?: TaskRunnerOptions;
 }
 
 const defaultScopeError = (tool: string, scope: string, deniedBy: ScopeDeniedBy) =>
@@ -313,6 +323,10 @@ export class McpServer {
    */
   readonly #served = new Set<ServedKind>();
   #held: Promise<unknown> | undefined;
+  readonly #taskOptions: TaskRunnerOptions;
+  #tasks: TaskRunner | undefined;
+  /** The task methods are registered (and the extension declared). */
+  #tasksServed = false;
   #observers: McpObserver[] = [];
   #hints: Partial<Record<CacheableMethod, CacheHint>>;
 
@@ -330,6 +344,7 @@ export class McpServer {
     this.#declare = options.declare;
     this.#toolAlias = options.toolAlias;
     this.#extensions = options.extensions;
+    this.#taskOptions = options.tasks ?? {};
     const errors = options.errors ?? {};
     const internals: ServerInternals = {
       info,
@@ -349,6 +364,7 @@ export class McpServer {
       listFilter: options.listFilter,
       held: () => this.#held,
       capabilities: () => this.capabilities(),
+      tasks: () => this.#taskRunner(),
       findTool: (name) => this.#findTool(name),
       missingScope: (tool, extra) => this.#missingScope(tool, extra),
       resourceAllowed: (uri, extra) => {
@@ -398,6 +414,7 @@ export class McpServer {
       ].map((m) => this.#forModern(m)),
     );
     this.#serveDeclared();
+    if (options.tasks) this.#serveTasks();
     const serverInfo = { [META.serverInfo]: info };
     this.#privateToolList =
       options.listPermittedToolsOnly === true || options.listFilter !== undefined;
@@ -601,6 +618,7 @@ export class McpServer {
       (name) => this.#tools.has(name),
     );
     for (const tool of tools) this.#tools.set(tool.name, tool);
+    if (tools.some((t) => t.taskSupport !== undefined)) this.#serveTasks();
     return this.#changed('tools', tools.length > 0);
   }
 
@@ -711,7 +729,41 @@ export class McpServer {
     if (this.#extensions && Object.keys(this.#extensions).length > 0) {
       caps.extensions = { ...this.#extensions };
     }
+    if (this.#tasksServed) {
+      caps.extensions = { ...(caps.extensions as object), [TASKS_EXTENSION]: {} };
+    }
     return caps;
+  }
+
+  /**
+   * The tasks of this server (MCP tasks extension): their store, and the work running here.
+   * Undefined until tasks are served (`McpServerOptions.tasks`, or a tool with `taskSupport`).
+   */
+  get tasks(): TaskRunner | undefined {
+    return this.#tasksServed ? this.#taskRunner() : undefined;
+  }
+
+  /**
+   * Stop the work of every task running in this process (a shutdown): each is aborted; their
+   * records stay as they are, for a fleet to fail once this instance is known gone.
+   */
+  closeTasks(): void {
+    this.#tasks?.close();
+  }
+
+  #taskRunner(): TaskRunner {
+    this.#tasks ??= new TaskRunner({
+      ...(this.logger ? { logger: this.logger } : {}),
+      ...this.#taskOptions,
+    });
+    return this.#tasks;
+  }
+
+  /** Serve the task methods to modern clients, from now on, and declare the extension. */
+  #serveTasks(): void {
+    if (this.#tasksServed) return;
+    this.#tasksServed = true;
+    this.#modern.register(...taskMethods(() => this.#taskRunner()).map((m) => this.#forModern(m)));
   }
 
   /**

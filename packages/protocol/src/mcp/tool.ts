@@ -42,6 +42,23 @@ export interface ToolSpec<I extends ObjectSchema, O extends ObjectSchema | undef
   /** Free-form metadata, listed in `tools/list`. */
   _meta?: Record<string, unknown>;
   /**
+   * Whether a call may run as a task (MCP tasks extension, `io.modelcontextprotocol/tasks`): a
+   * 2026-07-28 client that declared the extension in the request then gets a task
+   * (`CreateTaskResult`) to poll with `tasks/get` instead of waiting for the result. `forbidden`
+   * (default): always an ordinary call. `optional`: a task for a client that declared the
+   * extension, an ordinary call for any other. `required`: a client that did not declare it is
+   * refused (-32021) — except a 2025-era session, which has no tasks and gets an ordinary call.
+   * Not listed in `tools/list` (the extension has no Tool field): the server decides.
+   */
+  taskSupport?: TaskSupport;
+  /**
+   * When a call becomes a task: `call` (default) before the handler runs; `handler` when the
+   * handler says so with `ctx.runAsTask()` — after gathering input in multi round-trip rounds,
+   * so the task starts with everything it needs. A handler that finishes without saying so
+   * answers at once (`optional`) or as a task already completed (`required`).
+   */
+  taskStart?: 'call' | 'handler';
+  /**
    * Run the tool with validated arguments. Return a string (one text block), an object
    * (structured content plus the same JSON as text; with `outputSchema`, its shape) or a whole
    * `CallToolResult`. Throw {@link ToolError} for a failure the model should read.
@@ -56,6 +73,9 @@ export interface ToolSpec<I extends ObjectSchema, O extends ObjectSchema | undef
         | Promise<StandardSchemaV1.InferInput<O> | CallToolResult>
     : unknown;
 }
+
+/** Whether a tool's calls may, must or must not run as tasks (see {@link ToolSpec.taskSupport}). */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 /** A tool ready to register: its definition plus the `tools/list` entry, computed once. */
 export interface Tool {
@@ -82,6 +102,10 @@ export interface Tool {
    * arguments, equal to the body's value.
    */
   readonly headerParams?: readonly HeaderParam[];
+  /** Whether its calls may run as tasks (absent: forbidden). */
+  readonly taskSupport?: Exclude<TaskSupport, 'forbidden'>;
+  /** When a call becomes a task (absent: before the handler runs). */
+  readonly taskStart?: 'handler';
 }
 
 /** One argument a tool mirrors into a header: `Mcp-Param-<name>` carries the value at `path`. */
@@ -161,6 +185,7 @@ function primitiveType(type: unknown): string | undefined {
 
 /** What a tool name may be (MCP 2025-11-25): 1–128 of `A–Z a–z 0–9 _ - .`. */
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const TASK_SUPPORT: ReadonlySet<string> = new Set(['forbidden', 'optional', 'required']);
 const EMPTY_INPUT: JsonSchema = { type: 'object', properties: {}, required: [] };
 
 /**
@@ -205,7 +230,9 @@ export function defineTool<
   if (spec.icons) entry.icons = spec.icons;
   if (spec._meta) entry._meta = spec._meta;
   const headerParams = headerParamsOf(spec.name, entry.inputSchema);
-  const tool: Tool = {
+  const tool: {
+    -readonly [K in keyof Tool]: Tool[K];
+  } = {
     name: spec.name,
     inputSchema: spec.inputSchema,
     outputSchema: spec.outputSchema,
@@ -213,7 +240,16 @@ export function defineTool<
     listEntry: Object.freeze(entry),
     handler: spec.handler as Tool['handler'],
   };
-  return headerParams.length > 0 ? { ...tool, headerParams } : tool;
+  if (headerParams.length > 0) tool.headerParams = headerParams;
+  const support = spec.taskSupport ?? 'forbidden';
+  if (!TASK_SUPPORT.has(support)) {
+    throw new TypeError(
+      `tool '${spec.name}': taskSupport must be forbidden, optional or required, not ${JSON.stringify(support)}`,
+    );
+  }
+  if (support !== 'forbidden') tool.taskSupport = support;
+  if (spec.taskStart === 'handler') tool.taskStart = 'handler';
+  return tool;
 }
 
 /** The JSON Schema `tools/list` shows, or a TypeError naming the tool and the way out. */

@@ -80,7 +80,8 @@ export function decorateModernResult(
   const meta = result._meta;
   const out: Record<string, unknown> = {
     ...result,
-    resultType: 'complete',
+    // A task's creation is the one result that is not complete (tasks extension, SEP-2663).
+    resultType: result.resultType === 'task' ? 'task' : 'complete',
     _meta: typeof meta === 'object' && meta !== null ? { ...meta, ...serverInfo } : serverInfo,
   };
   if (CACHEABLE.has(name)) {

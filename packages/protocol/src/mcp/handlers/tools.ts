@@ -27,6 +27,7 @@ import {
   toolErrorResult,
 } from '../tool.js';
 import type { CallToolResult } from '../types.js';
+import { taskCall } from './task-call.js';
 
 /**
  * A list handler that first waits for what the server holds lists for (`McpServer.holdLists`),
@@ -83,7 +84,7 @@ function startCall(
   server: ServerInternals,
   params: CallParams,
   ctx: RequestContext<McpCallExtra>,
-): MaybePromise<CallToolResult | typeof NO_REPLY> {
+): MaybePromise<CallToolResult | Record<string, unknown> | typeof NO_REPLY> {
   const tool = server.findTool(params.name);
   if (!tool) throw server.unknownToolError(params.name);
   const missing = server.missingScope(tool, ctx.extra);
@@ -91,6 +92,13 @@ function startCall(
   const refused = ctx.extra.checkToolCall?.(tool, params.arguments ?? {});
   if (refused) throw refused;
   const mcp = new McpContext(ctx, params._meta);
+  // A task-supporting tool on a modern request (a 2025-era session has no tasks: an ordinary call).
+  if (tool.taskSupport !== undefined && ctx.extra.session.era === 'modern') {
+    const task = taskCall(server, tool, mcp, () =>
+      callTool(server, tool, params.arguments ?? {}, mcp),
+    );
+    if (task) return task;
+  }
   const result = callTool(server, tool, params.arguments ?? {}, mcp);
   return isPromiseLike(result)
     ? Promise.resolve(result).then((r) => endCall(r, mcp, ctx))

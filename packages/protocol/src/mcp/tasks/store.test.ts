@@ -4,6 +4,32 @@ import { MemoryTaskStore, TaskLimitError, type TaskRecord } from './store.js';
 const ALICE = { owner: 'alice', ttlMs: 60_000 };
 
 describe('MemoryTaskStore', () => {
+  it('takes answers for the keys asked only, and stays input_required until every one is in', async () => {
+    const store = new MemoryTaskStore();
+    const { taskId } = await store.create(ALICE);
+    await store.ask(taskId, 'a', { method: 'elicitation/create', params: { message: 'A?' } });
+    await store.ask(taskId, 'b', { method: 'elicitation/create', params: { message: 'B?' } });
+    const partial = await store.answer(taskId, 'alice', { a: { action: 'accept' }, zz: {} });
+    expect(partial?.status).toBe('input_required');
+    expect(Object.keys(partial?.inputRequests ?? {})).toEqual(['b']);
+    expect(partial?.inputResponses).toEqual({ a: { action: 'accept' } });
+    // Someone else's answer: the task does not exist for them, and nothing changes.
+    expect(await store.answer(taskId, 'bob', { b: { action: 'accept' } })).toBeUndefined();
+    expect((await store.get(taskId, 'alice'))?.status).toBe('input_required');
+    const all = await store.answer(taskId, 'alice', { b: { action: 'decline' } });
+    expect(all?.status).toBe('working');
+    expect(all?.inputResponses).toEqual({ a: { action: 'accept' }, b: { action: 'decline' } });
+    // A copy: changing what the caller got changes nothing stored.
+    if (all?.inputResponses) all.inputResponses.c = 1;
+    expect((await store.get(taskId, 'alice'))?.inputResponses).not.toHaveProperty('c');
+    // Ended: the asks and answers go; a late answer is acknowledged, not applied.
+    await store.update(taskId, { status: 'cancelled' });
+    const ended = await store.answer(taskId, 'alice', { b: {} });
+    expect(ended?.status).toBe('cancelled');
+    expect(ended?.inputResponses).toBeUndefined();
+    expect(await store.ask(taskId, 'c', { method: 'roots/list', params: {} })).toBeUndefined();
+  });
+
   it('makes working tasks with unguessable ids, each seen by its owner only', async () => {
     const store = new MemoryTaskStore();
     const a = await store.create(ALICE);
@@ -20,14 +46,19 @@ describe('MemoryTaskStore', () => {
   it('moves a task between working and input_required, then to one terminal status for good', async () => {
     const store = new MemoryTaskStore();
     const { taskId } = await store.create(ALICE);
-    const asked = await store.update(taskId, {
-      status: 'input_required',
-      inputRequests: { 'elicitation-1': { method: 'elicitation/create', params: {} } },
+    const asked = await store.ask(taskId, 'elicitation-1', {
+      method: 'elicitation/create',
+      params: {},
     });
-    expect(asked?.inputRequests).toBeDefined();
-    // Back to work: what it waited for is gone with the status.
-    const working = await store.update(taskId, { status: 'working' });
+    expect(asked?.status).toBe('input_required');
+    expect(asked?.inputRequests).toEqual({
+      'elicitation-1': { method: 'elicitation/create', params: {} },
+    });
+    // Answered: back to work, the answer kept for the process running it.
+    const working = await store.answer(taskId, 'alice', { 'elicitation-1': { action: 'accept' } });
+    expect(working?.status).toBe('working');
     expect(working?.inputRequests).toBeUndefined();
+    expect(working?.inputResponses).toEqual({ 'elicitation-1': { action: 'accept' } });
     const done = await store.update(taskId, {
       status: 'completed',
       result: { content: [{ type: 'text', text: 'ok' }] },

@@ -34,9 +34,9 @@ describe('tasks on the wire', () => {
   it('tasks/get inlines the outcome that goes with the status, and only that', async () => {
     const { store, created, later } = await task();
     later();
-    const asking = await store.update(created.taskId, {
-      status: 'input_required',
-      inputRequests: { 'elicitation-1': { method: 'elicitation/create', params: {} } },
+    const asking = await store.ask(created.taskId, 'elicitation-1', {
+      method: 'elicitation/create',
+      params: {},
     });
     expect(detailedTask(changed(asking))).toMatchObject({
       resultType: 'complete',
