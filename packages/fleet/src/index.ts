@@ -9,6 +9,11 @@ export {
   type RedisStateStoreOptions,
 } from './redis.js';
 export {
+  createRedisTaskStore,
+  RedisTaskStore,
+  type RedisTaskStoreOptions,
+} from './redis-tasks.js';
+export {
   type FleetMember,
   type FleetMembership,
   type JoinFleetOptions,

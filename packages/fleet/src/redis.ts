@@ -136,6 +136,11 @@ export class RedisStateStore implements StateStore {
     });
   }
 
+  /** The prefix of every key and channel of this store. */
+  get prefix(): string {
+    return this.#prefix;
+  }
+
   /** The ioredis client (for an app's own keys under its own prefix). */
   get client(): RedisClient {
     return this.#redis;

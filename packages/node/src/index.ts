@@ -12,6 +12,8 @@ export {
   type RunContext,
   type RunOptions,
   runCli,
+  TASK_RUNNER_BEAT_MS,
+  TASK_RUNNER_TTL_MS,
 } from './cli/runner.js';
 // HTTP: plain POST and Streamable HTTP, behind auth, rate limits and Host/Origin checks
 export { type Authenticator, bearerToken, type StaticToken, staticTokens } from './http/auth.js';

@@ -1,4 +1,11 @@
-import { createRedisStateStore, type StateStore, StoreUnavailableError } from '@mcpkit/fleet';
+import {
+  createRedisStateStore,
+  createRedisTaskStore,
+  joinFleet,
+  type RedisStateStore,
+  type StateStore,
+  StoreUnavailableError,
+} from '@mcpkit/fleet';
 import {
   McpMetrics,
   startTracing,
@@ -12,6 +19,7 @@ import {
   type McpServer,
   type SharedClaim,
   serveMcpStdio,
+  type TaskRunnerOptions,
 } from '@mcpkit/protocol';
 import type { Logger } from 'pino';
 import {
@@ -197,6 +205,56 @@ export interface RunContext {
    * (`claim`: the fleet store's `claimOnce`).
    */
   requestState?: { key: string; claim: SharedClaim };
+  /**
+   * Where a fleet keeps its tasks (MCP tasks extension; `--redis-url`, undefined alone): pass it
+   * as the `tasks` option of the app's `McpServer`, so a task made through one instance is read,
+   * answered and cancelled through any — and failed, not left `working`, once the instance
+   * running it stops (this instance beats in the fleet's `task-runners` group; every instance
+   * fails the tasks of one not heard from for {@link TASK_RUNNER_TTL_MS}).
+   */
+  tasks?: TaskRunnerOptions;
+}
+
+/** How often an instance of a fleet says it still runs its tasks. */
+export const TASK_RUNNER_BEAT_MS = 5000;
+/**
+ * An instance not heard from for this long is gone, and its unfinished tasks fail: within this
+ * plus one beat (20 s) of its death, whatever killed it.
+ */
+export const TASK_RUNNER_TTL_MS = 3 * TASK_RUNNER_BEAT_MS;
+
+/**
+ * A fleet's tasks: in the Redis of its state, run by this instance under its member id, and
+ * the tasks of instances gone silent failed at every beat. Resolves with the server's options and
+ * the way to stop beating.
+ */
+async function fleetTasks(
+  state: RedisStateStore,
+  logger: Logger,
+): Promise<{ tasks: TaskRunnerOptions; stop: () => Promise<void> }> {
+  const store = await createRedisTaskStore(state);
+  const membership = await joinFleet(state, 'task-runners', {
+    intervalMs: TASK_RUNNER_BEAT_MS,
+    ttlMs: TASK_RUNNER_TTL_MS,
+    logger,
+  });
+  const sweep = async () => {
+    const alive = new Set((await membership.members()).map((m) => m.id));
+    const failed = await store.failOrphans(alive);
+    if (failed > 0) logger.warn({ failed }, 'tasks of a stopped instance failed');
+  };
+  const timer = setInterval(() => {
+    sweep().catch((err: unknown) => logger.warn({ err }, 'task sweep failed'));
+  }, TASK_RUNNER_BEAT_MS);
+  timer.unref();
+  return {
+    tasks: { store, runner: membership.id },
+    stop: async () => {
+      clearInterval(timer);
+      await membership.leave().catch(() => undefined);
+      await store.close();
+    },
+  };
 }
 
 /** An app as {@link runCli} runs it: its name, flags, and how to build its server. */
@@ -337,19 +395,23 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     return 2;
   }
   const redisUrl = values['redis-url'];
+  let stopTasks: () => Promise<void> = async () => {};
   // Over stdio too: an app behind a gateway instance shares its notifications with the fleet.
   if (typeof redisUrl === 'string' && redisUrl !== '') {
     try {
-      ctx.state = await createRedisStateStore(redisUrl, {
+      const state = await createRedisStateStore(redisUrl, {
         prefix: (values['redis-prefix'] as string | undefined) ?? `mcpkit:${app.command}:`,
       });
+      ctx.state = state;
       // For the app's McpServer: a 2026-07-28 `requestState` signed by one instance is good on
       // every other (its multi round-trip retry may land anywhere).
-      const state = ctx.state;
       ctx.requestState = {
         key: await state.sharedSecret('request-state'),
         claim: (key, ttlMs) => state.claimOnce(key, ttlMs),
       };
+      const fleet = await fleetTasks(state, logger);
+      ctx.tasks = fleet.tasks;
+      stopTasks = fleet.stop;
     } catch (err) {
       await ctx.state?.close();
       if (!StoreUnavailableError.is(err)) throw err;
@@ -379,6 +441,7 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
   try {
     built = await app.build(ctx);
   } catch (err) {
+    await stopTasks();
     await state?.close();
     if (err instanceof CliUsageError) {
       process.stderr.write(`${app.command}: ${err.message}\n`);
@@ -404,6 +467,7 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
           : undefined;
     if (refused) {
       await built.close?.();
+      await stopTasks();
       await state?.close();
       process.stderr.write(`${app.command}: --auth-issuer: ${refused}\n`);
       return 2;
@@ -423,6 +487,11 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
     );
   }
   if (tracing) traceServer(server);
+  if (ctx.tasks && server.tasks && server.tasks.store !== ctx.tasks.store) {
+    logger.warn(
+      'fleet mode, but the app builds its McpServer without the fleet task store: pass RunContext.tasks as its tasks option, or its tasks are seen by one instance only',
+    );
+  }
   if (ctx.requestState && !server.requestStateKeyed) {
     // Nothing fails at start: a 2026-07-28 input round's retry fails later, on another instance.
     logger.warn(
@@ -432,8 +501,10 @@ export async function runCli(app: CliApp, run: RunOptions = {}): Promise<number>
   // The app's resources first, then the shared store they may still publish through.
   const close = async () => {
     try {
+      server.closeTasks();
       await built.close?.();
     } finally {
+      await stopTasks();
       await state?.close();
       // The spans of the shutdown itself are sent too.
       await tracing?.shutdown();

@@ -1,0 +1,167 @@
+/**
+ * One task contract, both stores — the memory store of a process alone and the Redis store of a
+ * fleet (Redis on 127.0.0.1:6379, each test under its own prefix) — and what only a fleet has:
+ * changes heard on every instance, one bound per identity across them, and the tasks of an
+ * instance that stopped failed by the others.
+ */
+import { randomUUID } from 'node:crypto';
+import { MemoryTaskStore, TaskLimitError, type TaskStore } from '@mcpkit/protocol';
+import { waitFor } from '@mcpkit/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { clearRedisPrefix, createRedisStateStore, type RedisStateStore } from './redis.js';
+import { createRedisTaskStore, type RedisTaskStore } from './redis-tasks.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const opened: { close(): Promise<void> }[] = [];
+const prefixes: string[] = [];
+afterAll(async () => {
+  for (const s of opened.reverse()) await s.close();
+  await Promise.all(prefixes.map((p) => clearRedisPrefix(REDIS_URL, p)));
+});
+
+/** An instance of a fleet under `prefix`: its own connections, the same Redis. */
+async function instance(prefix: string, max?: number): Promise<RedisTaskStore> {
+  const state: RedisStateStore = await createRedisStateStore(REDIS_URL, { prefix });
+  opened.push(state);
+  const tasks = await createRedisTaskStore(
+    state,
+    max === undefined ? {} : { maxActivePerOwner: max },
+  );
+  opened.push(tasks);
+  return tasks;
+}
+
+function fleetPrefix(): string {
+  const p = `test:tasks:${randomUUID()}:`;
+  prefixes.push(p);
+  return p;
+}
+
+const stores: [string, (max?: number) => Promise<TaskStore>][] = [
+  [
+    'memory',
+    async (max) => new MemoryTaskStore(max === undefined ? {} : { maxActivePerOwner: max }),
+  ],
+  ['redis', (max) => instance(fleetPrefix(), max)],
+];
+
+/** A request whose JSON Redis's Lua would mangle if it ever parsed it (`[]` vs `{}`). */
+const request = {
+  method: 'elicitation/create',
+  params: { message: 'Sure?', requestedSchema: { type: 'object', properties: {}, required: [] } },
+};
+
+describe.each(stores)('%s task store', (_name, make) => {
+  it('keeps a task for its owner only, with every field as created', async () => {
+    const store = await make();
+    const created = await store.create({
+      owner: 'alice',
+      ttlMs: 60_000,
+      pollIntervalMs: 500,
+      runner: 'r1',
+      statusMessage: 'queued',
+    });
+    const read = await store.get(created.taskId, 'alice');
+    expect(read).toEqual(created);
+    expect(read).toMatchObject({
+      status: 'working',
+      ttlMs: 60_000,
+      pollIntervalMs: 500,
+      runner: 'r1',
+      statusMessage: 'queued',
+    });
+    expect(await store.get(created.taskId, 'bob')).toBeUndefined();
+    expect(await store.get('missing', 'alice')).toBeUndefined();
+    const forever = await store.create({ owner: 'alice', ttlMs: null });
+    expect((await store.get(forever.taskId, 'alice'))?.ttlMs).toBeNull();
+  });
+
+  it('asks, takes answers in parts, ends once and for all — JSON exactly as given', async () => {
+    const store = await make();
+    const { taskId } = await store.create({ owner: 'alice', ttlMs: 60_000 });
+    await store.ask(taskId, 'a', request);
+    const asked = await store.ask(taskId, 'b', request);
+    expect(asked?.status).toBe('input_required');
+    expect(asked?.inputRequests).toEqual({ a: request, b: request });
+    expect(await store.answer(taskId, 'bob', { a: {} })).toBeUndefined();
+    const partial = await store.answer(taskId, 'alice', {
+      a: { action: 'accept', content: { list: [] } },
+      zz: 1,
+    });
+    expect(partial?.status).toBe('input_required');
+    expect(partial?.inputRequests).toEqual({ b: request });
+    expect(partial?.inputResponses).toEqual({ a: { action: 'accept', content: { list: [] } } });
+    const working = await store.answer(taskId, 'alice', { b: { action: 'decline' } });
+    expect(working?.status).toBe('working');
+    expect(working?.inputRequests).toBeUndefined();
+    const result = {
+      content: [],
+      structuredContent: { items: [], nested: { empty: {} } },
+      isError: false,
+    };
+    const done = await store.update(taskId, { status: 'completed', result, statusMessage: 'done' });
+    expect(done?.result).toEqual(result);
+    expect(done?.inputResponses).toBeUndefined();
+    expect(await store.update(taskId, { status: 'failed' })).toBeUndefined();
+    expect(await store.ask(taskId, 'c', request)).toBeUndefined();
+    const late = await store.answer(taskId, 'alice', { b: {} });
+    expect(late?.status).toBe('completed');
+    expect((await store.get(taskId, 'alice'))?.result).toEqual(result);
+  });
+
+  it('bounds the unfinished tasks of one identity; a finished one frees its place', async () => {
+    const store = await make(2);
+    const first = await store.create({ owner: 'alice', ttlMs: 60_000 });
+    await store.create({ owner: 'alice', ttlMs: 60_000 });
+    const refused = await store.create({ owner: 'alice', ttlMs: 60_000 }).catch((e: unknown) => e);
+    expect(TaskLimitError.is(refused)).toBe(true);
+    await store.create({ owner: 'bob', ttlMs: 60_000 });
+    await store.update(first.taskId, { status: 'cancelled' });
+    await store.create({ owner: 'alice', ttlMs: 60_000 });
+  });
+
+  it('forgets a task once its ttlMs has passed', async () => {
+    const store = await make(1);
+    const { taskId } = await store.create({ owner: 'alice', ttlMs: 30 });
+    await waitFor('expired', async () => ((await store.get(taskId, 'alice')) ? undefined : true));
+    // Its place is free again.
+    await store.create({ owner: 'alice', ttlMs: 60_000 });
+  });
+});
+
+describe('redis task store: a fleet', () => {
+  it("hears every instance's changes and shares one bound per identity", async () => {
+    const prefix = fleetPrefix();
+    const a = await instance(prefix, 2);
+    const b = await instance(prefix, 2);
+    const heard: string[] = [];
+    a.watch((task) => heard.push(`${task.taskId}:${task.status}`));
+    const { taskId } = await a.create({ owner: 'alice', ttlMs: 60_000 });
+    await b.create({ owner: 'alice', ttlMs: 60_000 });
+    expect(
+      TaskLimitError.is(await b.create({ owner: 'alice', ttlMs: 60_000 }).catch((e: unknown) => e)),
+    ).toBe(true);
+    expect((await b.get(taskId, 'alice'))?.status).toBe('working');
+    await b.update(taskId, { status: 'cancelled' });
+    await waitFor('cancel heard on a', () => heard.includes(`${taskId}:cancelled`) || undefined);
+    expect((await a.get(taskId, 'alice'))?.status).toBe('cancelled');
+  });
+
+  it('fails the unfinished tasks of a runner that is gone, and only those', async () => {
+    const prefix = fleetPrefix();
+    const a = await instance(prefix);
+    const gone = await a.create({ owner: 'alice', ttlMs: 60_000, runner: 'gone' });
+    const finished = await a.create({ owner: 'alice', ttlMs: 60_000, runner: 'gone' });
+    await a.update(finished.taskId, { status: 'completed', result: { content: [] } });
+    const alive = await a.create({ owner: 'alice', ttlMs: 60_000, runner: 'alive' });
+    expect(await a.failOrphans(new Set(['alive']))).toBe(1);
+    expect(await a.get(gone.taskId, 'alice')).toMatchObject({
+      status: 'failed',
+      error: { code: -32603, message: expect.stringContaining('stopped') },
+    });
+    expect((await a.get(finished.taskId, 'alice'))?.status).toBe('completed');
+    expect((await a.get(alive.taskId, 'alice'))?.status).toBe('working');
+    // Nothing left of the gone runner to fail again.
+    expect(await a.failOrphans(new Set(['alive']))).toBe(0);
+  });
+});
