@@ -250,7 +250,7 @@ export class RedisTaskStore implements TaskStore {
         this.#key('task', id),
         this.#key('task-active', record.owner),
         record.runner === undefined ? '' : this.#key('task-runner', record.runner),
-        this.#prefix + 'task-runners',
+        `${this.#prefix}task-runners`,
         now,
         this.#max,
         id,
@@ -351,7 +351,7 @@ export class RedisTaskStore implements TaskStore {
    * `failed`, with an error that says why. Resolves with how many.
    */
   async failOrphans(alive: ReadonlySet<string>): Promise<number> {
-    const runners = await this.#run(() => this.#redis.smembers(this.#prefix + 'task-runners'));
+    const runners = await this.#run(() => this.#redis.smembers(`${this.#prefix}task-runners`));
     let failed = 0;
     for (const runner of runners) {
       if (alive.has(runner)) continue;
@@ -368,11 +368,7 @@ export class RedisTaskStore implements TaskStore {
         if (task) failed++;
       }
       await this.#run(() =>
-        this.#redis
-          .multi()
-          .del(set)
-          .srem(this.#prefix + 'task-runners', runner)
-          .exec(),
+        this.#redis.multi().del(set).srem(`${this.#prefix}task-runners`, runner).exec(),
       );
     }
     return failed;
