@@ -12,6 +12,7 @@ import { method, type RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcParams } from '../jsonrpc/types.js';
 import { META, withoutReservedMeta } from '../mcp/era.js';
 import type { CacheableMethod, CacheHint } from '../mcp/handlers/discover.js';
+import { TASKS_EXTENSION } from '../mcp/tasks/wire.js';
 import { type HeaderParam, headerParamsOf } from '../mcp/tool.js';
 import type {
   CallToolResult,
@@ -36,6 +37,7 @@ import {
   UnsupportedInEraError,
   UnsupportedVersionError,
 } from './errors.js';
+import { type AwaitTaskOptions, awaitTask, type TaskOps } from './tasks.js';
 import type { ClientTransport } from './transport.js';
 import type {
   CompleteResult,
@@ -51,6 +53,7 @@ import type {
   ResourceTemplateInfo,
   Root,
   ServerCapabilities,
+  TaskInfo,
   ToolInfo,
 } from './types.js';
 
@@ -135,6 +138,14 @@ export interface McpClientOptions {
   /** Answers to the server's own requests; each one declares its capability. */
   handlers?: ClientHandlers;
   /**
+   * Modern era: declare the tasks extension (`io.modelcontextprotocol/tasks`), so a server may
+   * answer a long tool call with a task instead of holding the request open. `callTool` (and
+   * `request`) then wait for the task's end for you — polling `tasks/get` at the server's
+   * interval, answering its input requests with `handlers`, cancelling it on the call's signal
+   * — and resolve with its result; `startToolCall` hands you the task instead. Default false.
+   */
+  tasks?: boolean;
+  /**
    * Capabilities to declare instead of the ones derived from `handlers` (a gateway declares what
    * the clients behind it can do).
    */
@@ -190,6 +201,19 @@ export interface CallOptions {
   onProgress?: (progress: Progress) => void;
   /** Extra `_meta` for the request (e.g. `traceparent`). */
   meta?: Record<string, unknown>;
+  /**
+   * A call that became a task (tasks extension, {@link McpClientOptions.tasks}): every change of
+   * the task seen while its result is awaited — its status and its status message.
+   */
+  onTaskStatus?: (task: TaskInfo) => void;
+}
+
+/** How a request treats a task it gets for an answer. */
+interface TaskHandling {
+  /** Hand the task to the caller instead of waiting for its end. */
+  keep?: boolean;
+  /** See {@link CallOptions.onTaskStatus}. */
+  onTaskStatus?: ((task: TaskInfo) => void) | undefined;
 }
 
 /** Options of {@link McpClient.listen}. */
@@ -625,6 +649,15 @@ export class McpClient {
    * signal's reason, an {@link InputRequiredError}, or a {@link ConnectionClosedError}.
    */
   request<R = unknown>(name: string, params?: JsonRpcParams, options?: RequestOptions): Promise<R> {
+    return this.#request<R>(name, params, options, {});
+  }
+
+  #request<R>(
+    name: string,
+    params: JsonRpcParams | undefined,
+    options: RequestOptions | undefined,
+    task: TaskHandling,
+  ): Promise<R> {
     const propagate = this.#options.propagate;
     if (propagate) {
       try {
@@ -646,7 +679,7 @@ export class McpClient {
       ...params,
       _meta: isObject(own) ? { ...withoutReservedMeta(own), ...envelope } : envelope,
     };
-    return this.#rounds<R>(connection, name, sent, options ?? {}, 0);
+    return this.#rounds<R>(connection, name, sent, options ?? {}, 0, task);
   }
 
   /**
@@ -660,8 +693,22 @@ export class McpClient {
     sent: Record<string, unknown>,
     options: RequestOptions,
     round: number,
+    task: TaskHandling,
   ): Promise<R> {
     const result = await this.#send(connection, name, sent, options);
+    if (isObject(result) && result.resultType === 'task' && typeof result.taskId === 'string') {
+      // A task (tasks extension): the caller that asked for it gets it; any other, its end.
+      if (task.keep) return result as R;
+      const wait: AwaitTaskOptions = {};
+      const cancel = abortSignalOf(options);
+      if (cancel.signal) wait.signal = cancel.signal;
+      if (task.onTaskStatus) wait.onTaskStatus = task.onTaskStatus;
+      try {
+        return (await this.awaitTask(result.taskId, wait)) as R;
+      } finally {
+        cancel.release();
+      }
+    }
     if (!isObject(result) || result.resultType !== 'input_required') {
       return completed(name, result) as R;
     }
@@ -669,7 +716,7 @@ export class McpClient {
       const next: Record<string, unknown> = { ...sent, inputResponses: responses };
       if (result.requestState === undefined) delete next.requestState;
       else next.requestState = result.requestState;
-      return this.#rounds<R>(connection, name, next, options, round + 1);
+      return this.#rounds<R>(connection, name, next, options, round + 1, task);
     };
     if (this.#options.inputRequired === 'manual') {
       throw new InputRequiredError(name, result, undefined, retry);
@@ -867,6 +914,56 @@ export class McpClient {
     options?: CallOptions,
   ): Promise<CallToolResult> {
     return this.#call('tools/call', { name, arguments: args }, options);
+  }
+
+  /**
+   * Call a tool and get what the server answered first: its result, or — for a tool that runs as
+   * a task, with {@link McpClientOptions.tasks} on a modern connection — the task
+   * (`resultType: 'task'`), for the caller to follow with `getTask`, `updateTask`, `cancelTask`
+   * or `awaitTask`.
+   */
+  startToolCall(
+    name: string,
+    args: Record<string, unknown> = {},
+    options?: CallOptions,
+  ): Promise<(CallToolResult & { resultType?: 'complete' }) | (TaskInfo & { resultType: 'task' })> {
+    return this.#call('tools/call', { name, arguments: args }, options ?? {}, true);
+  }
+
+  /** `tasks/get`: the task as it is now, its result or error inlined once it has one. */
+  getTask(taskId: string, options?: CallOptions): Promise<TaskInfo> {
+    return this.#call('tasks/get', { taskId }, options);
+  }
+
+  /** `tasks/update`: answers to the task's input requests, by their keys. */
+  async updateTask(
+    taskId: string,
+    inputResponses: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<void> {
+    await this.#call('tasks/update', { taskId, inputResponses }, options);
+  }
+
+  /** `tasks/cancel`: ask the server to stop the task (acknowledged also when it has ended). */
+  async cancelTask(taskId: string, options?: CallOptions): Promise<void> {
+    await this.#call('tasks/cancel', { taskId }, options);
+  }
+
+  /**
+   * Wait for a task's end: resolves with its result once `completed` (a tool error too, as
+   * `isError`), rejects with its error once `failed` (an {@link RpcError}) or with a
+   * {@link TaskCancelledError}. Polls at the task's `pollIntervalMs`; its input requests are
+   * answered with `handlers`; aborting `signal` cancels the task.
+   */
+  awaitTask(taskId: string, options: AwaitTaskOptions = {}): Promise<CallToolResult> {
+    const ops: TaskOps = {
+      get: (id) => this.getTask(id),
+      update: (id, responses) => this.updateTask(id, responses),
+      cancel: (id) => this.cancelTask(id),
+      answer: (task, signal) =>
+        this.#answer('tasks/get', task as unknown as Record<string, unknown>, signal),
+    };
+    return awaitTask(ops, taskId, options) as Promise<unknown> as Promise<CallToolResult>;
   }
 
   /** Every resource, following `nextCursor` to the end. */
@@ -1136,8 +1233,13 @@ export class McpClient {
     await this.#connection?.close();
   }
 
-  #call<R>(name: string, params: Record<string, unknown> | undefined, options?: CallOptions) {
-    if (!options) return this.request<R>(name, params);
+  #call<R>(
+    name: string,
+    params: Record<string, unknown> | undefined,
+    options?: CallOptions,
+    keepTask = false,
+  ) {
+    if (!options) return this.#request<R>(name, params, undefined, { keep: keepTask });
     let sent = params;
     let token: string | undefined;
     if (options.onProgress || options.meta) {
@@ -1153,7 +1255,10 @@ export class McpClient {
     if (options.timeoutMs !== undefined) requestOptions.timeoutMs = options.timeoutMs;
     if (options.signal) requestOptions.signal = options.signal;
     if (options.cancelledBy) requestOptions.cancelledBy = options.cancelledBy;
-    const reply = this.request<R>(name, sent, requestOptions);
+    const reply = this.#request<R>(name, sent, requestOptions, {
+      keep: keepTask,
+      onTaskStatus: options.onTaskStatus,
+    });
     if (token === undefined) return reply;
     const done = token;
     return reply.finally(() => this.#progress.delete(done));
@@ -1228,6 +1333,8 @@ export class McpClient {
     if (handlers.elicitation) caps.elicitation = {};
     // The modern era has no roots/list_changed notification: `roots` is an empty object there.
     if (handlers.roots) caps.roots = modern ? {} : { listChanged: true };
+    // Declared per request, as the modern era has it (the extension exists only there).
+    if (modern && this.#options.tasks) caps.extensions = { [TASKS_EXTENSION]: {} };
     return caps;
   }
 

@@ -123,3 +123,26 @@ export class UnsupportedInEraError extends Error {
     return hasBrand(value, ERA_BRAND);
   }
 }
+
+const TASK_CANCELLED_BRAND = Symbol.for('mcpkit.TaskCancelledError');
+
+/** A task the client waited for ended `cancelled` — by another request, or the server. */
+export class TaskCancelledError extends Error {
+  /** Marks a TaskCancelledError from any copy of this package. */
+  readonly [TASK_CANCELLED_BRAND] = true;
+
+  constructor(
+    /** The task. */
+    readonly taskId: string,
+    /** Its last status message, if any. */
+    readonly statusMessage?: string,
+  ) {
+    super(`task ${taskId} was cancelled${statusMessage ? `: ${statusMessage}` : ''}`);
+    this.name = 'TaskCancelledError';
+  }
+
+  /** Whether `value` is a TaskCancelledError, from this copy of the package or another. */
+  static is(value: unknown): value is TaskCancelledError {
+    return hasBrand(value, TASK_CANCELLED_BRAND);
+  }
+}

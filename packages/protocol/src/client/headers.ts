@@ -10,10 +10,14 @@ import type { HeaderParam } from '../mcp/tool.js';
 export { encodeHeaderValue };
 
 /** Where `Mcp-Name` comes from, per method. */
-const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
+const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  // The tasks extension (SEP-2663 §Streamable HTTP: Routing Headers): a task's requests name it.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 /** A tool's `x-mcp-header` declarations, by tool name; undefined for a tool that has none. */
@@ -24,7 +28,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * The metadata headers of one message: `Mcp-Method` always; `Mcp-Name` for `tools/call`,
- * `prompts/get` and `resources/read` (from `params.name` or `params.uri`); for a `tools/call`
+ * `prompts/get` and `resources/read` (from `params.name` or `params.uri`) and for the task
+ * methods (`params.taskId`); for a `tools/call`
  * whose tool `toolHeaders` knows, an `Mcp-Param-<name>` for each declared argument present.
  */
 export function requestHeaders(

@@ -11,6 +11,7 @@ export {
 } from './client.js';
 export {
   InputRequiredError,
+  TaskCancelledError,
   TransportError,
   UnsupportedInEraError,
   UnsupportedVersionError,
@@ -45,5 +46,6 @@ export {
   type StreamableHttpClientOptions,
   StreamableHttpClientTransport,
 } from './streamable-http.js';
+export type { AwaitTaskOptions } from './tasks.js';
 export type { ClientTransport } from './transport.js';
 export type * from './types.js';

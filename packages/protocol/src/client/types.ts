@@ -201,3 +201,30 @@ export interface ListenFilter {
   /** `notifications/resources/updated` for these URIs. */
   resourceSubscriptions?: string[];
 }
+
+/**
+ * A task of the MCP tasks extension (`io.modelcontextprotocol/tasks`) as `tasks/get` tells it:
+ * flat, its outcome inlined once it has one.
+ */
+export interface TaskInfo extends Open {
+  /** The task's id. */
+  taskId: string;
+  /** `working`, `input_required`, `completed`, `failed` or `cancelled`. */
+  status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  /** What it is doing now, for people. */
+  statusMessage?: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601. */
+  lastUpdatedAt: string;
+  /** How long after its creation the server keeps it, ms; null: no limit. */
+  ttlMs: number | null;
+  /** How often to ask, ms. */
+  pollIntervalMs?: number;
+  /** The tool's result, once `completed`. */
+  result?: Record<string, unknown>;
+  /** The error, once `failed`. */
+  error?: { code: number; message: string; data?: unknown };
+  /** What it waits for, while `input_required`: requests by key. */
+  inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>;
+}
