@@ -5,7 +5,7 @@
  *   --rounds N        rounds per side, stdio and HTTP (default 5; the median is reported)
  *   --count N         requests per stdio round (default 20000)
  *   --duration S      seconds each HTTP server is measured per round (default 5, after a 1 s warm-up)
- *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|attack|observability|fleet|startup|oauth|rules|context
+ *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|attack|observability|fleet|startup|oauth|rules|context|tasks
  *                     run one group of benchmarks (attack: what stalled or oversized listens make a
  *                     server hold)
  *   --check           exit 1 when a target is missed
@@ -39,6 +39,7 @@ import { rulesBench } from './rules-bench.js';
 import { startupBench } from './startup-bench.js';
 import { pipelinedRun } from './stdio-driver.js';
 import { sysinfoBench } from './sysinfo-bench.js';
+import { tasksBench } from './tasks-bench.js';
 import { tokensBench } from './tokens-bench.js';
 
 const { values } = parseArgs({
@@ -82,6 +83,7 @@ const GROUPS = [
   'oauth',
   'rules',
   'context',
+  'tasks',
 ];
 if (only !== undefined && !GROUPS.includes(only)) {
   console.error(`--only must be one of ${GROUPS.map((g) => `'${g}'`).join(', ')}; got '${only}'`);
@@ -337,4 +339,5 @@ if (only === undefined || only === 'startup') results.push(await startupBench(ro
 if (only === undefined || only === 'oauth') results.push(await oauthBench(rounds, duration));
 if (only === undefined || only === 'rules') results.push(await rulesBench(rounds, duration));
 if (only === undefined || only === 'context') results.push(await contextBench());
+if (only === undefined || only === 'tasks') results.push(await tasksBench());
 if (values.check && results.some((ok) => !ok)) process.exitCode = 1;

@@ -3,13 +3,25 @@
 /**
  * The tasks extension (`io.modelcontextprotocol/tasks`) held to the official conformance suite:
  * every `tasks-*` server scenario of 0.2.0-alpha.12 against the fixture server, whose task tools
- * are the ones the suite's `tasks-lifecycle` names (packages/node/src/fixtures/task-tools.ts).
+ * are the ones the suite's `tasks-lifecycle` names (packages/node/src/fixtures/task-tools.ts),
+ * and against the gateway in front of it (its one backend, tools un-namespaced): the gateway's
+ * tasks wrap the backend's, its input rounds and task asks relayed both ways.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { waitFor } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONFORMANCE_MODERN_SUITE } from '../../scripts/vitest/services.mjs';
 import { conformanceCli, verdict } from './conformance-cli.js';
-import { type HttpApp, killAll, REPO, startHttpServer } from './helpers.js';
+import {
+  appEnv,
+  type HttpApp,
+  killAll,
+  REPO,
+  scratch,
+  startHttp,
+  startHttpServer,
+} from './helpers.js';
 
 afterAll(killAll);
 
@@ -30,6 +42,18 @@ const SCENARIOS = [
 const FIXTURE = join(REPO, 'packages', 'node', 'dist', 'fixtures', 'everything.js');
 /** One scenario's time limit: a hang fails it, it does not stall CI. */
 const SCENARIO_TIMEOUT_MS = 2 * 60_000;
+
+/** Runs `test` against `server`, showing its stderr when it fails, and stops it. */
+async function against(server: HttpApp, label: string, test: () => Promise<void>): Promise<void> {
+  try {
+    await test();
+  } catch (err) {
+    console.error(`[${label}] stderr:\n${server.stderr().slice(-4000)}`);
+    throw err;
+  } finally {
+    await server.stop();
+  }
+}
 
 /** Each scenario against `url`: it must pass every check it makes. */
 async function everyScenario(label: string, url: string): Promise<void> {
@@ -58,30 +82,58 @@ describe('conformance 0.2.0-alpha.12: the tasks scenarios', () => {
   it(
     'on the fixture server',
     async () => {
-      let server: HttpApp | undefined;
+      const server = await startHttpServer({
+        label: 'fixture',
+        command: process.execPath,
+        args: [
+          FIXTURE,
+          '--transport',
+          'http',
+          '--host',
+          '127.0.0.1',
+          '--port',
+          '0',
+          '--log-level',
+          'info',
+        ],
+        env: { PATH: process.env.PATH ?? '' },
+      });
+      await against(server, 'fixture', () => everyScenario('fixture', server.mcpUrl));
+    },
+    SCENARIOS.length * SCENARIO_TIMEOUT_MS,
+  );
+
+  it(
+    'through the gateway, the fixture its one backend (2026-07-28 link)',
+    async () => {
+      const s = scratch('conf-tasks-gateway');
+      const config = s.path('gateway.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          mcpServers: {
+            fixture: {
+              command: process.execPath,
+              args: [FIXTURE, '--log-level', 'warn'],
+              protocol: '2026-07-28',
+              namespace: false,
+            },
+          },
+        }),
+      );
+      const gateway = await startHttp(
+        'gateway',
+        ['--config', config, '--events', s.path('events.db'), '--log-level', 'info'],
+        appEnv(s),
+      );
       try {
-        server = await startHttpServer({
-          label: 'fixture',
-          command: process.execPath,
-          args: [
-            FIXTURE,
-            '--transport',
-            'http',
-            '--host',
-            '127.0.0.1',
-            '--port',
-            '0',
-            '--log-level',
-            'info',
-          ],
-          env: { PATH: process.env.PATH ?? '' },
-        });
-        await everyScenario('fixture', server.mcpUrl);
-      } catch (err) {
-        if (server) console.error(`[fixture] stderr:\n${server.stderr().slice(-4000)}`);
-        throw err;
+        await waitFor(
+          'the fixture backend running',
+          () => /"backend":"fixture","state":"running"/.test(gateway.stderr()) || undefined,
+        );
+        await against(gateway, 'gateway', () => everyScenario('gateway', gateway.mcpUrl));
       } finally {
-        await server?.stop();
+        s.cleanup();
       }
     },
     SCENARIOS.length * SCENARIO_TIMEOUT_MS,

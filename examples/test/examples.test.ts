@@ -18,4 +18,17 @@ describe('examples', () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toBe('tools: add, greet\nadd(2, 3) = {"sum":5}\n');
   });
+
+  it('tasks-client.ts gets a task for the long call, answers its question, prints its result', async () => {
+    for (const file of ['tasks-client.js', 'tasks-server.js']) {
+      if (!existsSync(dist(file))) throw new Error(`${dist(file)} is missing: run \`pnpm build\``);
+    }
+    const { code, stdout, stderr } = await runProcess(process.execPath, [dist('tasks-client.js')], {
+      timeoutMs: 30_000,
+    });
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toBe(
+      'the call became a task\nasked: Publish the 3-page report?\nresult: {"pages":3,"published":true}\n',
+    );
+  });
 });

@@ -6,7 +6,7 @@ import {
   type JsonRpcParams,
   type McpContext,
   McpErrorCode,
-  type RequestOptions,
+  type McpRequestOptions,
   RpcError,
 } from '@mcpkit/protocol';
 import { ownResult } from './proxies.js';
@@ -58,7 +58,7 @@ export async function callThrough<R>(
   method: string,
   params: JsonRpcParams,
   sink: InputSink,
-  cancel: Pick<RequestOptions, 'signal' | 'cancelledBy'>,
+  cancel: Pick<McpRequestOptions, 'signal' | 'cancelledBy' | 'task'>,
 ): Promise<R> {
   const signal = cancel.signal;
   let attempt: Promise<R> = backend.call<R>(method, params, cancel);

@@ -15,6 +15,9 @@ import {
   type McpServerOptions,
   type McpSession,
   RpcError,
+  TASKS_EXTENSION,
+  type TaskInfo,
+  type TaskRunnerOptions,
   type Tool,
   withoutReservedMeta,
 } from '@mcpkit/protocol';
@@ -47,6 +50,7 @@ import {
 } from './proxies.js';
 import { applyChanges } from './servers/registry.js';
 import { VirtualServers } from './servers/virtual-servers.js';
+import { TaskCall } from './task-call.js';
 import { approveTool } from './tools/approve-tool.js';
 import { gatewayStatus } from './tools/gateway-status.js';
 import { getEvents } from './tools/get-events.js';
@@ -136,6 +140,17 @@ export interface GatewayOptions {
    * instance. Default: a random key of this process.
    */
   requestState?: McpServerOptions['requestState'];
+  /**
+   * How long a call of a client that declared the tasks extension may run before it becomes a
+   * task (the backend call going on underneath), ms; null: the gateway offers no tasks. Default
+   * 5000.
+   */
+  taskAfterMs?: number | null;
+  /**
+   * Where tasks are kept (`McpServerOptions.tasks`): a fleet passes runCli's `RunContext.tasks`,
+   * so a task made through one instance is read and cancelled through any. Default: memory.
+   */
+  tasks?: TaskRunnerOptions;
   /** Where lifecycle events and tool calls are recorded. */
   events: EventLog;
   /** Where the gateway's McpServer logs. */
@@ -195,6 +210,8 @@ export class Gateway {
   readonly #progress = new Map<Park, McpContext[]>();
   /** Calls in flight per backend: where a backend's sampling or elicitation request belongs. */
   readonly #inflight = new Map<Backend, Set<InputSink>>();
+  /** Calls of clients that declared the tasks extension, by their park (see TaskCall). */
+  readonly #taskCalls = new Map<Park, TaskCall>();
   /** The calls whose backend is waiting for an answer to an ask of theirs (see #onBackendRequest). */
   readonly #asking = new Map<InputSink, number>();
   readonly #bridge: InputBridge;
@@ -210,6 +227,9 @@ export class Gateway {
   /** The virtual servers (`gateway.servers`): endpoints of their own, each a chosen set. */
   readonly virtual: VirtualServers;
   readonly #requestState: McpServerOptions['requestState'];
+  /** See {@link GatewayOptions.taskAfterMs}. */
+  readonly #taskAfterMs: number | null;
+  readonly #taskOptions: TaskRunnerOptions | undefined;
   /** The rules on calls (`gateway.rules`), when the config has any at start. */
   readonly policy: Policy | undefined;
   /** Calls per identity per window (`gateway.quotas`), when the config has any at start. */
@@ -246,6 +266,8 @@ export class Gateway {
       ? new BridgeRelay(this.#bridge, options.state, options.logger)
       : undefined;
     this.#requestState = options.requestState;
+    this.#taskAfterMs = options.taskAfterMs === undefined ? 5000 : options.taskAfterMs;
+    this.#taskOptions = options.tasks;
     this.server = new McpServer({
       ...this.#serverOptions(
         (name) => this.#tools.get(name),
@@ -308,6 +330,8 @@ export class Gateway {
     const config = this.config;
     return {
       ...(this.#requestState ? { requestState: this.#requestState } : {}),
+      // Every proxied tool may become a task (#proxyTool), each endpoint serving its own.
+      ...(this.#taskAfterMs !== null ? { tasks: this.#taskOptions ?? {} } : {}),
       version: VERSION,
       // Served before its backends are in (see cli.ts): what they may bring is declared up front.
       declare: { resources: true, prompts: true, completions: true },
@@ -688,6 +712,11 @@ export class Gateway {
       outputSchema: undefined,
       requiredScopes: route.backend.config.scopes ?? [],
       raw: true,
+      // A task for a client that declared the extension, once the call has run taskAfterMs
+      // (#forwardTask); the handler says when.
+      ...(this.#taskAfterMs !== null
+        ? { taskSupport: 'optional' as const, taskStart: 'handler' as const }
+        : {}),
       listEntry: { ...entry, name },
       handler: (args, ctx) => {
         // The rule that let the call through, for its event (undefined: no rules).
@@ -737,7 +766,12 @@ export class Gateway {
     ctx: McpContext,
     rule?: string | null,
   ): Promise<CallToolResult> {
-    if (ctx.session.era === 'modern') return this.#forwardModern(route, name, args, ctx, rule);
+    if (ctx.session.era === 'modern') {
+      if (this.#taskAfterMs !== null && ctx.declaresExtension(TASKS_EXTENSION)) {
+        return this.#forwardTask(route, name, args, ctx, rule);
+      }
+      return this.#forwardModern(route, name, args, ctx, rule);
+    }
     // A 2025 client's call is the backend call itself: no wrapper promise on the hot path.
     return this.#forward(route, name, args, ctx, undefined, rule);
   }
@@ -781,7 +815,62 @@ export class Gateway {
     }
   }
 
-  /** The backend call of a client's `tools/call`, recorded in the event log. */
+  /**
+   * A call of a client that declared the tasks extension (2026-07-28): a modern call (input
+   * rounds through the bridge) that becomes a task once the backend answers with one or once it
+   * has run `taskAfterMs`, the backend call going on underneath (see TaskCall).
+   */
+  async #forwardTask(
+    route: Route,
+    name: string,
+    args: Record<string, unknown>,
+    ctx: McpContext,
+    rule: string | null | undefined,
+  ): Promise<CallToolResult> {
+    const resumed = this.#bridge.resume(ctx);
+    if (resumed instanceof Park) {
+      this.#taskCalls.get(resumed)?.attach(ctx);
+      this.#progress.get(resumed)?.splice(0, 1, ctx);
+      return (await this.#bridge.round(resumed, ctx)) as CallToolResult;
+    }
+    // Held by another instance of the fleet (or no longer): the modern path relays or refuses.
+    if (resumed) return this.#forwardModern(route, name, args, ctx, rule);
+    const refused = refusedUrls(ctx);
+    if (refused) return refused;
+    const park = this.#bridge.open(ctx.caller);
+    const call = new TaskCall(park, ctx, this.#taskAfterMs ?? 0);
+    this.#taskCalls.set(park, call);
+    this.#forward(route, name, args, ctx, park, rule, {
+      sink: call.sink,
+      signal: call.signal,
+      // A backend task: ours at once, its status messages ours.
+      onCreated: () => call.escalate(),
+      onTaskStatus: (task) => {
+        if (task.statusMessage !== undefined) call.ctx.progress(0, undefined, task.statusMessage);
+      },
+    })
+      .then(
+        (value) => park.settle({ ok: true, value }),
+        (error: unknown) => park.settle({ ok: false, error }),
+      )
+      .finally(() => {
+        call.done();
+        this.#taskCalls.delete(park);
+      });
+    try {
+      return (await this.#bridge.round(park, ctx)) as CallToolResult;
+    } catch (err) {
+      const urls = urlElicitationsOf(err);
+      if (urls) return askForUrls(err, urls, ctx);
+      throw err;
+    }
+  }
+
+  /**
+   * The backend call of a client's `tools/call`, recorded in the event log. `task`: a call that
+   * may become a task — its input asks go to `sink`, its cancellation is `signal`, and the
+   * backend's progress is always asked for (the task's status messages).
+   */
   async #forward(
     route: Route,
     name: string,
@@ -789,14 +878,21 @@ export class Gateway {
     ctx: McpContext,
     park: Park | undefined,
     rule: string | null | undefined,
+    task?: {
+      sink: InputSink;
+      signal: AbortSignal;
+      onCreated: () => Promise<void>;
+      onTaskStatus: (task: TaskInfo) => void;
+    },
   ): Promise<CallToolResult> {
     const { backend, original } = route;
     const trace = nextTraceId();
     const started = performance.now();
-    const sink = park ?? clientSink(ctx);
+    const sink = task?.sink ?? park ?? clientSink(ctx);
     const clientToken = ctx.meta?.progressToken;
     let token: string | undefined;
     if (
+      task ||
       typeof clientToken === 'string' ||
       typeof clientToken === 'number' ||
       typeof clientToken === 'bigint'
@@ -831,7 +927,14 @@ export class Gateway {
         // The cancellation reaches the backend call through a listener (no AbortController per
         // call: they cost ~6 % of a forwarded call): a 2025 client's request's, or the park's of
         // a modern call, which outlives the client request it started with.
-        { cancelledBy: park ?? ctx },
+        task
+          ? {
+              signal: task.signal,
+              // Declared to the backend as the client declared it; a task it answers with is
+              // waited out by the link (polled, its asks relayed), ours from its creation on.
+              task: { declare: true, onCreated: task.onCreated, onTaskStatus: task.onTaskStatus },
+            }
+          : { cancelledBy: park ?? ctx },
       );
       this.#recordCall(trace, backend, name, started, rule, 'success');
       return result;

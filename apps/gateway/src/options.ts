@@ -24,6 +24,14 @@ export const GATEWAY_OPTIONS: readonly CliOption[] = [
     type: 'string',
   },
   {
+    name: 'task-after',
+    env: 'MCP_GATEWAY_TASK_AFTER',
+    description:
+      'seconds a call of a client that declared the tasks extension runs before it becomes a task (off: no tasks)',
+    type: 'string',
+    default: '5',
+  },
+  {
     name: 'token',
     env: 'MCP_GATEWAY_TOKEN',
     description: 'bearer token required on HTTP',

@@ -26,7 +26,7 @@ import { defaultRawConfig, interpolate, readConfigFile } from './config-file.js'
  * a positional) means no early spawn: runCli will refuse it, or it is an action (--help,
  * --version) that starts nothing.
  */
-export const GATEWAY_STRING_FLAGS = ['config', 'events', 'server', 'token'];
+export const GATEWAY_STRING_FLAGS = ['config', 'events', 'server', 'task-after', 'token'];
 export const RUNNER_STRING_FLAGS = [
   'transport',
   'host',

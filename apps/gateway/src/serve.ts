@@ -54,7 +54,13 @@ process.exitCode = await runCli({
   options: GATEWAY_OPTIONS,
   commands: COMMANDS,
   run: ({ positionals }) => runCommand(positionals),
-  build: async ({ values, logger, state, requestState }) => {
+  build: async ({ values, logger, state, requestState, tasks }) => {
+    const taskAfter = String(values['task-after'] ?? '5');
+    const taskAfterSec = taskAfter === 'off' ? null : Number(taskAfter);
+    if (taskAfterSec !== null && (!Number.isFinite(taskAfterSec) || taskAfterSec < 0)) {
+      await releasePrestarted();
+      throw new CliUsageError(`--task-after must be seconds ≥ 0 or off; got '${taskAfter}'`);
+    }
     // A SIGTERM while this module loaded: the early children are being stopped, and the process
     // exits when they are; nothing more is started.
     const exiting = exitingEarly();
@@ -139,6 +145,8 @@ process.exitCode = await runCli({
       hooks,
       ...(pins ? { pins } : {}),
       ...(requestState ? { requestState } : {}),
+      taskAfterMs: taskAfterSec === null ? null : Math.round(taskAfterSec * 1000),
+      ...(tasks ? { tasks } : {}),
       ...(state
         ? {
             announce: (uri: string) => void notifier?.resourceUpdated(uri),

@@ -36,7 +36,7 @@ process.exitCode = await runCli({
       type: 'string',
     },
   ],
-  build: async ({ values, logger, requestState }) => {
+  build: async ({ values, logger, requestState, tasks }) => {
     const scopes = parseScopes(
       values.scopes as string | undefined,
       values['enable-sensitive'] === true,
@@ -50,6 +50,7 @@ process.exitCode = await runCli({
       scopes,
       logger,
       ...(requestState ? { requestState } : {}),
+      ...(tasks ? { tasks } : {}),
     });
     logger.info({ scopes: [...scopes], tokens: tokens.length }, 'system-info configured');
     return {

@@ -20,6 +20,11 @@ export interface SystemInfoOptions {
    * instance. Default: a random key of this process.
    */
   requestState?: McpServerOptions['requestState'];
+  /**
+   * Where tasks are kept (`McpServerOptions.tasks`): a fleet passes runCli's `RunContext.tasks`.
+   * Default: in memory.
+   */
+  tasks?: McpServerOptions['tasks'];
   /** Scopes this server enables. Default: core only. */
   scopes?: Iterable<Scope>;
   /** Collectors to use instead of systeminformation (tests). */
@@ -46,6 +51,7 @@ export function createSystemInfoServer(options: SystemInfoOptions = {}): {
   const scopes = new Set<Scope>(options.scopes ?? ['core']);
   const server = new McpServer({
     ...(options.requestState ? { requestState: options.requestState } : {}),
+    ...(options.tasks ? { tasks: options.tasks } : {}),
     name: NAME,
     version: VERSION,
     title: 'System information',

@@ -6,7 +6,7 @@ import {
   type McpClient,
   type McpContext,
   McpErrorCode,
-  type RequestOptions,
+  type McpRequestOptions,
   RpcError,
   resolveCommand,
 } from '@mcpkit/protocol';
@@ -402,7 +402,7 @@ export class Backend {
   call<R = unknown>(
     method: string,
     params: JsonRpcParams | undefined,
-    options: RequestOptions = {},
+    options: McpRequestOptions = {},
   ): Promise<R> {
     const link = this.#link;
     if (!link || this.state !== 'running') return Promise.reject(this.#unavailable());
@@ -417,7 +417,7 @@ export class Backend {
     client: McpClient,
     method: string,
     params: JsonRpcParams | undefined,
-    options: RequestOptions = {},
+    options: McpRequestOptions = {},
   ): Promise<R> {
     this.calls++;
     const started = performance.now();

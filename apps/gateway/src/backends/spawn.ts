@@ -38,6 +38,7 @@ export const GATEWAY_VARIABLES: readonly string[] = [
   'MCP_GATEWAY_CONFIG',
   'MCP_GATEWAY_EVENTS',
   'MCP_GATEWAY_SERVER',
+  'MCP_GATEWAY_TASK_AFTER',
   'MCP_GATEWAY_TOKEN',
   // the credential vault's keys (gateway.vault)
   'MCP_GATEWAY_VAULT_KEY',

@@ -7,8 +7,8 @@
 import {
   type JsonRpcParams,
   McpErrorCode,
+  type McpRequestOptions,
   OAuthClient,
-  type RequestOptions,
   RpcError,
 } from '@mcpkit/protocol';
 import type { Backend } from '../backends/backend.js';
@@ -20,7 +20,11 @@ import type { Credential, CredentialVault } from './vault.js';
 
 /** What a forwarded call is sent through: a backend's shared link, or a person's own. */
 export interface CallTarget {
-  call<R>(method: string, params: JsonRpcParams | undefined, options?: RequestOptions): Promise<R>;
+  call<R>(
+    method: string,
+    params: JsonRpcParams | undefined,
+    options?: McpRequestOptions,
+  ): Promise<R>;
 }
 
 /** What {@link PersonalLinks} takes. */
@@ -136,7 +140,7 @@ export class PersonalLinks {
       call: async <R>(
         method: string,
         params: JsonRpcParams | undefined,
-        options?: RequestOptions,
+        options?: McpRequestOptions,
       ): Promise<R> => {
         opened.inflight++;
         opened.lastUsed = Date.now();

@@ -15,6 +15,7 @@ import { getSystemSnapshot } from './get-system-snapshot.js';
 import { getTemperature } from './get-temperature.js';
 import { getUptime } from './get-uptime.js';
 import { getUserSessions } from './get-user-sessions.js';
+import { measureSystem } from './measure-system.js';
 
 export function allTools(deps: ToolDeps): Tool[] {
   return [
@@ -33,5 +34,6 @@ export function allTools(deps: ToolDeps): Tool[] {
     getSystemSnapshot,
     getAuthLogs,
     getUserSessions,
+    measureSystem,
   ].map((make) => make(deps));
 }

@@ -81,11 +81,11 @@ const NOTHING_STANDS_OUT = 'nothing stands out: CPU, memory and disks are within
 const pids = (list: { pid: number }[]) => list.map((p) => p.pid);
 
 describe('tools/list', () => {
-  it('lists the 15 tools', async () => {
+  it('lists the 15 readings and measure_system (a window of time: measure-system.test.ts)', async () => {
     const client = serve(normalMachine());
     const reply = await client.request('tools/list');
     const tools = (reply.result as unknown as { tools: { name: string }[] }).tools;
-    expect(tools.map((t) => t.name).sort()).toEqual([...ALL_TOOLS].sort());
+    expect(tools.map((t) => t.name).sort()).toEqual([...ALL_TOOLS, 'measure_system'].sort());
   });
 });
 

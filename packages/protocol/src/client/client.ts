@@ -208,12 +208,25 @@ export interface CallOptions {
   onTaskStatus?: (task: TaskInfo) => void;
 }
 
-/** How a request treats a task it gets for an answer. */
-interface TaskHandling {
+/** How a request treats a task it gets for an answer (tasks extension). */
+export interface TaskHandling {
+  /** Declare the extension on this request, or not, whatever {@link McpClientOptions.tasks} says. */
+  declare?: boolean;
   /** Hand the task to the caller instead of waiting for its end. */
   keep?: boolean;
+  /**
+   * Called once the server answered with a task, before it is waited for (a gateway turns its
+   * own call into a task then); the wait begins when what it returns settles.
+   */
+  onCreated?: ((task: TaskInfo) => void | Promise<void>) | undefined;
   /** See {@link CallOptions.onTaskStatus}. */
   onTaskStatus?: ((task: TaskInfo) => void) | undefined;
+}
+
+/** {@link McpClient.request}'s options: the JSON-RPC ones, and what to do with a task. */
+export interface McpRequestOptions extends RequestOptions {
+  /** How a task for an answer is treated: by default, waited out (declared per the client's option). */
+  task?: TaskHandling;
 }
 
 /** Options of {@link McpClient.listen}. */
@@ -271,6 +284,8 @@ function completed<R>(name: string, result: R): R {
   throw new TypeError(`'${name}' answered with resultType '${String(type)}', which is not defined`);
 }
 const DEFAULT_MAX_INPUT_ROUNDS = 10;
+/** The tasks extension's own methods. */
+const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 /** The signal of an input handler whose request has none. */
 const NEVER = new AbortController().signal;
 
@@ -575,7 +590,7 @@ export class McpClient {
   #buildEnvelope(version: string): Record<string, unknown> {
     const envelope: Record<string, unknown> = {
       [META.protocolVersion]: version,
-      [META.clientCapabilities]: this.#options.capabilities ?? this.#derivedCapabilities(true),
+      [META.clientCapabilities]: this.#modernCapabilities(),
       [META.clientInfo]: this.#options.clientInfo ?? DEFAULT_INFO,
     };
     if (this.#logLevel !== undefined) envelope[META.logLevel] = this.#logLevel;
@@ -646,10 +661,17 @@ export class McpClient {
    * caller's other keys kept) and an `input_required` result is answered and retried (see
    * {@link McpClientOptions.inputRequired}; the deadline applies to each round, the signal to
    * all). Rejects with the server's {@link RpcError}, a {@link RequestTimeoutError}, the
-   * signal's reason, an {@link InputRequiredError}, or a {@link ConnectionClosedError}.
+   * signal's reason, an {@link InputRequiredError}, or a {@link ConnectionClosedError}. A
+   * task for an answer (tasks extension) is waited out (see {@link McpRequestOptions.task}).
    */
-  request<R = unknown>(name: string, params?: JsonRpcParams, options?: RequestOptions): Promise<R> {
-    return this.#request<R>(name, params, options, {});
+  request<R = unknown>(
+    name: string,
+    params?: JsonRpcParams,
+    options?: McpRequestOptions,
+  ): Promise<R> {
+    if (options?.task === undefined) return this.#request<R>(name, params, options, {});
+    const { task, ...rest } = options;
+    return this.#request<R>(name, params, rest, task);
   }
 
   #request<R>(
@@ -675,9 +697,13 @@ export class McpClient {
       return Promise.reject(new TypeError(`'${name}': MCP requests take named params`));
     }
     const own = (params as Record<string, unknown> | undefined)?._meta;
+    // A task's own requests need the extension declared, whatever the client's option (the
+    // task came from a call that declared it per request: a gateway's link does so).
+    const declare = task.declare ?? (TASK_METHODS.has(name) ? true : undefined);
+    const declared = declare === undefined ? envelope : this.#declaring(envelope, declare);
     const sent = {
       ...params,
-      _meta: isObject(own) ? { ...withoutReservedMeta(own), ...envelope } : envelope,
+      _meta: isObject(own) ? { ...withoutReservedMeta(own), ...declared } : declared,
     };
     return this.#rounds<R>(connection, name, sent, options ?? {}, 0, task);
   }
@@ -699,6 +725,7 @@ export class McpClient {
     if (isObject(result) && result.resultType === 'task' && typeof result.taskId === 'string') {
       // A task (tasks extension): the caller that asked for it gets it; any other, its end.
       if (task.keep) return result as R;
+      await task.onCreated?.(result as unknown as TaskInfo);
       const wait: AwaitTaskOptions = {};
       const cancel = abortSignalOf(options);
       if (cancel.signal) wait.signal = cancel.signal;
@@ -1324,6 +1351,26 @@ export class McpClient {
       // A listener's bug must not break the connection that delivered the notification.
       this.#options.logger?.error({ err }, 'notification listener threw');
     }
+  }
+
+  /** `envelope` with the tasks extension declared, or not, whatever the client's option. */
+  #declaring(envelope: Record<string, unknown>, tasks: boolean): Record<string, unknown> {
+    const caps = envelope[META.clientCapabilities] as ClientCapabilities;
+    const extensions = { ...(isObject(caps.extensions) ? caps.extensions : {}) };
+    if (tasks) extensions[TASKS_EXTENSION] = {};
+    else delete extensions[TASKS_EXTENSION];
+    const { extensions: _, ...rest } = caps;
+    const next = Object.keys(extensions).length > 0 ? { ...rest, extensions } : rest;
+    return { ...envelope, [META.clientCapabilities]: next };
+  }
+
+  /** A modern request's capabilities: the given or derived ones, and the tasks extension if asked. */
+  #modernCapabilities(): ClientCapabilities {
+    const given = this.#options.capabilities;
+    if (!given) return this.#derivedCapabilities(true);
+    if (!this.#options.tasks) return given;
+    const extensions = isObject(given.extensions) ? given.extensions : {};
+    return { ...given, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
   }
 
   #derivedCapabilities(modern: boolean): ClientCapabilities {

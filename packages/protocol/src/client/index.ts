@@ -5,9 +5,11 @@ export {
   type ListenOptions,
   McpClient,
   type McpClientOptions,
+  type McpRequestOptions,
   type NotificationListener,
   type ServerRequestContext,
   type Subscription,
+  type TaskHandling,
 } from './client.js';
 export {
   InputRequiredError,
