@@ -216,7 +216,8 @@ function renderState(s) {
   $('gw-uptime').textContent =
     'up ' +
     duration(s.gateway.uptime_s) +
-    (s.gateway.parked_calls ? ` · ${s.gateway.parked_calls} parked calls` : '');
+    (s.gateway.parked_calls ? ` · ${s.gateway.parked_calls} parked calls` : '') +
+    (s.gateway.running_tasks ? ` · ${s.gateway.running_tasks} running tasks` : '');
   const now = Date.parse(s.gateway.time) || Date.now();
   const list = $('backends');
   const items = s.backends.map((b) => renderBackend(b, record(b, now)));

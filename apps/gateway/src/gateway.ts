@@ -566,6 +566,13 @@ export class Gateway {
     return this.#bridge.parked;
   }
 
+  /** Tasks whose backend calls run in this process now, on every endpoint (tasks extension). */
+  get runningTasks(): number {
+    let running = this.server.tasks?.running ?? 0;
+    for (const v of this.virtual.all()) running += v.server.tasks?.running ?? 0;
+    return running;
+  }
+
   /** Every advertised tool with its backend (for search and status). */
   routes(): {
     tools: Map<string, Route>;

@@ -123,6 +123,8 @@ describe('tasks through the gateway', () => {
     const before = await count();
     const created = await peer.result<Task>('tools/call', modern({ name: 'new__wait_for_cancel' }));
     expect(created.resultType).toBe('task');
+    // The status page and gateway_status count it while it runs here.
+    expect(gateway.runningTasks).toBe(1);
     await peer.result('tasks/cancel', modern({ taskId: created.taskId }));
     expect((await get(created.taskId)).status).toBe('cancelled');
     // The link cancelled the backend's task: its handler heard it (the fixture counts).

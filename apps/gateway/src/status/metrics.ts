@@ -45,6 +45,7 @@ interface LogStats {
  * | `mcp_gateway_backend_call_duration_seconds` | histogram | backend |
  * | `mcp_gateway_backend_queue_depth` | gauge | backend |
  * | `mcp_gateway_parked_calls` | gauge | — |
+ * | `mcp_gateway_running_tasks` | gauge | — |
  * | `mcp_gateway_event_log_pending` | gauge | — |
  * | `mcp_gateway_event_log_lag_seconds` | gauge | — |
  * | `mcp_gateway_quota_refusals_total` | counter | quota (with `gateway.quotas`) |
@@ -158,6 +159,14 @@ export function observeGateway(gateway: Gateway, metrics: McpMetrics): () => voi
     registers,
     collect() {
       this.set(gateway.parkedCalls);
+    },
+  });
+  new Gauge({
+    name: 'mcp_gateway_running_tasks',
+    help: 'Calls of clients with the tasks extension running as tasks in this process',
+    registers,
+    collect() {
+      this.set(gateway.runningTasks);
     },
   });
   const log = gateway.events as unknown as LogStats;

@@ -74,6 +74,8 @@ export interface StatusSnapshot {
     instance: string;
     uptime_s: number;
     parked_calls: number;
+    /** Tasks whose backend calls run in this process. */
+    running_tasks: number;
     time: string;
   };
   /** Every configured backend, in config order. */
@@ -153,6 +155,7 @@ export function snapshot(gateway: Gateway, now = Date.now(), auth?: AuthInfo): S
       instance: gateway.events.instance,
       uptime_s: Math.round((now - gateway.startedAt) / 1000),
       parked_calls: gateway.parkedCalls,
+      running_tasks: gateway.runningTasks,
       time: new Date(now).toISOString(),
     },
     backends,

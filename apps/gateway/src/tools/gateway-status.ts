@@ -96,6 +96,8 @@ export const gatewayStatus = (gateway: Gateway) =>
           uptime_s: Math.round((Date.now() - gateway.startedAt) / 1000),
           // Calls of 2026-07-28 clients waiting for their retry with input (see bridge.ts).
           parked_calls: gateway.parkedCalls,
+          // Calls of clients with the tasks extension running as tasks here (see task-call.ts).
+          running_tasks: gateway.runningTasks,
           collisions: gateway.collisions,
           // This process's id on the events it records (get_events filters by it).
           instance: gateway.events.instance,

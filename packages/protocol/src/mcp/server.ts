@@ -31,7 +31,7 @@ import type { Resource, ResourceTemplate } from './resource.js';
 import { type AuthInfo, CANCELLATION, McpSession, type OutboundChannel } from './session.js';
 import { SubscriptionHub } from './subscriptions.js';
 import { TaskRunner, type TaskRunnerOptions } from './tasks/runner.js';
-import { TASKS_EXTENSION } from './tasks/wire.js';
+import { detailedTask, TASKS_EXTENSION } from './tasks/wire.js';
 import type { Tool } from './tool.js';
 import type {
   McpConnection,
@@ -406,7 +406,7 @@ export class McpServer {
       this.#modern,
       [
         ...discoverMethods(modern, () => this.capabilities()),
-        this.#hub.method(modern),
+        this.#hub.method(modern, () => (this.#tasksServed ? this.#taskRunner() : undefined)),
         ...toolMethods(modern),
         ...resourceMethods(modern).filter((m) => !LEGACY_ONLY.has(m.name)),
         ...promptMethods(modern),
@@ -752,10 +752,22 @@ export class McpServer {
   }
 
   #taskRunner(): TaskRunner {
-    this.#tasks ??= new TaskRunner({
-      ...(this.logger ? { logger: this.logger } : {}),
-      ...this.#taskOptions,
-    });
+    if (!this.#tasks) {
+      const runner = new TaskRunner({
+        ...(this.logger ? { logger: this.logger } : {}),
+        ...this.#taskOptions,
+      });
+      this.#tasks = runner;
+      // Every change of a task (a fleet's: of any instance's) to the listens that asked for it.
+      runner.store.watch((task) =>
+        this.#hub.taskChanged(task, async () => {
+          const now = await runner.store.get(task.taskId, task.owner);
+          if (!now) return undefined;
+          const { resultType: _, ...detailed } = detailedTask(now);
+          return detailed;
+        }),
+      );
+    }
     return this.#tasks;
   }
 

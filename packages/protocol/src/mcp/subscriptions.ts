@@ -13,8 +13,12 @@ import { method, type RequestContext } from '../jsonrpc/method.js';
 import type { JsonRpcId } from '../jsonrpc/types.js';
 import { type McpCallExtra, McpContext } from './context.js';
 import { META } from './era.js';
+import { tasksRequired } from './handlers/tasks.js';
 import type { ServerInternals } from './internals.js';
 import { CANCELLATION, type McpSession } from './session.js';
+import type { TaskRunner } from './tasks/runner.js';
+import type { TaskRecord } from './tasks/store.js';
+import { TASKS_EXTENSION } from './tasks/wire.js';
 
 /** What a client may ask to hear about (the spec's notification filter). */
 export interface ListenFilter {
@@ -22,6 +26,8 @@ export interface ListenFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** Tasks whose every change the client wants as `notifications/tasks` (tasks extension). */
+  taskIds?: string[];
 }
 
 /** How many resources one listen may name. */
@@ -43,6 +49,7 @@ const Filter = z.object({
     .array(z.string().min(1).max(MAX_LISTEN_URI_LENGTH))
     .max(MAX_LISTEN_URIS)
     .optional(),
+  taskIds: z.array(z.string().min(1).max(256)).max(MAX_LISTEN_URIS).optional(),
 });
 // `notifications` is required (schema 2026-07-28 `SubscriptionsListenRequestParams`): a listen that asks
 // for nothing is a mistake the client hears of, not a stream that never carries anything.
@@ -58,6 +65,10 @@ interface Listener {
   readonly id: JsonRpcId;
   readonly filter: ListenFilter;
   readonly uris: ReadonlySet<string>;
+  /** The tasks it hears of (its caller's own). */
+  readonly taskIds: ReadonlySet<string>;
+  /** The caller, as a task's owner is recorded (McpContext.caller). */
+  readonly caller: string;
   /** The request's scope: who subscribed, for `resourceUpdated` audiences. */
   readonly session: McpSession;
   readonly ctx: McpContext;
@@ -121,6 +132,30 @@ export class SubscriptionHub {
     return told;
   }
 
+  /**
+   * `notifications/tasks` — the task as `tasks/get` tells it — to the subscriptions of its owner
+   * that asked for it (tasks extension). `detailed` is what `tasks/get` would answer now.
+   */
+  taskChanged(
+    task: TaskRecord,
+    detailed: () => Promise<Record<string, unknown> | undefined>,
+  ): void {
+    const listeners = [...this.#listeners].filter(
+      (l) => l.taskIds.has(task.taskId) && l.caller === task.owner,
+    );
+    if (listeners.length === 0) return;
+    detailed().then(
+      (params) => {
+        if (!params) return;
+        for (const listener of listeners) {
+          if (this.#listeners.has(listener)) send(listener, 'notifications/tasks', params);
+        }
+      },
+      // The store could not say: this change goes untold; polling still tells it.
+      () => undefined,
+    );
+  }
+
   /** The connection identified by `connection` is ending: its subscriptions end with it. */
   endConnection(connection: object): void {
     for (const listener of [...this.#listeners]) {
@@ -133,8 +168,11 @@ export class SubscriptionHub {
     for (const listener of [...this.#listeners]) listener.close();
   }
 
-  /** The `subscriptions/listen` method, for the modern era's dispatcher. */
-  method(server: ServerInternals) {
+  /**
+   * The `subscriptions/listen` method, for the modern era's dispatcher. `tasks`: the server's
+   * tasks, once it serves them (a listen may then name tasks to hear of).
+   */
+  method(server: ServerInternals, tasks: () => TaskRunner | undefined = () => undefined) {
     return method(
       'subscriptions/listen',
       ListenParams,
@@ -188,12 +226,26 @@ export class SubscriptionHub {
           }
         }
         if (asked.resourceSubscriptions) honoured.resourceSubscriptions = [...uris];
+        // Tasks: the caller's own that exist (the others are left out of the acknowledgment, as
+        // if they never were); asking without the extension is -32021 (tasks extension).
+        const taskIds = new Set<string>();
+        if (asked.taskIds) {
+          const runner = tasks();
+          if (!runner || !mcp.declaresExtension(TASKS_EXTENSION)) throw tasksRequired();
+          for (const id of asked.taskIds) {
+            const task = await runner.store.get(id, mcp.caller).catch(() => undefined);
+            if (task) taskIds.add(id);
+          }
+          honoured.taskIds = [...taskIds];
+        }
         ctx.extra.session.subscriber = ctx.extra.auth;
         return new Promise((resolve) => {
           const listener: Listener = {
             id,
             filter: honoured,
             uris,
+            taskIds,
+            caller: mcp.caller,
             session: ctx.extra.session,
             ctx: mcp,
             close: () => {

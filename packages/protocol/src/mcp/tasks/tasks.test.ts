@@ -432,3 +432,48 @@ describe('tasks: whose', () => {
     expect((await p.error('tasks/get', modern({ taskId }))).code).toBe(-32602);
   });
 });
+
+describe('tasks: notifications/tasks on subscriptions/listen', () => {
+  it("tells a listen every change of the caller's own tasks it named, as tasks/get would", async () => {
+    const s = server();
+    const a = peer(s, alice);
+    const b = peer(s, bob);
+    const { taskId } = await a.result(
+      'tools/call',
+      modern({ name: 'build', arguments: { target: 'n' } }),
+    );
+    const listen = (p: RawPeer, id: string, capabilities: object = EXT) =>
+      p.send({
+        jsonrpc: '2.0',
+        id,
+        method: 'subscriptions/listen',
+        params: modern({ notifications: { taskIds: [taskId, 'not-a-task'] } }, capabilities),
+      });
+    void listen(a, 'mine');
+    void listen(b, 'theirs');
+    await waitFor('both acknowledged', () =>
+      a.notifications.length > 0 && b.notifications.length > 0 ? true : undefined,
+    );
+    // Only the caller's own, existing tasks are agreed to.
+    expect(a.notifications[0]?.params?.notifications).toEqual({ taskIds: [taskId] });
+    expect(b.notifications[0]?.params?.notifications).toEqual({ taskIds: [] });
+    release.open();
+    const told = await waitFor('completed told', () =>
+      a.notifications.find(
+        (n) => n.method === 'notifications/tasks' && n.params?.status === 'completed',
+      ),
+    );
+    expect(told.params).toMatchObject({
+      taskId,
+      status: 'completed',
+      result: { structuredContent: { built: 'n' } },
+      _meta: { [META.subscriptionId]: 'mine' },
+    });
+    expect(told.params).not.toHaveProperty('resultType');
+    await b.settle();
+    expect(b.notifications.filter((n) => n.method === 'notifications/tasks')).toEqual([]);
+    // Asking for tasks without the extension: -32021.
+    const refused = await listen(b, 'no-ext', {});
+    expect(JSON.parse(refused ?? '{}').error).toMatchObject({ code: -32021 });
+  });
+});
