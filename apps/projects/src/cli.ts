@@ -145,7 +145,7 @@ process.exitCode = await runCli({
       await store.close();
     }
   },
-  build: async ({ values, logger, state, requestState }) => {
+  build: async ({ values, logger, state, requestState, tasks }) => {
     const points = positiveInt(values['rate-limit'], '--rate-limit');
     const window = positiveInt(values['rate-window'], '--rate-window');
     const store = await open(values['database-url'] as string | undefined, logger);
@@ -178,6 +178,7 @@ process.exitCode = await runCli({
       store,
       logger,
       ...(requestState ? { requestState } : {}),
+      ...(tasks ? { tasks } : {}),
       ...(state
         ? {
             announce: (uri: string, userId: string) =>

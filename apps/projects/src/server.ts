@@ -37,6 +37,11 @@ export interface ProjectsServerOptions {
    * instance. Default: a random key of this process.
    */
   requestState?: McpServerOptions['requestState'];
+  /**
+   * Where tasks are kept (`McpServerOptions.tasks`): a fleet passes runCli's `RunContext.tasks`.
+   * Default: in memory.
+   */
+  tasks?: McpServerOptions['tasks'];
   /** The database (see `openStore`). */
   store: Store;
   /** Where the McpServer logs. */
@@ -72,6 +77,7 @@ function invalidArguments(_tool: string, issues: ArgumentIssue[]) {
 export function createProjectsServer(options: ProjectsServerOptions): McpServer {
   const server = new McpServer({
     ...(options.requestState ? { requestState: options.requestState } : {}),
+    ...(options.tasks ? { tasks: options.tasks } : {}),
     name: NAME,
     version: VERSION,
     title: 'CODEFLUSS projects',

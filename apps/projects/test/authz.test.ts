@@ -91,6 +91,7 @@ const TOOLS: readonly ToolCase[] = [
     kind: 'project',
     args: (projectId) => ({ projectId }),
   },
+  { tool: 'export_project', scope: 'read', kind: 'project', args: (projectId) => ({ projectId }) },
   {
     tool: 'update_design_tokens',
     scope: 'write',

@@ -4,6 +4,7 @@ import { createBlock } from './create-block.js';
 import { createProject } from './create-project.js';
 import { deleteBlock } from './delete-block.js';
 import { deleteProject } from './delete-project.js';
+import { exportProject } from './export-project.js';
 import { getAsset } from './get-asset.js';
 import { getBlock } from './get-block.js';
 import { getDesignSystem } from './get-design-system.js';
@@ -31,5 +32,6 @@ export function allTools(deps: ToolDeps): Tool[] {
     getAsset,
     getDesignSystem,
     updateDesignTokens,
+    exportProject,
   ].map((make) => make(deps));
 }
