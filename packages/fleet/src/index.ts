@@ -3,6 +3,11 @@
 // Fleet: membership, and notifications that reach every instance's subscribers
 export { type FleetNotifier, type SubscriberMatch, shareNotifications } from './notify.js';
 export {
+  createPostgresTaskStore,
+  PostgresTaskStore,
+  type PostgresTaskStoreOptions,
+} from './postgres-tasks.js';
+export {
   clearRedisPrefix,
   createRedisStateStore,
   RedisStateStore,

@@ -1,23 +1,52 @@
+// @module-tag redis
+// @module-tag postgres
 /**
- * One task contract, both stores — the memory store of a process alone and the Redis store of a
- * fleet (Redis on 127.0.0.1:6379, each test under its own prefix) — and what only a fleet has:
- * changes heard on every instance, one bound per identity across them, and the tasks of an
- * instance that stopped failed by the others.
+ * One task contract, every store — the memory store of a process alone, and a fleet's in Redis
+ * (127.0.0.1:6379, each test under its own prefix) and in PostgreSQL (127.0.0.1:5432, database
+ * `test`, each test its own table) — and what only a fleet has: changes heard on every instance,
+ * one bound per identity across them, and the tasks of an instance that stopped failed by the
+ * others.
  */
 import { randomUUID } from 'node:crypto';
 import { MemoryTaskStore, TaskLimitError, type TaskStore } from '@mcpkit/protocol';
 import { waitFor } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createPostgresTaskStore, type PostgresTaskStore } from './postgres-tasks.js';
 import { clearRedisPrefix, createRedisStateStore, type RedisStateStore } from './redis.js';
 import { createRedisTaskStore, type RedisTaskStore } from './redis-tasks.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PG_URL = process.env.PROJECTS_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const opened: { close(): Promise<void> }[] = [];
 const prefixes: string[] = [];
+const tables: string[] = [];
 afterAll(async () => {
   for (const s of opened.reverse()) await s.close();
   await Promise.all(prefixes.map((p) => clearRedisPrefix(REDIS_URL, p)));
+  if (tables.length > 0) {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    for (const table of tables) await client.query(`DROP TABLE IF EXISTS ${table}`);
+    await client.end();
+  }
 });
+
+/** An instance of a fleet on the PostgreSQL table `table`. */
+async function pgInstance(table: string, max?: number): Promise<PostgresTaskStore> {
+  const store = await createPostgresTaskStore(PG_URL, {
+    table,
+    ...(max === undefined ? {} : { maxActivePerOwner: max }),
+  });
+  opened.push(store);
+  return store;
+}
+
+function pgTable(): string {
+  const table = `tasks_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  tables.push(table);
+  return table;
+}
 
 /** An instance of a fleet under `prefix`: its own connections, the same Redis. */
 async function instance(prefix: string, max?: number): Promise<RedisTaskStore> {
@@ -43,6 +72,7 @@ const stores: [string, (max?: number) => Promise<TaskStore>][] = [
     async (max) => new MemoryTaskStore(max === undefined ? {} : { maxActivePerOwner: max }),
   ],
   ['redis', (max) => instance(fleetPrefix(), max)],
+  ['postgres', (max) => pgInstance(pgTable(), max)],
 ];
 
 /** A request whose JSON Redis's Lua would mangle if it ever parsed it (`[]` vs `{}`). */
@@ -129,11 +159,28 @@ describe.each(stores)('%s task store', (_name, make) => {
   });
 });
 
-describe('redis task store: a fleet', () => {
+const fleets: [string, (max?: number) => Promise<[FleetStore, FleetStore]>][] = [
+  [
+    'redis',
+    async (max) => {
+      const prefix = fleetPrefix();
+      return [await instance(prefix, max), await instance(prefix, max)];
+    },
+  ],
+  [
+    'postgres',
+    async (max) => {
+      const table = pgTable();
+      return [await pgInstance(table, max), await pgInstance(table, max)];
+    },
+  ],
+];
+
+type FleetStore = TaskStore & { failOrphans(alive: ReadonlySet<string>): Promise<number> };
+
+describe.each(fleets)('%s task store: a fleet', (_name, fleet) => {
   it("hears every instance's changes and shares one bound per identity", async () => {
-    const prefix = fleetPrefix();
-    const a = await instance(prefix, 2);
-    const b = await instance(prefix, 2);
+    const [a, b] = await fleet(2);
     const heard: string[] = [];
     a.watch((task) => heard.push(`${task.taskId}:${task.status}`));
     const { taskId } = await a.create({ owner: 'alice', ttlMs: 60_000 });
@@ -148,8 +195,7 @@ describe('redis task store: a fleet', () => {
   });
 
   it('fails the unfinished tasks of a runner that is gone, and only those', async () => {
-    const prefix = fleetPrefix();
-    const a = await instance(prefix);
+    const [a] = await fleet();
     const gone = await a.create({ owner: 'alice', ttlMs: 60_000, runner: 'gone' });
     const finished = await a.create({ owner: 'alice', ttlMs: 60_000, runner: 'gone' });
     await a.update(finished.taskId, { status: 'completed', result: { content: [] } });
