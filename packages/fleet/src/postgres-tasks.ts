@@ -13,7 +13,7 @@ import {
   applyAsk,
   applyChange,
   type NewTask,
-  newTaskId,
+  newTaskRecord,
   type TaskChange,
   TaskLimitError,
   type TaskRecord,
@@ -22,7 +22,7 @@ import {
   TERMINAL_STATUSES,
 } from '@mcpkit/protocol';
 import type pg from 'pg';
-import { StoreUnavailableError } from './store.js';
+import { RUNNER_GONE, StoreUnavailableError } from './store.js';
 
 /** How long the listener waits before connecting again after it lost its connection. */
 const RELISTEN_MS = 1000;
@@ -151,17 +151,7 @@ export class PostgresTaskStore implements TaskStore {
   /** See `TaskStore.create`. */
   async create(task: NewTask): Promise<TaskRecord> {
     const now = Date.now();
-    const record: TaskRecord = {
-      taskId: newTaskId(),
-      owner: task.owner,
-      status: 'working',
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttlMs: task.ttlMs === null ? null : Math.round(task.ttlMs),
-      ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {}),
-      ...(task.runner !== undefined ? { runner: task.runner } : {}),
-      ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
-    };
+    const record = newTaskRecord(task, now);
     await this.#transaction(async (client) => {
       // One identity's creations one at a time across the fleet: the count stays a bound.
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
@@ -261,13 +251,7 @@ export class PostgresTaskStore implements TaskStore {
     let failed = 0;
     for (const row of rows) {
       if (alive.has(row.runner)) continue;
-      const task = await this.update(row.task_id, {
-        status: 'failed',
-        error: {
-          code: -32603,
-          message: 'The server instance running this task stopped before it finished',
-        },
-      });
+      const task = await this.update(row.task_id, { status: 'failed', error: RUNNER_GONE });
       if (task) failed++;
     }
     return failed;

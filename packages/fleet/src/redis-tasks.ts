@@ -12,7 +12,7 @@
  */
 import {
   type NewTask,
-  newTaskId,
+  newTaskRecord,
   type TaskChange,
   TaskLimitError,
   type TaskRecord,
@@ -21,7 +21,7 @@ import {
 } from '@mcpkit/protocol';
 import type { Redis as RedisClient } from 'ioredis';
 import type { RedisStateStore } from './redis.js';
-import { StoreUnavailableError } from './store.js';
+import { RUNNER_GONE, StoreUnavailableError } from './store.js';
 
 const TERMINAL = `local terminal = { completed = true, failed = true, cancelled = true }`;
 
@@ -217,17 +217,7 @@ export class RedisTaskStore implements TaskStore {
   /** See `TaskStore.create`. */
   async create(task: NewTask): Promise<TaskRecord> {
     const now = Date.now();
-    const record: TaskRecord = {
-      taskId: newTaskId(),
-      owner: task.owner,
-      status: 'working',
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttlMs: task.ttlMs,
-      ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {}),
-      ...(task.runner !== undefined ? { runner: task.runner } : {}),
-      ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
-    };
+    const record = newTaskRecord(task, now);
     const fields: string[] = [
       'owner',
       record.owner,
@@ -358,13 +348,7 @@ export class RedisTaskStore implements TaskStore {
       const set = this.#key('task-runner', runner);
       const ids = await this.#run(() => this.#redis.smembers(set));
       for (const id of ids) {
-        const task = await this.update(id, {
-          status: 'failed',
-          error: {
-            code: -32603,
-            message: 'The server instance running this task stopped before it finished',
-          },
-        });
+        const task = await this.update(id, { status: 'failed', error: RUNNER_GONE });
         if (task) failed++;
       }
       await this.#run(() =>

@@ -36,6 +36,15 @@ export function memoryRateLimiter(options: StoreRateLimitOptions): RateLimiterAb
   });
 }
 
+/**
+ * The error of a task whose runner (a fleet member) stopped beating before the task ended: what
+ * the task stores' `failOrphans` records, so no task stays `working` for ever.
+ */
+export const RUNNER_GONE = {
+  code: -32603,
+  message: 'The server instance running this task stopped before it finished',
+} as const;
+
 /** What a 2025-era session is between requests: enough for any instance to serve it. */
 export interface SessionRecord {
   /** The token subject that opened it; a session is refused to anyone else. */

@@ -125,6 +125,7 @@ export {
   type MemoryTaskStoreOptions,
   type NewTask,
   newTaskId,
+  newTaskRecord,
   type TaskChange,
   type TaskError,
   TaskLimitError,

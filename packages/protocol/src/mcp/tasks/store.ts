@@ -219,6 +219,21 @@ function copy(task: TaskRecord): TaskRecord {
   return out;
 }
 
+/** The record of a task just made (every store's first row of it): `working`, a new id. */
+export function newTaskRecord(task: NewTask, now: number): TaskRecord {
+  return {
+    taskId: newTaskId(),
+    owner: task.owner,
+    status: 'working',
+    createdAt: now,
+    lastUpdatedAt: now,
+    ttlMs: task.ttlMs === null ? null : Math.round(task.ttlMs),
+    ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {}),
+    ...(task.runner !== undefined ? { runner: task.runner } : {}),
+    ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+  };
+}
+
 /** A new task id: 128 random bits. */
 export function newTaskId(): string {
   return randomBytes(16).toString('base64url');
@@ -242,18 +257,7 @@ export class MemoryTaskStore implements TaskStore {
   async create(task: NewTask): Promise<TaskRecord> {
     const active = this.#active.get(task.owner) ?? 0;
     if (active >= this.#max) throw new TaskLimitError(this.#max);
-    const now = this.#now();
-    const record: TaskRecord = {
-      taskId: newTaskId(),
-      owner: task.owner,
-      status: 'working',
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttlMs: task.ttlMs,
-      ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {}),
-      ...(task.runner !== undefined ? { runner: task.runner } : {}),
-      ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
-    };
+    const record = newTaskRecord(task, this.#now());
     this.#tasks.set(record.taskId, record);
     this.#active.set(task.owner, active + 1);
     this.#tell(record);
