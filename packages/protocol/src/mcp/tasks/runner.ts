@@ -8,6 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { ErrorCode, RpcError } from '../../jsonrpc/errors.js';
 import { MemoryTaskStore, type TaskError, type TaskRecord, type TaskStore } from './store.js';
 
+/** How often expired tasks are swept from the store. */
+const SWEEP_MS = 60_000;
+
 /** The running work's view of its task (what `McpContext` uses once a call is a task). */
 export interface RunningTask {
   /** The task's id. */
@@ -71,6 +74,7 @@ export class TaskRunner {
   readonly #running = new Map<string, Running>();
   readonly #logger: TaskRunnerOptions['logger'];
   readonly #unwatch: () => void;
+  readonly #sweeper: NodeJS.Timeout;
 
   constructor(options: TaskRunnerOptions = {}) {
     this.store = options.store ?? new MemoryTaskStore();
@@ -79,6 +83,11 @@ export class TaskRunner {
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.#logger = options.logger;
     this.#unwatch = this.store.watch((task) => this.#changed(task));
+    // Expired tasks go at least this often, read or not (a store forgets them lazily otherwise).
+    this.#sweeper = setInterval(() => {
+      this.store.sweep().catch((err: unknown) => this.#logger?.warn({ err }, 'task sweep failed'));
+    }, SWEEP_MS);
+    this.#sweeper.unref();
   }
 
   /** Tasks whose work runs in this process now. */
@@ -140,6 +149,7 @@ export class TaskRunner {
   /** Stop every task this process runs (its work is aborted; records stay as they are). */
   close(): void {
     this.#unwatch();
+    clearInterval(this.#sweeper);
     for (const taskId of [...this.#running.keys()]) {
       this.#stop(taskId, new RpcError(ErrorCode.InternalError, 'server shutting down'));
     }

@@ -122,4 +122,19 @@ describe('MemoryTaskStore', () => {
     task.status = 'failed';
     expect((await store.get(task.taskId, 'alice'))?.status).toBe('working');
   });
+
+  it('bounds the tasks one identity keeps, finished ones too, until the expired ones go', async () => {
+    let now = 0;
+    const store = new MemoryTaskStore({ maxStoredPerOwner: 3, now: () => now });
+    for (let i = 0; i < 3; i++) {
+      const { taskId } = await store.create({ owner: 'alice', ttlMs: 1000 });
+      await store.update(taskId, { status: 'completed', result: { content: [] } });
+    }
+    const refused = await store.create({ owner: 'alice', ttlMs: 1000 }).catch((e: unknown) => e);
+    expect(TaskLimitError.is(refused)).toBe(true);
+    await store.create({ owner: 'bob', ttlMs: 1000 });
+    // Expired: swept at the bound, and the place is free.
+    now = 1000;
+    expect((await store.create({ owner: 'alice', ttlMs: 1000 })).owner).toBe('alice');
+  });
 });

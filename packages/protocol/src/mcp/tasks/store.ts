@@ -98,7 +98,7 @@ export class TaskLimitError extends Error {
     /** Unfinished tasks one identity may have. */
     readonly limit: number,
   ) {
-    super(`at most ${limit} unfinished tasks per caller`);
+    super(`at most ${limit} tasks per caller`);
     this.name = 'TaskLimitError';
   }
 
@@ -152,6 +152,11 @@ export interface TaskStore {
 export interface MemoryTaskStoreOptions {
   /** Unfinished tasks one identity may have at once. Default 100. */
   maxActivePerOwner?: number;
+  /**
+   * Tasks one identity may have kept at once, finished ones included (each is kept until its
+   * `ttlMs`): what bounds the memory one caller's quick tasks take. Default 1000.
+   */
+  maxStoredPerOwner?: number;
   /** The clock, ms since the epoch (tests). Default `Date.now`. */
   now?: () => number;
 }
@@ -244,12 +249,16 @@ export class MemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, TaskRecord>();
   /** Unfinished tasks per owner. */
   readonly #active = new Map<string, number>();
+  /** Kept tasks per owner, finished ones included. */
+  readonly #stored = new Map<string, number>();
   readonly #listeners = new Set<(task: TaskRecord) => void>();
   readonly #max: number;
+  readonly #maxStored: number;
   readonly #now: () => number;
 
   constructor(options: MemoryTaskStoreOptions = {}) {
     this.#max = options.maxActivePerOwner ?? 100;
+    this.#maxStored = options.maxStoredPerOwner ?? 1000;
     this.#now = options.now ?? Date.now;
   }
 
@@ -257,9 +266,14 @@ export class MemoryTaskStore implements TaskStore {
   async create(task: NewTask): Promise<TaskRecord> {
     const active = this.#active.get(task.owner) ?? 0;
     if (active >= this.#max) throw new TaskLimitError(this.#max);
+    // At the bound of kept tasks, the expired ones go first; refused only if that frees none.
+    if ((this.#stored.get(task.owner) ?? 0) >= this.#maxStored) await this.sweep();
+    const stored = this.#stored.get(task.owner) ?? 0;
+    if (stored >= this.#maxStored) throw new TaskLimitError(this.#maxStored);
     const record = newTaskRecord(task, this.#now());
     this.#tasks.set(record.taskId, record);
     this.#active.set(task.owner, active + 1);
+    this.#stored.set(task.owner, stored + 1);
     this.#tell(record);
     return copy(record);
   }
@@ -327,6 +341,9 @@ export class MemoryTaskStore implements TaskStore {
     if (task.ttlMs !== null && this.#now() >= task.createdAt + task.ttlMs) {
       this.#tasks.delete(taskId);
       if (!TERMINAL_STATUSES.has(task.status)) this.#finished(task.owner);
+      const left = (this.#stored.get(task.owner) ?? 1) - 1;
+      if (left > 0) this.#stored.set(task.owner, left);
+      else this.#stored.delete(task.owner);
       return undefined;
     }
     return task;
