@@ -1,3 +1,4 @@
+import { TASKS_EXTENSION } from '@mcpkit/protocol';
 import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps';
 import { describe, expect, it } from 'vitest';
 import { connect, NOW, normalMachine } from '../test/fixtures.js';
@@ -45,7 +46,8 @@ describe('MCP Apps declarations', () => {
     const c = connect(server(['core']));
     const init = await c.peer.initialize({ capabilities: UI_CAPS });
     const caps = (init.result as { capabilities: Record<string, unknown> }).capabilities;
-    expect(caps.extensions).toEqual(UI_CAPS.extensions);
+    // Besides the tasks extension (measure_system runs as a task for clients that can).
+    expect(caps.extensions).toEqual({ ...UI_CAPS.extensions, [TASKS_EXTENSION]: {} });
     const { resources } = await c.peer.result<{ resources: Record<string, unknown>[] }>(
       'resources/list',
     );

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import type { McpClient } from '@mcpkit/protocol';
+import { type McpClient, TASKS_EXTENSION } from '@mcpkit/protocol';
 import {
   type HttpProcess,
   killSpawned,
@@ -211,6 +211,7 @@ describe('dashboard view in headless Chromium', () => {
   it('is linked from get_system_snapshot, declared per the extension, and mounts in the host', async () => {
     expect(client.serverCapabilities?.extensions).toEqual({
       [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] },
+      [TASKS_EXTENSION]: {},
     });
     const tools = await client.listTools();
     const linked = tools.filter((t) => (t._meta as Json | undefined)?.ui !== undefined);

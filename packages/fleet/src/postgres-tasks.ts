@@ -33,6 +33,8 @@ export interface PostgresTaskStoreOptions {
   table?: string;
   /** Unfinished tasks one identity may have at once, across the fleet. Default 100. */
   maxActivePerOwner?: number;
+  /** Tasks one identity may have kept at once, finished ones included. Default 1000. */
+  maxStoredPerOwner?: number;
   /** The listener lost its connection (it connects again by itself). */
   onError?(err: Error): void;
 }
@@ -111,6 +113,7 @@ export class PostgresTaskStore implements TaskStore {
   readonly #table: string;
   readonly #channel: string;
   readonly #max: number;
+  readonly #maxStored: number;
   readonly #options: PostgresTaskStoreOptions;
   readonly #listeners = new Set<(task: TaskRecord) => void>();
   #listener: pg.Client | undefined;
@@ -129,6 +132,7 @@ export class PostgresTaskStore implements TaskStore {
     this.#table = table;
     this.#channel = `${table}_changed`;
     this.#max = options.maxActivePerOwner ?? 100;
+    this.#maxStored = options.maxStoredPerOwner ?? 1000;
     this.#options = options;
   }
 
@@ -142,7 +146,7 @@ export class PostgresTaskStore implements TaskStore {
         expires_at bigint, poll_interval_ms integer, runner text, result json, error json,
         input_requests json, input_responses json)`);
       await client.query(
-        `CREATE INDEX IF NOT EXISTS ${this.#table}_active ON ${this.#table} (owner) WHERE status NOT IN ('completed', 'failed', 'cancelled')`,
+        `CREATE INDEX IF NOT EXISTS ${this.#table}_owner ON ${this.#table} (owner)`,
       );
     });
     await this.#listen();
@@ -157,11 +161,13 @@ export class PostgresTaskStore implements TaskStore {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
         `mcpkit.tasks:${task.owner}`,
       ]);
-      const { rows } = await client.query<{ n: string }>(
-        `SELECT count(*) AS n FROM ${this.#table} WHERE owner = $1 AND status NOT IN ('completed', 'failed', 'cancelled') AND (expires_at IS NULL OR expires_at > $2)`,
+      const { rows } = await client.query<{ active: string; kept: string }>(
+        `SELECT count(*) FILTER (WHERE status NOT IN ('completed', 'failed', 'cancelled')) AS active, count(*) AS kept
+         FROM ${this.#table} WHERE owner = $1 AND (expires_at IS NULL OR expires_at > $2)`,
         [task.owner, now],
       );
-      if (Number(rows[0]?.n ?? 0) >= this.#max) throw new TaskLimitError(this.#max);
+      if (Number(rows[0]?.active ?? 0) >= this.#max) throw new TaskLimitError(this.#max);
+      if (Number(rows[0]?.kept ?? 0) >= this.#maxStored) throw new TaskLimitError(this.#maxStored);
       await client.query(
         `INSERT INTO ${this.#table} (task_id, owner, status, status_message, created_at, last_updated_at, ttl_ms, expires_at, poll_interval_ms, runner)
          VALUES ($1, $2, 'working', $3, $4, $4, $5, $6, $7, $8)`,

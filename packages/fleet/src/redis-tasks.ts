@@ -39,20 +39,27 @@ const FINISH = `local function finish(task, asks, answers, prefix, id)
   if runner then redis.call('srem', prefix .. 'task-runner:' .. runner, id) end
 end`;
 
-// KEYS: task, active (owner's), runner set, runners; ARGV: now, max, id, ttl ('' none), pairs…
+// KEYS: task, active (owner's), runner set, runners, kept (owner's); ARGV: now, max, id,
+// ttl ('' none), max kept, pairs…
 const CREATE = `redis.call('zremrangebyscore', KEYS[2], '-inf', ARGV[1])
+redis.call('zremrangebyscore', KEYS[5], '-inf', ARGV[1])
 if redis.call('zcard', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('hset', KEYS[1], unpack(ARGV, 5))
+if redis.call('zcard', KEYS[5]) >= tonumber(ARGV[5]) then return 2 end
+redis.call('hset', KEYS[1], unpack(ARGV, 6))
 local expiry = '+inf'
 if ARGV[4] ~= '' then
   local ttl = tonumber(ARGV[4])
   redis.call('pexpire', KEYS[1], ttl)
   expiry = tonumber(ARGV[1]) + ttl
-  if redis.call('pttl', KEYS[2]) < ttl then redis.call('pexpire', KEYS[2], ttl) end
+  for _, set in ipairs({ KEYS[2], KEYS[5] }) do
+    if redis.call('pttl', set) < ttl then redis.call('pexpire', set, ttl) end
+  end
 else
   redis.call('persist', KEYS[2])
+  redis.call('persist', KEYS[5])
 end
 redis.call('zadd', KEYS[2], expiry, ARGV[3])
+redis.call('zadd', KEYS[5], expiry, ARGV[3])
 if KEYS[3] ~= '' then
   redis.call('sadd', KEYS[3], ARGV[3])
   redis.call('sadd', KEYS[4], redis.call('hget', KEYS[1], 'runner'))
@@ -116,6 +123,11 @@ type RedisWithTasks = RedisClient & {
 export interface RedisTaskStoreOptions {
   /** Unfinished tasks one identity may have at once, across the fleet. Default 100. */
   maxActivePerOwner?: number;
+  /**
+   * Tasks one identity may have kept at once, finished ones included (each until its `ttlMs`):
+   * what bounds the memory one caller's quick tasks take in Redis. Default 1000.
+   */
+  maxStoredPerOwner?: number;
 }
 
 /** Pairs of a flat Redis reply (`[k, v, k, v]`) as an object. */
@@ -178,6 +190,7 @@ export class RedisTaskStore implements TaskStore {
   readonly #redis: RedisWithTasks;
   readonly #prefix: string;
   readonly #max: number;
+  readonly #maxStored: number;
   readonly #listeners = new Set<(task: TaskRecord) => void>();
   #unsubscribe: (() => Promise<void>) | undefined;
 
@@ -185,9 +198,10 @@ export class RedisTaskStore implements TaskStore {
     this.#state = state;
     this.#prefix = state.prefix;
     this.#max = options.maxActivePerOwner ?? 100;
+    this.#maxStored = options.maxStoredPerOwner ?? 1000;
     const redis = state.client as RedisWithTasks;
     if (typeof redis.mcpkitTaskCreate !== 'function') {
-      redis.defineCommand('mcpkitTaskCreate', { numberOfKeys: 4, lua: CREATE });
+      redis.defineCommand('mcpkitTaskCreate', { numberOfKeys: 5, lua: CREATE });
       redis.defineCommand('mcpkitTaskUpdate', { numberOfKeys: 3, lua: UPDATE });
       redis.defineCommand('mcpkitTaskAsk', { numberOfKeys: 3, lua: ASK });
       redis.defineCommand('mcpkitTaskAnswer', { numberOfKeys: 3, lua: ANSWER });
@@ -241,14 +255,17 @@ export class RedisTaskStore implements TaskStore {
         this.#key('task-active', record.owner),
         record.runner === undefined ? '' : this.#key('task-runner', record.runner),
         `${this.#prefix}task-runners`,
+        this.#key('task-kept', record.owner),
         now,
         this.#max,
         id,
         record.ttlMs === null ? '' : String(Math.round(record.ttlMs)),
+        this.#maxStored,
         ...fields,
       ),
     );
-    if (made !== 1) throw new TaskLimitError(this.#max);
+    if (made === 0) throw new TaskLimitError(this.#max);
+    if (made === 2) throw new TaskLimitError(this.#maxStored);
     this.#tell(record);
     return record;
   }

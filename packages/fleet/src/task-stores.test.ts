@@ -33,10 +33,11 @@ afterAll(async () => {
 });
 
 /** An instance of a fleet on the PostgreSQL table `table`. */
-async function pgInstance(table: string, max?: number): Promise<PostgresTaskStore> {
+async function pgInstance(table: string, max?: number, kept?: number): Promise<PostgresTaskStore> {
   const store = await createPostgresTaskStore(PG_URL, {
     table,
     ...(max === undefined ? {} : { maxActivePerOwner: max }),
+    ...(kept === undefined ? {} : { maxStoredPerOwner: kept }),
   });
   opened.push(store);
   return store;
@@ -49,13 +50,13 @@ function pgTable(): string {
 }
 
 /** An instance of a fleet under `prefix`: its own connections, the same Redis. */
-async function instance(prefix: string, max?: number): Promise<RedisTaskStore> {
+async function instance(prefix: string, max?: number, kept?: number): Promise<RedisTaskStore> {
   const state: RedisStateStore = await createRedisStateStore(REDIS_URL, { prefix });
   opened.push(state);
-  const tasks = await createRedisTaskStore(
-    state,
-    max === undefined ? {} : { maxActivePerOwner: max },
-  );
+  const tasks = await createRedisTaskStore(state, {
+    ...(max === undefined ? {} : { maxActivePerOwner: max }),
+    ...(kept === undefined ? {} : { maxStoredPerOwner: kept }),
+  });
   opened.push(tasks);
   return tasks;
 }
@@ -66,13 +67,17 @@ function fleetPrefix(): string {
   return p;
 }
 
-const stores: [string, (max?: number) => Promise<TaskStore>][] = [
+const stores: [string, (max?: number, kept?: number) => Promise<TaskStore>][] = [
   [
     'memory',
-    async (max) => new MemoryTaskStore(max === undefined ? {} : { maxActivePerOwner: max }),
+    async (max, kept) =>
+      new MemoryTaskStore({
+        ...(max === undefined ? {} : { maxActivePerOwner: max }),
+        ...(kept === undefined ? {} : { maxStoredPerOwner: kept }),
+      }),
   ],
-  ['redis', (max) => instance(fleetPrefix(), max)],
-  ['postgres', (max) => pgInstance(pgTable(), max)],
+  ['redis', (max, kept) => instance(fleetPrefix(), max, kept)],
+  ['postgres', (max, kept) => pgInstance(pgTable(), max, kept)],
 ];
 
 /** A request whose JSON Redis's Lua would mangle if it ever parsed it (`[]` vs `{}`). */
@@ -148,6 +153,17 @@ describe.each(stores)('%s task store', (_name, make) => {
     await store.create({ owner: 'bob', ttlMs: 60_000 });
     await store.update(first.taskId, { status: 'cancelled' });
     await store.create({ owner: 'alice', ttlMs: 60_000 });
+  });
+
+  it('bounds the tasks one identity keeps, finished ones included', async () => {
+    const store = await make(10, 2);
+    for (let i = 0; i < 2; i++) {
+      const { taskId } = await store.create({ owner: 'alice', ttlMs: 60_000 });
+      await store.update(taskId, { status: 'completed', result: { content: [] } });
+    }
+    const refused = await store.create({ owner: 'alice', ttlMs: 60_000 }).catch((e: unknown) => e);
+    expect(TaskLimitError.is(refused)).toBe(true);
+    await store.create({ owner: 'bob', ttlMs: 60_000 });
   });
 
   it('forgets a task once its ttlMs has passed', async () => {
