@@ -1,4 +1,4 @@
-import type { AuthInfo, CallToolResult } from '@mcpkit/protocol';
+import { type AuthInfo, type CallToolResult, TASKS_EXTENSION } from '@mcpkit/protocol';
 import { connectRaw, removeTempDirs } from '@mcpkit/testing';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,7 +52,7 @@ describe('the design-system view (MCP Apps)', () => {
     const plain = await peer();
     expect(
       (init.result as { capabilities: Record<string, unknown> }).capabilities.extensions,
-    ).toEqual(UI_CAPS.extensions);
+    ).toEqual({ ...UI_CAPS.extensions, [TASKS_EXTENSION]: {} });
     const hostList = await host.result<{ resources: Record<string, unknown>[] }>('resources/list');
     expect(hostList.resources).toContainEqual(
       expect.objectContaining({
