@@ -4,7 +4,7 @@
 export { type FleetNotifier, type SubscriberMatch, shareNotifications } from './notify.js';
 export {
   createPostgresTaskStore,
-  PostgresTaskStore,
+  type PostgresTaskStore,
   type PostgresTaskStoreOptions,
 } from './postgres-tasks.js';
 export {

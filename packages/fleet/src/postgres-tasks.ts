@@ -95,7 +95,7 @@ export async function createPostgresTaskStore(
   const pool = new driver.Pool({ connectionString: url, max: 4 });
   // An idle connection that drops must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  const store = new PostgresTaskStore(driver, url, pool, table, options);
+  const store = new PgTaskStore(driver, url, pool, table, options);
   try {
     await store.open();
   } catch (err) {
@@ -106,7 +106,18 @@ export async function createPostgresTaskStore(
 }
 
 /** Tasks in PostgreSQL, shared by a fleet. Made by {@link createPostgresTaskStore}. */
-export class PostgresTaskStore implements TaskStore {
+export interface PostgresTaskStore extends TaskStore {
+  /** Fail every unfinished task of a runner not in `alive`; resolves with how many. */
+  failOrphans(alive: ReadonlySet<string>): Promise<number>;
+  /** Stop listening and close the connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * The store behind {@link PostgresTaskStore}: not exported, so the package's types name no type of
+ * the `pg` driver (a consumer needs no `@types/pg`).
+ */
+class PgTaskStore implements PostgresTaskStore {
   readonly #driver: typeof pg;
   readonly #url: string;
   readonly #pool: pg.Pool;
