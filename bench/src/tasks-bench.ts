@@ -68,12 +68,20 @@ export async function tasksBench(): Promise<boolean> {
   const rows: [string, number[]][] = [];
   rows.push([
     'memory',
-    await pairs({ store: new MemoryTaskStore({ maxActivePerOwner: PAIRS + WARMUP }) }),
+    await pairs({
+      store: new MemoryTaskStore({
+        maxActivePerOwner: PAIRS + WARMUP,
+        maxStoredPerOwner: PAIRS + WARMUP,
+      }),
+    }),
   ]);
   const prefix = `bench:tasks:${randomUUID()}:`;
   const state = await createRedisStateStore(REDIS_URL, { prefix });
   try {
-    const store = await createRedisTaskStore(state, { maxActivePerOwner: PAIRS + WARMUP });
+    const store = await createRedisTaskStore(state, {
+      maxActivePerOwner: PAIRS + WARMUP,
+      maxStoredPerOwner: PAIRS + WARMUP,
+    });
     rows.push(['redis', await pairs({ store })]);
     await store.close();
   } finally {
