@@ -1,17 +1,9 @@
 // A long tool as a task (MCP tasks extension, `io.modelcontextprotocol/tasks`): a client that
 // declares the extension gets a task at once and polls it; any other client waits for the result.
 // Run it with `node dist/tasks-server.js`, or let src/tasks-client.ts start it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { defineTool, McpServer, serveMcpStdio } from '@mcpkit/protocol';
 import { z } from 'zod';
-
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    });
-  });
 
 const renderReport = defineTool({
   name: 'render_report',
@@ -24,7 +16,7 @@ const renderReport = defineTool({
       // In a task: its status message. In an ordinary call: a progress notification.
       ctx.progress(page, pages, `rendering page ${page} of ${pages}`);
       // `ctx.signal` aborts when the task is cancelled (tasks/cancel).
-      await pause(100, ctx.signal);
+      await sleep(100, undefined, { signal: ctx.signal });
     }
     // In a task the question waits, `input_required`, until the client answers (tasks/update).
     const answer = await ctx.elicit({

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { CORE, query, round, type ToolDeps } from './common.js';
@@ -17,22 +18,6 @@ const stats = z.object({
   max: z.number().nullable(),
   p95: z.number().nullable(),
 });
-
-/** Wait `ms`, or reject with the signal's reason once it aborts (the task was cancelled). */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const stop = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', stop, { once: true });
-  });
-}
 
 /** min, mean, max and 95th percentile of the readings that are numbers. */
 export function summarize(values: readonly (number | null)[]): z.infer<typeof stats> {
@@ -87,7 +72,7 @@ export const measureSystem = (deps: ToolDeps) =>
       const count = Math.floor(window_seconds / interval) + 1;
       const readings: { at: string; value: number | null }[] = [];
       for (let i = 0; i < count; i++) {
-        if (i > 0) await pause(interval * 1000, ctx.signal);
+        if (i > 0) await sleep(interval * 1000, undefined, { signal: ctx.signal });
         readings.push({ at: new Date().toISOString(), value: round(await reading(deps, metric)) });
         ctx.progress(i + 1, count, `${metric}: ${readings.length} of ${count} readings`);
       }

@@ -4,6 +4,7 @@
  * by the same handlers, the task cancelled with the call's signal); `startToolCall` hands the
  * task over instead.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { McpServer } from '../mcp/server.js';
@@ -14,16 +15,6 @@ import { InputRequiredError, TaskCancelledError } from './errors.js';
 import type { TaskInfo } from './types.js';
 
 let stopped: AbortSignal[] = [];
-
-/** `ms`, or the signal's reason. */
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    });
-  });
 
 function server(): McpServer {
   return new McpServer({
@@ -38,7 +29,7 @@ function server(): McpServer {
       handler: async (_args, ctx) => {
         for (let i = 1; i <= 3; i++) {
           ctx.progress(i, 3, `step ${i}`);
-          await pause(30, ctx.signal);
+          await sleep(30, undefined, { signal: ctx.signal });
         }
         return { steps: 3, task: ctx.taskId !== undefined };
       },
@@ -61,7 +52,7 @@ function server(): McpServer {
       taskSupport: 'optional',
       handler: async (_args, ctx) => {
         stopped.push(ctx.signal);
-        await pause(600_000, ctx.signal);
+        await sleep(600_000, undefined, { signal: ctx.signal });
         return 'never';
       },
     }),
