@@ -80,6 +80,7 @@ const summaryDir = join(ROOT, '.turbo', 'runs');
 rmSync(summaryDir, { recursive: true, force: true });
 
 let ok = await step('lint (biome)', bin('biome'), ['check', '--error-on-warnings', '.']);
+ok = (await step('engines', process.execPath, ['scripts/check-engines.mjs'])) && ok;
 ok = (await step('build', bin('turbo'), ['run', 'build', '--output-logs=errors-only'], env)) && ok;
 if (!unit) {
   ok = (await step('typecheck scripts', bin('tsc'), ['-p', 'tsconfig.scripts.json'])) && ok;

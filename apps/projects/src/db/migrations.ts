@@ -136,6 +136,51 @@ export const migrations: readonly Migration[] = [
         .execute();
     },
   },
+  {
+    // A version history of each project's design tokens. `design_systems.version` is the
+    // project's counter: the history drops its oldest versions, and numbers are never reused.
+    // Tokens stored before the history existed become its version 1 (with no author: it is not
+    // known), so every project with tokens has a history that ends with what it holds.
+    name: '0003_design_token_versions',
+    async up(db) {
+      // The default only numbers the rows that exist now, as the backfill below does; the store
+      // writes the version of every row explicitly.
+      await db.schema
+        .alterTable('design_systems')
+        .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+
+      // The author is a user or null: deleting a user keeps the versions they wrote, without
+      // their id (no dangling id for a user who is gone), and an id that is no user is refused
+      // when written, not found out when shown.
+      await db.schema
+        .createTable('design_token_versions')
+        .addColumn('project_id', 'text', (c) =>
+          c.notNull().references('projects.id').onDelete('cascade'),
+        )
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('tokens', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('author_id', 'text', (c) => c.references('users.id').onDelete('set null'))
+        .addColumn('note', 'text')
+        // Also the index of the newest-first listing and of the retention's range delete.
+        .addPrimaryKeyConstraint('design_token_versions_pkey', ['project_id', 'version'])
+        .addCheckConstraint('design_token_versions_version_check', sql`version >= 1`)
+        .execute();
+      // Deleting a user sets their versions' author to null: without an index, a scan of every
+      // project's history.
+      await db.schema
+        .createIndex('design_token_versions_author_idx')
+        .on('design_token_versions')
+        .column('author_id')
+        .execute();
+
+      await sql`
+        insert into design_token_versions (project_id, version, tokens, created_at, author_id, note)
+        select project_id, 1, tokens, updated_at, null, null from design_systems
+      `.execute(db);
+    },
+  },
 ];
 
 /** Any constant works; it only has to be the same for every process migrating this database. */

@@ -8,6 +8,7 @@ import type {
   AssetsTable,
   BlocksTable,
   DesignSystemsTable,
+  DesignTokenVersionsTable,
   ProjectsTable,
   UsersTable,
 } from './schema.js';
@@ -16,6 +17,8 @@ import {
   type Asset,
   type Block,
   type DesignSystem,
+  type DesignTokenVersion,
+  type DesignTokenVersionInfo,
   InvalidCursorError,
   type Page,
   type Project,
@@ -97,6 +100,37 @@ export function decodePositionCursor(cursor: string, idPrefix: string): Position
   const key = { position, id };
   if (encodePositionCursor(key) !== cursor) throw new InvalidCursorError(cursor);
   return key;
+}
+
+/** The largest design-token version: PostgreSQL's `integer`. A larger one is none, not an error. */
+export const MAX_VERSION = 2 ** 31 - 1;
+
+/** Whether a value can be a design-token version: an integer in 1…{@link MAX_VERSION}. */
+export function isVersion(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_VERSION;
+}
+
+/**
+ * Cursors of a project's design-token history: base64url of the JSON `[version, projectId]`.
+ * The project is in it so that a cursor of another project's history is refused, not followed.
+ */
+export interface VersionKey {
+  version: number;
+  projectId: string;
+}
+
+export function encodeVersionCursor(key: VersionKey): string {
+  return Buffer.from(JSON.stringify([key.version, key.projectId]), 'utf8').toString('base64url');
+}
+
+/** The version after which the page starts; an InvalidCursorError for another project's cursor. */
+export function decodeVersionCursor(cursor: string, projectId: string): number {
+  const [version, id] = cursorPair(cursor, 'proj');
+  if (!isVersion(version)) throw new InvalidCursorError(cursor);
+  if (id !== projectId || encodeVersionCursor({ version, projectId }) !== cursor) {
+    throw new InvalidCursorError(cursor);
+  }
+  return version;
 }
 
 export function pageLimit(limit: number | undefined): number {
@@ -224,6 +258,27 @@ export function toDesignSystem(row: Selectable<DesignSystemsTable>): DesignSyste
     projectId: row.project_id,
     tokens: JSON.parse(row.tokens) as Record<string, unknown>,
     updatedAt: row.updated_at,
+    version: row.version,
+  };
+}
+
+export function toDesignTokenVersionInfo(
+  row: Omit<Selectable<DesignTokenVersionsTable>, 'project_id' | 'tokens'>,
+): DesignTokenVersionInfo {
+  return {
+    version: row.version,
+    createdAt: row.created_at,
+    author: row.author_id,
+    note: row.note,
+  };
+}
+
+export function toDesignTokenVersion(
+  row: Selectable<DesignTokenVersionsTable>,
+): DesignTokenVersion {
+  return {
+    ...toDesignTokenVersionInfo(row),
+    tokens: JSON.parse(row.tokens) as Record<string, unknown>,
   };
 }
 

@@ -66,6 +66,21 @@ export interface DesignSystemsTable {
   /** JSON text of a DTCG token document. */
   tokens: string;
   updated_at: string;
+  /** The version of `tokens` in `design_token_versions`: the project's counter of versions. */
+  version: number;
+}
+
+/** A project's design-token history: the newest versions, up to the store's limit. */
+export interface DesignTokenVersionsTable {
+  project_id: string;
+  /** 1, 2, 3 … per project; never reused. */
+  version: number;
+  /** JSON text of a DTCG token document. */
+  tokens: string;
+  created_at: string;
+  /** The user who wrote it; set to null when that user is deleted. */
+  author_id: string | null;
+  note: string | null;
 }
 
 /** Who signed in with OAuth: an authorization server's subject, linked to a projects user. */
@@ -88,6 +103,7 @@ export interface Database {
   blocks: BlocksTable;
   assets: AssetsTable;
   design_systems: DesignSystemsTable;
+  design_token_versions: DesignTokenVersionsTable;
   oauth_identities: OAuthIdentitiesTable;
   schema_migrations: SchemaMigrationsTable;
 }

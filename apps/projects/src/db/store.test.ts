@@ -19,6 +19,7 @@ import {
 } from './store.js';
 import {
   ConflictError,
+  DESIGN_TOKEN_VERSIONS_KEPT,
   InvalidCursorError,
   LimitError,
   type Page,
@@ -107,6 +108,23 @@ function postgresDialect(): Dialect {
       for (const schema of schemas) await run(`drop schema if exists "${schema}" cascade`);
     },
   };
+}
+
+/** A Kysely of one connection on a target, migrated by hand (or not at all); destroy it after. */
+function kyselyOn(name: Store['kind'], target: Target): Kysely<Database> {
+  return name === 'sqlite'
+    ? new Kysely<Database>({
+        dialect: new SqliteDialect({ database: openSqliteDatabase(target.url) }),
+      })
+    : new Kysely<Database>({
+        dialect: new PostgresDialect({
+          pool: new pg.Pool({
+            connectionString: target.url,
+            max: 1,
+            options: `-c search_path=${target.options.schema}`,
+          }),
+        }),
+      });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -500,6 +518,8 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
           url: 'https://cdn.example/logo.png',
         });
         await store.setDesignSystem(project.id, { color: {} });
+        await store.setDesignSystem(project.id, { color: { a: {} } });
+        await store.setDesignSystem(keep.id, { kept: {} });
 
         expect(await store.deleteProject(project.id)).toBe(true);
         expect(await store.getProject(project.id)).toBeUndefined();
@@ -508,16 +528,21 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
         expect(await store.getAsset(asset.id)).toBeUndefined();
         expect((await store.listAssets(project.id)).items).toEqual([]);
         expect(await store.getDesignSystem(project.id)).toBeUndefined();
+        expect(await store.listDesignTokenVersions(project.id)).toEqual({ items: [] });
+        expect(await store.getDesignTokenVersion(project.id, 1)).toBeUndefined();
         expect(await store.deleteProject(project.id)).toBe(false);
         // Nothing else went with it.
         expect(await store.getBlock(kept.id)).toEqual(kept);
         expect(await store.countProjects(user.id)).toBe(1);
+        expect((await store.listDesignTokenVersions(keep.id)).items).toHaveLength(1);
 
-        const rows = await dialect.query<{ n: number | string }>(
-          target,
-          `select count(*) as n from blocks where project_id = '${project.id}'`,
-        );
-        expect(Number(rows[0]?.n)).toBe(0);
+        for (const table of ['blocks', 'design_token_versions']) {
+          const rows = await dialect.query<{ n: number | string }>(
+            target,
+            `select count(*) as n from ${table} where project_id = '${project.id}'`,
+          );
+          expect(Number(rows[0]?.n), table).toBe(0);
+        }
       });
 
       describe('keyset pagination over 250 projects', () => {
@@ -1019,6 +1044,7 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
             projectId,
             tokens,
             updatedAt: new Date(clock.now()).toISOString(),
+            version: 1,
           });
           expect(await store.getDesignSystem(projectId)).toEqual(set);
 
@@ -1026,6 +1052,7 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
           const replaced = await s.setDesignSystem(projectId, { font: { $value: 'Inter' } });
           expect(replaced.tokens).toEqual({ font: { $value: 'Inter' } }); // replaced, not merged
           expect(replaced.updatedAt > set.updatedAt).toBe(true);
+          expect(replaced.version).toBe(2);
           expect(await store.getDesignSystem(projectId)).toEqual(replaced);
 
           await expect(s.setDesignSystem('proj_000000000000', { a: 1 })).rejects.toThrow(
@@ -1034,9 +1061,226 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
           await expect(
             s.setDesignSystem(projectId, [] as unknown as Record<string, unknown>),
           ).rejects.toThrow(/object/);
+          expect((await store.getDesignSystem(projectId))?.version).toBe(2);
         } finally {
           await s.close();
         }
+      });
+
+      describe('version history', () => {
+        async function newProject(on: Store = store): Promise<string> {
+          const user = await on.createUser(uniqueEmail());
+          return (await on.createProject(user.id, { name: 'History' })).id;
+        }
+
+        /** The version numbers a project's history lists, newest first, over every page. */
+        async function listedVersions(on: Store, projectId: string): Promise<number[]> {
+          const pages = await allPages((cursor) =>
+            on.listDesignTokenVersions(projectId, { cursor, limit: 100 }),
+          );
+          return pages.flatMap((p) => p.items.map((v) => v.version));
+        }
+
+        it('numbers versions 1, 2, 3 … and keeps each one’s tokens, author and note', async () => {
+          const clock = manualClock();
+          const s = await clockStore(clock);
+          try {
+            const author = await s.createUser(uniqueEmail());
+            const projectId = await newProject(s);
+            const docs = [
+              { color: { $type: 'color', brand: { $value: '#0055ff' } } },
+              { color: { $type: 'color', brand: { $value: '#ff5500', $description: 'Grüße 🎨' } } },
+              {},
+            ];
+            const written = [
+              await s.setDesignSystem(projectId, docs[0] ?? {}),
+              await s.setDesignSystem(projectId, docs[1] ?? {}, { author: author.id }),
+            ];
+            clock.advance(1_000);
+            written.push(
+              await s.setDesignSystem(projectId, docs[2] ?? {}, {
+                author: author.id,
+                note: 'restored version 1',
+              }),
+            );
+            expect(written.map((w) => w.version)).toEqual([1, 2, 3]);
+            expect(await store.getDesignSystem(projectId)).toEqual(written[2]);
+
+            expect(await store.getDesignTokenVersion(projectId, 1)).toEqual({
+              version: 1,
+              tokens: docs[0],
+              createdAt: written[0]?.updatedAt,
+              author: null,
+              note: null,
+            });
+            expect(await store.getDesignTokenVersion(projectId, 2)).toEqual({
+              version: 2,
+              tokens: docs[1],
+              createdAt: written[1]?.updatedAt,
+              author: author.id,
+              note: null,
+            });
+            expect(await store.getDesignTokenVersion(projectId, 3)).toEqual({
+              version: 3,
+              tokens: {},
+              createdAt: new Date(clock.now()).toISOString(),
+              author: author.id,
+              note: 'restored version 1',
+            });
+            for (const none of [0, 4, -1, 1.5, Number.NaN, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
+              expect(await store.getDesignTokenVersion(projectId, none), String(none)).toBe(
+                undefined,
+              );
+            }
+            expect(await store.getDesignTokenVersion(newId('proj'), 1)).toBeUndefined();
+          } finally {
+            await s.close();
+          }
+        });
+
+        it('lists versions newest first without their tokens, paginated', async () => {
+          const projectId = await newProject();
+          const other = await newProject();
+          for (let i = 1; i <= 7; i++) await store.setDesignSystem(projectId, { i: { $value: i } });
+          await store.setDesignSystem(other, { other: {} });
+
+          const pages = await allPages((cursor) =>
+            store.listDesignTokenVersions(projectId, { cursor, limit: 3 }),
+          );
+          expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1]);
+          expect(pages.at(-1)).not.toHaveProperty('nextCursor');
+          const items = pages.flatMap((p) => p.items);
+          expect(items.map((v) => v.version)).toEqual([7, 6, 5, 4, 3, 2, 1]);
+          expect(items[0]).toEqual({
+            version: 7,
+            createdAt: expect.stringMatching(ISO_MS),
+            author: null,
+            note: null,
+          });
+          expect((await store.listDesignTokenVersions(projectId)).items).toHaveLength(7);
+          expect(await store.listDesignTokenVersions(projectId, { limit: 7 })).not.toHaveProperty(
+            'nextCursor',
+          );
+          expect(await store.listDesignTokenVersions(newId('proj'))).toEqual({ items: [] });
+
+          // A cursor keeps its place while versions are written: the new ones are ahead of it.
+          const first = await store.listDesignTokenVersions(projectId, { limit: 2 });
+          await store.setDesignSystem(projectId, { i: { $value: 8 } });
+          const next = await store.listDesignTokenVersions(projectId, {
+            cursor: first.nextCursor,
+            limit: 2,
+          });
+          expect(next.items.map((v) => v.version)).toEqual([5, 4]);
+
+          // Cursors of another project's history, or of other lists, are not this list's.
+          const otherCursor = (await store.listDesignTokenVersions(other, { limit: 1 })).nextCursor;
+          expect(otherCursor).toBeUndefined(); // one version: no next page
+          const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+          for (const bad of [
+            'garbage',
+            b64([3, other]),
+            b64([0, projectId]),
+            b64([1.5, projectId]),
+            b64([2 ** 31, projectId]),
+            b64(['3', projectId]),
+            b64([3, 'blk_abcdefabcdef']),
+            `${first.nextCursor}=`,
+          ]) {
+            await expect(
+              store.listDesignTokenVersions(projectId, { cursor: bad }),
+              bad,
+            ).rejects.toBeInstanceOf(InvalidCursorError);
+          }
+        });
+
+        it('keeps the newest versions past the limit, numbers counting on', async () => {
+          const capped = await openStore(target.url, {
+            ...target.options,
+            designTokenVersionsKept: 3,
+          });
+          try {
+            const projectId = await newProject(capped);
+            for (let i = 1; i <= 5; i++)
+              await capped.setDesignSystem(projectId, { i: { $value: i } });
+            expect(await listedVersions(capped, projectId)).toEqual([5, 4, 3]);
+            expect(await capped.getDesignTokenVersion(projectId, 2)).toBeUndefined();
+            expect((await capped.getDesignTokenVersion(projectId, 3))?.tokens).toEqual({
+              i: { $value: 3 },
+            });
+            const sixth = await capped.setDesignSystem(projectId, { i: { $value: 6 } });
+            expect(sixth.version).toBe(6);
+            expect(await listedVersions(capped, projectId)).toEqual([6, 5, 4]);
+            expect((await capped.getDesignSystem(projectId))?.version).toBe(6);
+          } finally {
+            await capped.close();
+          }
+          await expect(
+            openStore(target.url, { ...target.options, designTokenVersionsKept: 0 }),
+          ).rejects.toThrow(/designTokenVersionsKept/);
+        });
+
+        it(`keeps ${DESIGN_TOKEN_VERSIONS_KEPT} versions by default`, async () => {
+          const projectId = await newProject();
+          for (let i = 1; i <= DESIGN_TOKEN_VERSIONS_KEPT + 1; i++) {
+            await store.setDesignSystem(projectId, { i: { $value: i } });
+          }
+          const versions = await listedVersions(store, projectId);
+          expect(versions).toHaveLength(DESIGN_TOKEN_VERSIONS_KEPT);
+          expect(versions[0]).toBe(DESIGN_TOKEN_VERSIONS_KEPT + 1);
+          expect(versions.at(-1)).toBe(2);
+          expect(await store.getDesignTokenVersion(projectId, 1)).toBeUndefined();
+        });
+
+        it('gives concurrent writers to one project distinct, consecutive versions', async () => {
+          // On PostgreSQL, up to 10 transactions at once (the store's pool); on SQLite, the one
+          // connection's transactions queue.
+          const projectId = await newProject();
+          const written = await Promise.all(
+            Array.from({ length: 20 }, (_, i) =>
+              store.setDesignSystem(projectId, { i: { $value: i } }),
+            ),
+          );
+          const versions = written.map((w) => w.version).sort((a, b) => a - b);
+          expect(versions).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+          expect(await listedVersions(store, projectId)).toEqual(versions.toReversed());
+          // Each version holds what the write that got its number wrote; the last is current.
+          for (const w of written) {
+            expect((await store.getDesignTokenVersion(projectId, w.version))?.tokens).toEqual(
+              w.tokens,
+            );
+          }
+          const current = await store.getDesignSystem(projectId);
+          expect(current?.version).toBe(20);
+          expect(current?.tokens).toEqual(written.find((w) => w.version === 20)?.tokens);
+        });
+
+        it('refuses an unknown author and writes nothing', async () => {
+          const projectId = await newProject();
+          const before = await store.setDesignSystem(projectId, { a: {} });
+          await expect(
+            store.setDesignSystem(projectId, { b: {} }, { author: 'usr_000000000000' }),
+          ).rejects.toThrow(/user 'usr_000000000000' not found/);
+          expect(await store.getDesignSystem(projectId)).toEqual(before);
+          expect(await listedVersions(store, projectId)).toEqual([1]);
+          expect((await store.setDesignSystem(projectId, { b: {} })).version).toBe(2);
+        });
+
+        it('keeps the versions of a deleted author, without the author', async () => {
+          const author = await store.createUser(uniqueEmail());
+          const projectId = await newProject();
+          await store.setDesignSystem(projectId, { a: {} }, { author: author.id, note: 'n' });
+          const raw = kyselyOn(dialect.name, target);
+          try {
+            await raw.deleteFrom('users').where('id', '=', author.id).execute();
+          } finally {
+            await raw.destroy();
+          }
+          expect(await store.getDesignTokenVersion(projectId, 1)).toMatchObject({
+            tokens: { a: {} },
+            author: null,
+            note: 'n',
+          });
+        });
       });
     });
 
@@ -1059,22 +1303,62 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
         expect(rows.map((r) => r.name)).toEqual(migrations.map((m) => m.name));
       });
 
+      it('makes the design tokens of a database from before the history its version 1', async () => {
+        const fresh = dialect.fresh();
+        const before = migrations.findIndex((m) => m.name === '0003_design_token_versions');
+        expect(before).toBeGreaterThan(0);
+        const kysely = kyselyOn(dialect.name, fresh);
+        try {
+          await migrate(kysely, dialect.name, {
+            schema: fresh.options.schema,
+            migrations: migrations.slice(0, before),
+          });
+          // Rows as the store wrote them then (no version column): one project with tokens, one
+          // without.
+          await sql`insert into users (id, email, name, created_at)
+            values ('usr_old000000001', 'old@example.test', null, '2030-01-01T00:00:00.000Z')`.execute(
+            kysely,
+          );
+          for (const id of ['proj_old000000001', 'proj_old000000002']) {
+            await sql`insert into projects (id, user_id, name, status, created_at, updated_at)
+              values (${id}, 'usr_old000000001', 'Old', 'draft',
+                '2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z')`.execute(kysely);
+          }
+          await sql`insert into design_systems (project_id, tokens, updated_at)
+            values ('proj_old000000001', '{"color":{"$type":"color"}}', '2030-01-02T00:00:00.000Z')`.execute(
+            kysely,
+          );
+        } finally {
+          await kysely.destroy();
+        }
+
+        const s = await openStore(fresh.url, fresh.options);
+        try {
+          const tokens = { color: { $type: 'color' } };
+          expect(await s.getDesignSystem('proj_old000000001')).toEqual({
+            projectId: 'proj_old000000001',
+            tokens,
+            updatedAt: '2030-01-02T00:00:00.000Z',
+            version: 1,
+          });
+          expect(await s.listDesignTokenVersions('proj_old000000001')).toEqual({
+            items: [
+              { version: 1, createdAt: '2030-01-02T00:00:00.000Z', author: null, note: null },
+            ],
+          });
+          expect(await s.getDesignTokenVersion('proj_old000000001', 1)).toMatchObject({ tokens });
+          expect(await s.listDesignTokenVersions('proj_old000000002')).toEqual({ items: [] });
+          const next = await s.setDesignSystem('proj_old000000001', { font: {} });
+          expect(next.version).toBe(2);
+          expect((await s.setDesignSystem('proj_old000000002', { font: {} })).version).toBe(1);
+        } finally {
+          await s.close();
+        }
+      });
+
       it('rolls a failed migration back completely', async () => {
         const fresh = dialect.fresh();
-        const kysely =
-          dialect.name === 'sqlite'
-            ? new Kysely<Database>({
-                dialect: new SqliteDialect({ database: openSqliteDatabase(fresh.url) }),
-              })
-            : new Kysely<Database>({
-                dialect: new PostgresDialect({
-                  pool: new pg.Pool({
-                    connectionString: fresh.url,
-                    max: 1,
-                    options: `-c search_path=${fresh.options.schema}`,
-                  }),
-                }),
-              });
+        const kysely = kyselyOn(dialect.name, fresh);
         try {
           const broken: Migration[] = [
             {

@@ -20,8 +20,11 @@ import {
   clamp,
   decodeCursor,
   decodePositionCursor,
+  decodeVersionCursor,
   encodePositionCursor,
+  encodeVersionCursor,
   isUniqueViolation,
+  isVersion,
   jsonText,
   monotonicClock,
   pageLimit,
@@ -30,6 +33,8 @@ import {
   toAsset,
   toBlock,
   toDesignSystem,
+  toDesignTokenVersion,
+  toDesignTokenVersionInfo,
   toPage,
   toProject,
   toUser,
@@ -44,7 +49,11 @@ import {
   type BlockInput,
   type BlockPageRequest,
   ConflictError,
+  DESIGN_TOKEN_VERSIONS_KEPT,
   type DesignSystem,
+  type DesignTokenVersion,
+  type DesignTokenVersionInfo,
+  type DesignTokenWriteOptions,
   LimitError,
   MAX_BLOCK_PAGE_BYTES,
   MAX_BLOCKS_PER_PROJECT,
@@ -70,6 +79,11 @@ export interface StoreOptions {
   now?: (() => number) | undefined;
   /** Blocks one project may hold. Default {@link MAX_BLOCKS_PER_PROJECT}. */
   maxBlocksPerProject?: number | undefined;
+  /**
+   * Versions of its design tokens each project's history keeps; a write past it drops the oldest.
+   * Default {@link DESIGN_TOKEN_VERSIONS_KEPT}.
+   */
+  designTokenVersionsKept?: number | undefined;
   /**
    * Where a one-line warning goes (SQLite: an existing file's permissions were tightened; see
    * {@link openSqliteDatabase}). Default: stderr, prefixed `projects store:`.
@@ -265,11 +279,17 @@ export async function openStore(url?: string, options: StoreOptions = {}): Promi
     }
   }
   const maxBlocks = options.maxBlocksPerProject ?? MAX_BLOCKS_PER_PROJECT;
-  if (!Number.isSafeInteger(maxBlocks) || maxBlocks < 1) {
-    await db.destroy();
-    throw new Error(`maxBlocksPerProject must be a positive integer, got ${maxBlocks}`);
+  const versionsKept = options.designTokenVersionsKept ?? DESIGN_TOKEN_VERSIONS_KEPT;
+  for (const [option, value] of [
+    ['maxBlocksPerProject', maxBlocks],
+    ['designTokenVersionsKept', versionsKept],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      await db.destroy();
+      throw new Error(`${option} must be a positive integer, got ${value}`);
+    }
   }
-  return new KyselyStore(db, kind, clock, maxBlocks);
+  return new KyselyStore(db, kind, clock, maxBlocks, versionsKept);
 }
 
 /** ISO timestamps (ms precision) that never go backwards within one store, even if the clock does. */
@@ -303,6 +323,8 @@ class KyselyStore implements Store {
     readonly kind: Store['kind'],
     private readonly now: () => string,
     private readonly maxBlocks: number,
+    /** Versions each project's design-token history keeps. */
+    private readonly versionsKept: number,
   ) {}
 
   async close(): Promise<void> {
@@ -557,7 +579,7 @@ class KyselyStore implements Store {
   }
 
   async deleteProject(id: string): Promise<boolean> {
-    // Blocks, assets and the design system go with it (ON DELETE CASCADE).
+    // Blocks, assets, the design system and its history go with it (ON DELETE CASCADE).
     const result = await this.db.deleteFrom('projects').where('id', '=', id).executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
@@ -825,6 +847,13 @@ class KyselyStore implements Store {
   }
 
   // Design systems ------------------------------------------------------------------------------
+  //
+  // `design_systems` holds a project's current tokens and the number of their version; every
+  // write also appends that version to `design_token_versions`. A write takes the project's write
+  // lock first, as block changes do, so the read-increment-write of the version cannot interleave
+  // with another writer's (on PostgreSQL two writers would otherwise read the same version and both
+  // write the next). The history drops versions only at its old end, so a number is never reused
+  // and a version cursor keeps its place while versions are written.
 
   async getDesignSystem(projectId: string): Promise<DesignSystem | undefined> {
     const row = await this.db
@@ -835,21 +864,92 @@ class KyselyStore implements Store {
     return row && toDesignSystem(row);
   }
 
-  async setDesignSystem(projectId: string, tokens: Record<string, unknown>): Promise<DesignSystem> {
+  async setDesignSystem(
+    projectId: string,
+    tokens: Record<string, unknown>,
+    options: DesignTokenWriteOptions = {},
+  ): Promise<DesignSystem> {
     if (typeof tokens !== 'object' || tokens === null || Array.isArray(tokens)) {
       throw new Error('design tokens must be a JSON object');
     }
-    const row = { project_id: projectId, tokens: JSON.stringify(tokens), updated_at: this.now() };
-    await withParent('project', projectId, () =>
-      this.db
+    const text = JSON.stringify(tokens);
+    const author = options.author ?? null;
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.lockProject(trx, projectId))) {
+        throw new Error(`project '${projectId}' not found`);
+      }
+      const current = await trx
+        .selectFrom('design_systems')
+        .select('version')
+        .where('project_id', '=', projectId)
+        .executeTakeFirst();
+      const version = (current?.version ?? 0) + 1;
+      const updatedAt = this.now();
+      await trx
         .insertInto('design_systems')
-        .values(row)
+        .values({ project_id: projectId, tokens: text, updated_at: updatedAt, version })
         .onConflict((oc) =>
-          oc.column('project_id').doUpdateSet({ tokens: row.tokens, updated_at: row.updated_at }),
+          oc.column('project_id').doUpdateSet({ tokens: text, updated_at: updatedAt, version }),
         )
-        .execute(),
-    );
-    // What was stored is `tokens` as JSON: no need to parse the text back.
-    return { projectId, tokens, updatedAt: row.updated_at };
+        .execute();
+      // The project is locked and exists: a foreign key that fails here is the author's.
+      await withParent('user', author ?? '', () =>
+        trx
+          .insertInto('design_token_versions')
+          .values({
+            project_id: projectId,
+            version,
+            tokens: text,
+            created_at: updatedAt,
+            author_id: author,
+            note: options.note ?? null,
+          })
+          .execute(),
+      );
+      await trx
+        .deleteFrom('design_token_versions')
+        .where('project_id', '=', projectId)
+        .where('version', '<=', version - this.versionsKept)
+        .execute();
+      // What was stored is `tokens` as JSON: no need to parse the text back.
+      return { projectId, tokens, updatedAt, version };
+    });
+  }
+
+  async listDesignTokenVersions(
+    projectId: string,
+    page: PageRequest = {},
+  ): Promise<Page<DesignTokenVersionInfo>> {
+    const limit = pageLimit(page.limit);
+    const after = page.cursor ? decodeVersionCursor(page.cursor, projectId) : undefined;
+    const rows = await this.db
+      .selectFrom('design_token_versions')
+      .select(['version', 'created_at', 'author_id', 'note'])
+      .where('project_id', '=', projectId)
+      .$if(after !== undefined, (q) => q.where('version', '<', after ?? 0))
+      .orderBy('version', 'desc')
+      .limit(limit + 1)
+      .execute();
+    // One row more than the page only says that there is a next page.
+    const items = rows.slice(0, limit).map(toDesignTokenVersionInfo);
+    const last = items[items.length - 1];
+    return rows.length > limit && last
+      ? { items, nextCursor: encodeVersionCursor({ version: last.version, projectId }) }
+      : { items };
+  }
+
+  async getDesignTokenVersion(
+    projectId: string,
+    version: number,
+  ): Promise<DesignTokenVersion | undefined> {
+    // Anything else would be an error on PostgreSQL (NaN, 1.5, past its integer), not no row.
+    if (!isVersion(version)) return undefined;
+    const row = await this.db
+      .selectFrom('design_token_versions')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    return row && toDesignTokenVersion(row);
   }
 }

@@ -102,6 +102,34 @@ export interface DesignSystem {
   tokens: Record<string, unknown>;
   /** ISO 8601. */
   updatedAt: string;
+  /** The number of the version these tokens are in the project's history: 1 or more. */
+  version: number;
+}
+
+/** Who wrote a design-token version, and why; both are optional. */
+export interface DesignTokenWriteOptions {
+  /** The user (`usr_…`) who wrote it; must exist. */
+  author?: string | undefined;
+  /** Free text, e.g. `restored version 3`. */
+  note?: string | undefined;
+}
+
+/** One entry of a project's design-token history, without the tokens (see `listDesignTokenVersions`). */
+export interface DesignTokenVersionInfo {
+  /** 1, 2, 3 … per project, in the order written; never reused, also when old ones are dropped. */
+  version: number;
+  /** ISO 8601: when it was written. */
+  createdAt: string;
+  /** The user who wrote it: null when not given, or when that user was deleted. */
+  author: string | null;
+  /** The note it was written with, if any. */
+  note: string | null;
+}
+
+/** One version of a project's design tokens, with the tokens (see `getDesignTokenVersion`). */
+export interface DesignTokenVersion extends DesignTokenVersionInfo {
+  /** The W3C DTCG token document as it was written. */
+  tokens: Record<string, unknown>;
 }
 
 /** One page of a keyset-paginated list. */
@@ -133,6 +161,11 @@ export interface BlockPageRequest extends PageRequest {
 export const MAX_BLOCKS_PER_PROJECT = 1000;
 /** Block content (JSON bytes) one page of `listBlocks` carries at most, unless asked for less. */
 export const MAX_BLOCK_PAGE_BYTES = 512 * 1024;
+/**
+ * Versions of its design tokens a project's history keeps, unless the store was opened with
+ * another number: a write past it drops the oldest in the same transaction.
+ */
+export const DESIGN_TOKEN_VERSIONS_KEPT = 200;
 
 /** The fields of a new project (or, partial, of a project update). */
 export interface ProjectInput {
@@ -242,7 +275,7 @@ export interface Store {
   createProject(userId: string, input: ProjectInput): Promise<Project>;
   /** Only the given fields change; updatedAt is bumped. Undefined when absent. */
   updateProject(id: string, patch: Partial<ProjectInput>): Promise<Project | undefined>;
-  /** Deletes the project with its blocks, assets and design system. */
+  /** Deletes the project with its blocks, assets, design system and design-token history. */
   deleteProject(id: string): Promise<boolean>;
   /** Project ids of a user starting with `prefix`, sorted, at most `limit`. */
   projectIdsStartingWith(userId: string, prefix: string, limit: number): Promise<string[]>;
@@ -274,10 +307,36 @@ export interface Store {
   /** Add an asset to a project. */
   createAsset(projectId: string, input: AssetInput): Promise<Asset>;
 
-  /** A project's design tokens; undefined when none were set. */
+  /**
+   * A project's design tokens and their version number (the latest in its history); undefined
+   * when none were set, so a returned version is always 1 or more.
+   */
   getDesignSystem(projectId: string): Promise<DesignSystem | undefined>;
-  /** Replace a project's design tokens. */
-  setDesignSystem(projectId: string, tokens: Record<string, unknown>): Promise<DesignSystem>;
+  /**
+   * Replace a project's design tokens. In one transaction, under the project's write lock (so
+   * concurrent writers to one project get consecutive versions, none lost or doubled): stores
+   * them, appends them to the history as the next version, and drops the versions past the
+   * store's limit (default {@link DESIGN_TOKEN_VERSIONS_KEPT}), oldest first. An error, and
+   * nothing written, when the project or the author does not exist.
+   */
+  setDesignSystem(
+    projectId: string,
+    tokens: Record<string, unknown>,
+    options?: DesignTokenWriteOptions,
+  ): Promise<DesignSystem>;
+  /**
+   * A project's design-token history, newest first (version desc), paginated; without the
+   * tokens. Empty for a project without design tokens, or no such project.
+   */
+  listDesignTokenVersions(
+    projectId: string,
+    page?: PageRequest,
+  ): Promise<Page<DesignTokenVersionInfo>>;
+  /** One version of a project's design tokens; undefined when it was never written or dropped. */
+  getDesignTokenVersion(
+    projectId: string,
+    version: number,
+  ): Promise<DesignTokenVersion | undefined>;
 }
 
 /** A person as an authorization server's token names them (see `Store.userForIdentity`). */
