@@ -48,7 +48,7 @@ describe('validateTokens (DTCG 2025.10)', () => {
     ]);
     expect(
       validateTokens({
-        c: { $type: 'color', brand: { $value: color('#000') } },
+        c: { $type: 'color', brand: { $value: color('#000000') } },
         n: { $type: 'number', x: { $value: '{c.brand}' } },
       }),
     ).toEqual([

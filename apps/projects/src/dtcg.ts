@@ -5,25 +5,11 @@
  * and builds the document a project starts with.
  */
 import { jsonOverLimit } from './json.js';
+import { checkValue, type SubReference, TOKEN_TYPES } from './tokens/values.js';
 
 export const EXTENSION_KEY = 'io.codefluss';
 export const MEDIA_TYPE = 'application/design-tokens+json';
 
-const TYPES = new Set([
-  'color',
-  'dimension',
-  'fontFamily',
-  'fontWeight',
-  'duration',
-  'cubicBezier',
-  'number',
-  'strokeStyle',
-  'border',
-  'transition',
-  'shadow',
-  'gradient',
-  'typography',
-]);
 const GROUP_KEYS = new Set([
   '$type',
   '$description',
@@ -34,6 +20,19 @@ const GROUP_KEYS = new Set([
 ]);
 const TOKEN_KEYS = new Set(['$value', '$type', '$description', '$extensions', '$deprecated']);
 const REFERENCE = /^\{([^{}]+)\}$/;
+/** §6.2: the reserved name of a group's own token, e.g. `{color.accent.$root}`. */
+const ROOT_TOKEN = '$root';
+
+/** Why `$description` or `$deprecated` (of a token or group) is malformed, if it is. */
+function metaProblem(key: '$description' | '$deprecated', value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (key === '$description') {
+    return typeof value === 'string' ? undefined : '$description is a string';
+  }
+  return typeof value === 'boolean' || typeof value === 'string'
+    ? undefined
+    : '$deprecated is true, false or a string';
+}
 const NAME_BREAKER = /[{}.]/;
 
 /**
@@ -67,58 +66,6 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 /** 10000 → `10,000`, as in the messages (without the cost of toLocaleString, per problem). */
 const count = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
-function checkValue(type: string | undefined, value: unknown): string | undefined {
-  if (typeof value === 'string' && REFERENCE.test(value)) return undefined; // resolved later
-  switch (type) {
-    case 'color':
-      if (
-        !isObject(value) ||
-        typeof value.colorSpace !== 'string' ||
-        !Array.isArray(value.components)
-      ) {
-        return 'a color is {colorSpace, components[, alpha, hex]}';
-      }
-      if (
-        value.alpha !== undefined &&
-        (typeof value.alpha !== 'number' || value.alpha < 0 || value.alpha > 1)
-      ) {
-        return 'alpha must be a number from 0 to 1';
-      }
-      return undefined;
-    case 'dimension':
-      return isObject(value) &&
-        typeof value.value === 'number' &&
-        (value.unit === 'px' || value.unit === 'rem')
-        ? undefined
-        : 'a dimension is {value: number, unit: "px" | "rem"}';
-    case 'duration':
-      return isObject(value) &&
-        typeof value.value === 'number' &&
-        (value.unit === 'ms' || value.unit === 's')
-        ? undefined
-        : 'a duration is {value: number, unit: "ms" | "s"}';
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value)
-        ? undefined
-        : 'a number token needs a finite number';
-    case 'fontWeight':
-      return (typeof value === 'number' && value >= 1 && value <= 1000) || typeof value === 'string'
-        ? undefined
-        : 'a font weight is a number from 1 to 1000 or a keyword';
-    case 'fontFamily':
-      return typeof value === 'string' ||
-        (Array.isArray(value) && value.every((v) => typeof v === 'string'))
-        ? undefined
-        : 'a font family is a string or a list of strings';
-    case 'cubicBezier':
-      return Array.isArray(value) && value.length === 4 && value.every((v) => typeof v === 'number')
-        ? undefined
-        : 'a cubic Bézier is [x1, y1, x2, y2]';
-    default:
-      return value === undefined ? '$value is required' : undefined;
-  }
-}
-
 /**
  * The tokens of a document, counted as {@link validation} walks them (the members of groups up to
  * {@link TOKEN_LIMITS.groupDepth} deep that hold a `$value`), without looking into any token:
@@ -132,7 +79,9 @@ function tooManyTokens(
 ): TokenProblem | undefined {
   if (depth > TOKEN_LIMITS.groupDepth) return undefined;
   for (const name of Object.keys(node)) {
-    if (name.charCodeAt(0) === 0x24 /* $ */ || NAME_BREAKER.test(name)) continue;
+    if ((name.charCodeAt(0) === 0x24 /* $ */ && name !== ROOT_TOKEN) || NAME_BREAKER.test(name)) {
+      continue;
+    }
     const child = node[name];
     if (!isObject(child)) continue;
     const field = prefix === '' ? name : `${prefix}.${name}`;
@@ -189,6 +138,8 @@ interface TokenEntry {
   hops: number;
   /** Resolved: why its references do not reach a value. */
   error: string | undefined;
+  /** Resolved: the token whose value its references reach (itself, for a value). */
+  end: TokenEntry | undefined;
 }
 
 const NEW = 0;
@@ -213,6 +164,11 @@ function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
   const problems: TokenProblem[] = [];
   // At most TOKEN_LIMITS.tokens, counted above.
   const tokens = new Map<string, TokenEntry>();
+  /** Group paths: a reference to one names no token. */
+  const groups = new Set<string>();
+  /** References inside composite values, each with the token it is in (`field`). */
+  const subRefs: (SubReference & { field?: string })[] = [];
+  let subRefsChecked = 0;
 
   let steps = 0;
   // Recursion bounded by TOKEN_LIMITS.groupDepth.
@@ -230,12 +186,20 @@ function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
       return;
     }
     const groupType = typeof node.$type === 'string' ? node.$type : inheritedType;
-    if (node.$type !== undefined && (typeof node.$type !== 'string' || !TYPES.has(node.$type))) {
+    if (
+      node.$type !== undefined &&
+      (typeof node.$type !== 'string' || !TOKEN_TYPES.has(node.$type))
+    ) {
       problems.push({ field: prefix || '(root)', error: `unknown $type '${String(node.$type)}'` });
+    }
+    if (prefix !== '') groups.add(prefix);
+    for (const key of ['$description', '$deprecated'] as const) {
+      const problem = metaProblem(key, node[key]);
+      if (problem) problems.push({ field: prefix || '(root)', error: problem });
     }
     for (const name of Object.keys(node)) {
       const field = prefix === '' ? name : `${prefix}.${name}`;
-      if (name.charCodeAt(0) === 0x24 /* $ */) {
+      if (name.charCodeAt(0) === 0x24 /* $ */ && name !== ROOT_TOKEN) {
         if (!GROUP_KEYS.has(name))
           problems.push({ field, error: `unknown group property ${name}` });
         continue;
@@ -250,24 +214,52 @@ function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
         continue;
       }
       if (!('$value' in child)) {
-        yield* walk(child, field, depth + 1, groupType);
+        if (name === ROOT_TOKEN)
+          problems.push({ field, error: `${ROOT_TOKEN} is a token: it needs $value` });
+        else yield* walk(child, field, depth + 1, groupType);
         continue;
       }
       if (++steps % STEP === 0) yield;
       for (const key of Object.keys(child)) {
-        if (!TOKEN_KEYS.has(key)) problems.push({ field, error: `unknown token property ${key}` });
+        if (TOKEN_KEYS.has(key)) continue;
+        problems.push({
+          field,
+          error:
+            key.charCodeAt(0) === 0x24
+              ? `unknown token property ${key}`
+              : `a token cannot also be a group (it holds '${key}')`,
+        });
       }
-      const type = typeof child.$type === 'string' ? child.$type : groupType;
+      for (const key of ['$description', '$deprecated'] as const) {
+        const problem = metaProblem(key, child[key]);
+        if (problem) problems.push({ field, error: problem });
+      }
       if (
         child.$type !== undefined &&
-        (typeof child.$type !== 'string' || !TYPES.has(child.$type))
+        (typeof child.$type !== 'string' || !TOKEN_TYPES.has(child.$type))
       ) {
         problems.push({ field, error: `unknown $type '${String(child.$type)}'` });
       }
+      const ownType =
+        typeof child.$type === 'string' && TOKEN_TYPES.has(child.$type) ? child.$type : groupType;
+      const type = ownType !== undefined && TOKEN_TYPES.has(ownType) ? ownType : undefined;
       const value = child.$value;
       const ref = typeof value === 'string' ? REFERENCE.exec(value)?.[1] : undefined;
-      const bad = ref === undefined ? checkValue(type, value) : undefined;
-      if (bad) problems.push({ field, error: bad });
+      if (ref === undefined) {
+        if (type === undefined) {
+          // §5.2.2: a token whose type cannot be determined MUST be considered invalid.
+          if (ownType === undefined) {
+            problems.push({ field, error: 'no $type: give the token or a group above it one' });
+          }
+        } else {
+          const bad = checkValue(type, value, '', subRefs);
+          if (bad) problems.push({ field, error: bad });
+          for (; subRefsChecked < subRefs.length; subRefsChecked++) {
+            (subRefs[subRefsChecked] as SubReference & { field?: string }).field = field;
+          }
+        }
+      }
+      subRefsChecked = subRefs.length;
       tokens.set(field, {
         field,
         type,
@@ -276,6 +268,7 @@ function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
         state: ref === undefined ? RESOLVED : NEW,
         hops: 0,
         error: undefined,
+        end: undefined,
       });
     }
   };
@@ -290,9 +283,11 @@ function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
     chain.length = 0;
     let hops = 0;
     let error: string | undefined;
+    let end: TokenEntry | undefined;
     for (let token = start; ; ) {
       if (token.state === RESOLVED) {
         ({ hops, error } = token);
+        end = token.ref === undefined ? token : token.end;
         break;
       }
       if (token.state === ON_CHAIN) {
@@ -303,7 +298,7 @@ function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
       chain.push(token);
       const target = tokens.get(token.ref as string);
       if (target === undefined) {
-        error = `references {${token.ref}}, which does not exist`;
+        error = missing(token.ref as string);
         break;
       }
       token.target = target;
@@ -312,9 +307,19 @@ function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
     for (let i = chain.length - 1; i >= 0; i--) {
       const token = chain[i] as TokenEntry;
       token.state = RESOLVED;
+      token.end = end;
       if (error === undefined) token.hops = ++hops;
       else token.error = error;
     }
+  };
+  const missing = (ref: string) =>
+    groups.has(ref)
+      ? `references the group {${ref}}; a reference names a token`
+      : `references {${ref}}, which does not exist`;
+  /** The type a token's value has: its own, or that of the token its references reach. */
+  const typeOf = (token: TokenEntry) => {
+    if (token.state !== RESOLVED) resolve(token);
+    return token.type ?? token.end?.type;
   };
 
   for (const token of tokens.values()) {
@@ -329,10 +334,29 @@ function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
         field,
         error: `an alias chain is at most ${TOKEN_LIMITS.aliasChain} references long; this one is ${count(hops)}`,
       });
-    } else if (token.type && target?.type && token.type !== target.type) {
+    } else if (token.type === undefined && target && typeOf(target) === undefined) {
+      // §5.2.2: its type is its target's, and that has none.
+      problems.push({ field, error: `no $type: nor has {${token.ref}}, which it references` });
+    } else if (token.type && target && typeOf(target) && token.type !== typeOf(target)) {
       problems.push({
         field,
-        error: `a ${token.type} token cannot reference the ${target.type} token {${token.ref}}`,
+        error: `a ${token.type} token cannot reference the ${typeOf(target)} token {${token.ref}}`,
+      });
+    }
+  }
+  // §9: a reference inside a composite value names a token of that sub-value's type.
+  for (const { field = '', at, ref, type } of subRefs) {
+    if (++steps % STEP === 0) yield;
+    const target = tokens.get(ref);
+    if (target === undefined) {
+      problems.push({ field, error: `${at}: ${missing(ref)}` });
+      continue;
+    }
+    const targetType = typeOf(target);
+    if (target.error === undefined && targetType !== undefined && targetType !== type) {
+      problems.push({
+        field,
+        error: `${at}: a ${type} goes here; {${ref}} is a ${targetType} token`,
       });
     }
   }
@@ -401,7 +425,74 @@ export function defaultTokens(): Record<string, unknown> {
       family: { $type: 'fontFamily', body: { $value: ['Inter', 'system-ui', 'sans-serif'] } },
       weight: { $type: 'fontWeight', regular: { $value: 400 }, bold: { $value: 700 } },
     },
-    motion: { $type: 'duration', fast: { $value: { value: 150, unit: 'ms' } } },
+    motion: {
+      $type: 'duration',
+      fast: { $value: { value: 150, unit: 'ms' } },
+      ease: { $type: 'cubicBezier', $value: [0.2, 0, 0, 1] },
+    },
+    radius: { $type: 'dimension', md: { $value: { value: 0.5, unit: 'rem' } } },
+    shadow: {
+      $type: 'shadow',
+      card: {
+        $value: {
+          color: { colorSpace: 'srgb', components: [0, 0, 0], alpha: 0.1 },
+          offsetX: { value: 0, unit: 'px' },
+          offsetY: { value: 4, unit: 'px' },
+          blur: { value: 12, unit: 'px' },
+          spread: { value: 0, unit: 'px' },
+        },
+      },
+    },
+    border: {
+      $type: 'border',
+      focus: {
+        $value: {
+          color: '{color.brand.primary}',
+          width: { value: 2, unit: 'px' },
+          style: 'solid',
+        },
+      },
+    },
+    transition: {
+      $type: 'transition',
+      fade: {
+        $value: {
+          duration: '{motion.fast}',
+          delay: { value: 0, unit: 'ms' },
+          timingFunction: '{motion.ease}',
+        },
+      },
+    },
+    gradient: {
+      $type: 'gradient',
+      hero: {
+        $value: [
+          { color: '{color.brand.primary}', position: 0 },
+          { color: '{color.brand.secondary}', position: 1 },
+        ],
+      },
+    },
+    typography: {
+      $type: 'typography',
+      body: {
+        $value: {
+          fontFamily: '{font.family.body}',
+          fontSize: { value: 1, unit: 'rem' },
+          fontWeight: '{font.weight.regular}',
+          letterSpacing: { value: 0, unit: 'px' },
+          lineHeight: 1.5,
+        },
+      },
+      heading: {
+        $value: {
+          fontFamily: '{font.family.body}',
+          fontSize: { value: 2, unit: 'rem' },
+          fontWeight: '{font.weight.bold}',
+          letterSpacing: { value: -0.5, unit: 'px' },
+          lineHeight: 1.2,
+        },
+      },
+    },
   };
 }
 

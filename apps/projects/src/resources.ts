@@ -1,9 +1,30 @@
-import { defineResource, defineResourceTemplate, type McpContext } from '@mcpkit/protocol';
+import {
+  defineResource,
+  defineResourceTemplate,
+  type McpContext,
+  UriTemplate,
+} from '@mcpkit/protocol';
 import { caller, ownProject } from './access.js';
 import type { Store } from './db/types.js';
 import { defaultTokens, tokenDocument } from './dtcg.js';
-import { authorizationFailed } from './errors.js';
+import { authorizationFailed, notFound, validationError } from './errors.js';
+import { PLATFORMS, type Platform, TokenBuildError } from './tokens/build.js';
+import type { TokenBuilder } from './tokens/builder.js';
 import { designSystemUri, PROJECTS_URI } from './tools/common.js';
+import { currentTokens } from './tools/tokens-common.js';
+
+const TOKEN_BUILD = new UriTemplate('codefluss://projects/{projectId}/tokens/{platform}');
+
+/**
+ * The project and platform of a token build's URI, if it is one (any platform name: an unknown
+ * one is refused where it is read).
+ */
+export function tokenBuildMatch(uri: string) {
+  const match = TOKEN_BUILD.match(uri);
+  return match?.projectId === undefined
+    ? undefined
+    : { projectId: match.projectId, platform: match.platform ?? '' };
+}
 
 const MAX_LISTED = 1000;
 
@@ -13,7 +34,7 @@ function readable(ctx: McpContext) {
   return who;
 }
 
-export function projectResources(store: Store) {
+export function projectResources(store: Store, builder: TokenBuilder) {
   const projects = defineResource({
     uri: PROJECTS_URI,
     name: 'Projects',
@@ -61,5 +82,41 @@ export function projectResources(store: Store) {
       return { uri, mimeType: 'application/json', text: JSON.stringify(doc) };
     },
   });
-  return { projects, designSystem, designSystemUri };
+  const tokenBuild = defineResourceTemplate({
+    uriTemplate: TOKEN_BUILD.template,
+    name: 'Design tokens built',
+    description: `A project’s design tokens built with Style Dictionary for a platform: ${PLATFORMS.join(', ')}. Subscribable: updated when the tokens change.`,
+    complete: {
+      projectId: async (value, ctx) => {
+        const who = readable(ctx);
+        return store.projectIdsStartingWith(who.userId, value, 100);
+      },
+      platform: async (value) => PLATFORMS.filter((p) => p.startsWith(value)),
+    },
+    read: async (uri, { projectId, platform }, ctx) => {
+      const who = readable(ctx);
+      const id = projectId ?? '';
+      await ownProject(store, who, id);
+      if (!(PLATFORMS as readonly string[]).includes(platform ?? ''))
+        throw notFound('resource', uri);
+      const { tokens, version, updatedAt } = await currentTokens(store, id);
+      try {
+        const files = await builder.build(
+          `${id}@${version}@${updatedAt}`,
+          tokens,
+          platform as Platform,
+        );
+        // The first file at the resource's URI; a second (the js build's .d.ts) beside it.
+        return files.map((file, i) => ({
+          uri: i === 0 ? uri : `${uri}/${file.name}`,
+          mimeType: file.mimeType,
+          text: file.contents,
+        }));
+      } catch (error) {
+        if (!TokenBuildError.is(error)) throw error;
+        throw validationError('tokens', `the ${platform} build failed: ${error.message}`);
+      }
+    },
+  });
+  return { projects, designSystem, tokenBuild, designSystemUri };
 }

@@ -13,7 +13,8 @@ import type { Store } from './db/types.js';
 import { designSystemView, UI_EXTENSION, UI_MIME_TYPE } from './design-system-view.js';
 import { TOKEN_LIMITS } from './dtcg.js';
 import { authorizationFailed, Code, invalidParams, modernError, notFound } from './errors.js';
-import { projectResources } from './resources.js';
+import { projectResources, tokenBuildMatch } from './resources.js';
+import { TokenBuilder } from './tokens/builder.js';
 import { PROJECTS_URI } from './tools/common.js';
 import { allTools } from './tools/index.js';
 
@@ -52,6 +53,11 @@ export interface ProjectsServerOptions {
    * instance hear of it; see cli.ts.
    */
   announce?: (uri: string, userId: string) => void;
+  /**
+   * Where design-token builds run. Default: a worker thread of this server's own, started by the
+   * first build.
+   */
+  builder?: TokenBuilder;
   /** Reads the design-system view instead of dist/views/design-system.html (tests). */
   loadDesignSystemView?: () => Promise<string>;
 }
@@ -103,7 +109,7 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
       const who = caller(ctx);
       requireScope(who, 'read');
       if (uri === PROJECTS_URI) return;
-      const projectId = DESIGN_SYSTEM.match(uri)?.projectId;
+      const projectId = DESIGN_SYSTEM.match(uri)?.projectId ?? tokenBuildMatch(uri)?.projectId;
       if (projectId === undefined) throw notFound('resource', uri);
       await ownProject(options.store, who, projectId);
     },
@@ -112,18 +118,21 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
     ...(options.logger ? { logger: options.logger } : {}),
   });
   // A change is news only for the owner's sessions: `codefluss://projects` is per user.
+  const builder = options.builder ?? new TokenBuilder();
   const deps = {
     store: options.store,
+    builder,
     changed:
       options.announce ??
       ((uri: string, userId: string) =>
         void server.resourceUpdated(uri, (session) => session.subscriber?.data?.userId === userId)),
   };
-  const { projects, designSystem } = projectResources(options.store);
+  const { projects, designSystem, tokenBuild } = projectResources(options.store, builder);
   server
     .addTool(...allTools(deps))
     .addResource(projects)
     .addResourceTemplate(designSystem)
+    .addResourceTemplate(tokenBuild)
     .addResourceTemplate(designSystemView(options.loadDesignSystemView));
   return server;
 }

@@ -93,12 +93,42 @@ const TOOLS: readonly ToolCase[] = [
   },
   { tool: 'export_project', scope: 'read', kind: 'project', args: (projectId) => ({ projectId }) },
   {
+    tool: 'build_design_tokens',
+    scope: 'read',
+    kind: 'project',
+    args: (projectId) => ({ projectId, platform: 'css' }),
+  },
+  {
+    tool: 'check_color_contrast',
+    scope: 'read',
+    kind: 'project',
+    args: (projectId) => ({ projectId }),
+  },
+  {
+    tool: 'list_design_token_versions',
+    scope: 'read',
+    kind: 'project',
+    args: (projectId) => ({ projectId }),
+  },
+  {
+    tool: 'diff_design_tokens',
+    scope: 'read',
+    kind: 'project',
+    args: (projectId) => ({ projectId, from: 0 }),
+  },
+  {
+    tool: 'restore_design_tokens',
+    scope: 'write',
+    kind: 'project',
+    args: (projectId) => ({ projectId, version: 1 }),
+  },
+  {
     tool: 'update_design_tokens',
     scope: 'write',
     kind: 'project',
     args: (projectId) => ({
       projectId,
-      tokens: { spacing: { xl: { $value: { value: 4, unit: 'rem' } } } },
+      tokens: { spacing: { $type: 'dimension', xl: { $value: { value: 4, unit: 'rem' } } } },
     }),
   },
 ];

@@ -9,11 +9,14 @@ import {
 } from '../db/types.js';
 import { invalidParams, validationError } from '../errors.js';
 import { jsonOverLimit } from '../json.js';
+import type { TokenBuilder } from '../tokens/builder.js';
 
 export interface ToolDeps {
   store: Store;
   /** Tell the user's subscribers a resource changed (`notifications/resources/updated`). */
   changed: (uri: string, userId: string) => void;
+  /** Builds design tokens into code, off the event loop. */
+  builder: TokenBuilder;
 }
 
 export const PROJECTS_URI = 'codefluss://projects';

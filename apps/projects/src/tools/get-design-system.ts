@@ -15,6 +15,10 @@ export const getDesignSystem = (deps: ToolDeps) =>
       projectId: z.string(),
       tokens: z.record(z.string(), z.unknown()),
       updatedAt: z.string(),
+      version: z
+        .number()
+        .int()
+        .describe('The version of the tokens (0: the starter tokens, never written)'),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     // MCP Apps hosts draw the tokens beside the result; others ignore it.
@@ -28,6 +32,7 @@ export const getDesignSystem = (deps: ToolDeps) =>
         projectId: id,
         tokens: tokenDocument(system?.tokens ?? defaultTokens(), id, updatedAt),
         updatedAt,
+        version: system?.version ?? 0,
       };
     },
   });

@@ -1,9 +1,12 @@
 import type { Tool } from '@mcpkit/protocol';
+import { buildDesignTokens } from './build-design-tokens.js';
+import { checkColorContrast } from './check-color-contrast.js';
 import type { ToolDeps } from './common.js';
 import { createBlock } from './create-block.js';
 import { createProject } from './create-project.js';
 import { deleteBlock } from './delete-block.js';
 import { deleteProject } from './delete-project.js';
+import { diffDesignTokens } from './diff-design-tokens.js';
 import { exportProject } from './export-project.js';
 import { getAsset } from './get-asset.js';
 import { getBlock } from './get-block.js';
@@ -11,7 +14,9 @@ import { getDesignSystem } from './get-design-system.js';
 import { getProject } from './get-project.js';
 import { listAssets } from './list-assets.js';
 import { listBlocks } from './list-blocks.js';
+import { listDesignTokenVersions } from './list-design-token-versions.js';
 import { listProjects } from './list-projects.js';
+import { restoreDesignTokens } from './restore-design-tokens.js';
 import { updateBlock } from './update-block.js';
 import { updateDesignTokens } from './update-design-tokens.js';
 import { updateProject } from './update-project.js';
@@ -32,6 +37,11 @@ export function allTools(deps: ToolDeps): Tool[] {
     getAsset,
     getDesignSystem,
     updateDesignTokens,
+    buildDesignTokens,
+    checkColorContrast,
+    listDesignTokenVersions,
+    diffDesignTokens,
+    restoreDesignTokens,
     exportProject,
   ].map((make) => make(deps));
 }

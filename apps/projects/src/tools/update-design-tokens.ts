@@ -1,32 +1,21 @@
-import { defineTool, RpcError } from '@mcpkit/protocol';
+import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
 import {
   defaultTokens,
   EXTENSION_KEY,
   TOKEN_LIMITS,
-  type TokenProblem,
   tokenDocument,
   tokenLimitProblem,
   validateTokensSliced,
 } from '../dtcg.js';
-import { Code } from '../errors.js';
-import { designSystemUri, projectId, type ToolDeps, WRITE } from './common.js';
+import { projectId, type ToolDeps, WRITE } from './common.js';
+import { invalidTokens, tokenUris } from './tokens-common.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** -32004 for a document with problems: the first as `field` and `error`, up to 50 in `problems`. */
-function invalidTokens(problems: TokenProblem[]): RpcError {
-  const first = problems[0] as TokenProblem;
-  return new RpcError(Code.Validation, 'Validation error', {
-    field: first.field === '(root)' ? 'tokens' : `tokens.${first.field}`,
-    error: first.error,
-    problems: problems.slice(0, 50),
-  });
-}
 
 /**
  * Deep merge of token groups: a key in `patch` replaces or extends the same key in `base`.
@@ -83,6 +72,10 @@ export const updateDesignTokens = (deps: ToolDeps) => {
       projectId: z.string(),
       tokens: z.record(z.string(), z.unknown()),
       updatedAt: z.string(),
+      version: z
+        .number()
+        .int()
+        .describe('The version this write made (see list_design_token_versions)'),
     }),
     annotations: {
       readOnlyHint: false,
@@ -120,14 +113,15 @@ export const updateDesignTokens = (deps: ToolDeps) => {
         const problems = await validateTokensSliced(next);
         if (problems.length > 0) throw invalidTokens(problems);
         await nextTurn();
-        return deps.store.setDesignSystem(id, next);
+        return deps.store.setDesignSystem(id, next, { author: who.userId });
       });
-      deps.changed(designSystemUri(id), who.userId);
+      for (const uri of tokenUris(id)) deps.changed(uri, who.userId);
       await nextTurn();
       const result = {
         projectId: id,
         tokens: tokenDocument(saved.tokens, id, saved.updatedAt),
         updatedAt: saved.updatedAt,
+        version: saved.version,
       };
       // The JSON text of the result, as the engine would make it, in a turn of its own: the
       // reply is encoded in the next.
