@@ -18,10 +18,13 @@
 import StyleDictionary from 'style-dictionary';
 import type { Config, DesignTokens, Dictionary, TransformedToken } from 'style-dictionary/types';
 import { CSS_VALUE } from './css-values.js';
+import { TokenBuildError } from './errors.js';
 import { flattenTokens, REFERENCE, resolveValue } from './flatten.js';
 import { androidName, CASE, identifier } from './names.js';
 import { androidValue, swiftValue } from './native-values.js';
 import { tailwindTheme } from './tailwind.js';
+
+export { TokenBuildError };
 
 /** The platforms a project's tokens build for. */
 export const PLATFORMS = ['css', 'scss', 'js', 'tailwind', 'json', 'swift', 'android'] as const;
@@ -37,39 +40,21 @@ export interface BuiltFile {
   contents: string;
 }
 
-const BUILD_ERROR = Symbol.for('mcpkit.projects.TokenBuildError');
-
-/** Why a build could not be made (a token the platform cannot name or write); never a crash. */
-export class TokenBuildError extends Error {
-  readonly [BUILD_ERROR] = true;
-  /** The token the problem is with, if one. */
-  readonly path: string | undefined;
-  constructor(message: string, path?: string) {
-    super(path === undefined ? message : `${path}: ${message}`);
-    this.name = 'TokenBuildError';
-    this.path = path;
-  }
-  /** Whether `error` is a TokenBuildError (by brand, across package copies). */
-  static is(error: unknown): error is TokenBuildError {
-    return (
-      typeof error === 'object' &&
-      error !== null &&
-      (error as { [BUILD_ERROR]?: unknown })[BUILD_ERROR] === true
-    );
-  }
-}
-
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A description as one line of comment text: no comment ends, no braces, no line breaks. */
+/** A description as one line of comment text: no comment starts or ends, no braces, no line breaks. */
 function safeDescription(text: string): string {
-  return text
-    .replace(/[{}]/g, (c) => (c === '{' ? '(' : ')'))
-    .replace(/\*\//g, '* /')
-    .replace(/--/g, '- -')
-    .replace(/[\p{Cc}\u2028\u2029]+/gu, ' ')
-    .slice(0, 500);
+  return (
+    text
+      .replace(/[{}]/g, (c) => (c === '{' ? '(' : ')'))
+      .replace(/\*\//g, '* /')
+      // Swift's block comments nest: an opening inside one would leave it open.
+      .replace(/\/\*/g, '/ *')
+      .replace(/--/g, '- -')
+      .replace(/[\p{Cc}\u2028\u2029]+/gu, ' ')
+      .slice(0, 500)
+  );
 }
 
 const isAlias = (value: unknown) => typeof value === 'string' && REFERENCE.test(value);
@@ -118,11 +103,11 @@ function cssText(token: TransformedToken): string {
  * A name transform that also refuses two tokens the platform would give one name
  * (`a-b` and `a.b` are both `a-b` in CSS): the file would silently keep one of them.
  */
-function naming(name: (path: readonly string[]) => string) {
+function naming(name: (path: readonly string[]) => string, failures: TokenBuildError[]) {
   const seen = new Map<string, string>();
   return {
     type: 'name' as const,
-    transform: (token: TransformedToken) => {
+    transform: guarded(failures, (token: TransformedToken) => {
       const result = name(token.path);
       const path = token.path.join('.');
       const other = seen.get(result);
@@ -132,7 +117,30 @@ function naming(name: (path: readonly string[]) => string) {
       if (result === '') throw new TokenBuildError('its name has no letters or digits', path);
       seen.set(result, path);
       return result;
-    },
+    }),
+  };
+}
+
+/**
+ * A transform whose errors are kept in `failures` as well as thrown: Style Dictionary catches a
+ * transform's error, logs it as a warning and writes the untransformed value (or name) instead,
+ * so the build checks `failures` afterwards and refuses what would otherwise ship.
+ */
+function guarded<T>(failures: TokenBuildError[], transform: (token: TransformedToken) => T) {
+  return (token: TransformedToken): T => {
+    try {
+      return transform(token);
+    } catch (error) {
+      failures.push(
+        TokenBuildError.is(error)
+          ? error
+          : new TokenBuildError(
+              error instanceof Error ? error.message : String(error),
+              token.path.join('.'),
+            ),
+      );
+      throw error;
+    }
   };
 }
 
@@ -220,29 +228,33 @@ const PLATFORM_SPECS: Record<Platform, PlatformSpec> = {
 };
 
 /** The hooks of one build: fresh, so each name transform sees only this build's tokens. */
-function hooks(): Config['hooks'] {
+function hooks(failures: TokenBuildError[]): Config['hooks'] {
   return {
     transforms: {
-      'mcpkit/name/kebab': naming(CASE.kebab),
-      'mcpkit/name/pascal': naming((path) => identifier(CASE.pascal(path))),
-      'mcpkit/name/camel': naming((path) => identifier(CASE.camel(path))),
-      'mcpkit/name/android': naming((path) => androidName(CASE.snake(path))),
-      'mcpkit/value/css': { type: 'value', filter: notAlias, transform: cssText },
+      'mcpkit/name/kebab': naming(CASE.kebab, failures),
+      'mcpkit/name/pascal': naming((path) => identifier(CASE.pascal(path)), failures),
+      'mcpkit/name/camel': naming((path) => identifier(CASE.camel(path)), failures),
+      'mcpkit/name/android': naming((path) => androidName(CASE.snake(path)), failures),
+      'mcpkit/value/css': {
+        type: 'value',
+        filter: notAlias,
+        transform: guarded(failures, cssText),
+      },
       // Typography stays an object: the Tailwind format writes its parts as `--text-*` options.
       'mcpkit/value/tailwind': {
         type: 'value',
         filter: (token) => notAlias(token) && token.$type !== 'typography',
-        transform: cssText,
+        transform: guarded(failures, cssText),
       },
       'mcpkit/value/swift': {
         type: 'value',
         filter: notAlias,
-        transform: (token) => swiftValue(token.$value),
+        transform: guarded(failures, (token) => swiftValue(token.$value)),
       },
       'mcpkit/value/android': {
         type: 'value',
         filter: notAlias,
-        transform: (token) => androidValue(token.$value),
+        transform: guarded(failures, (token) => androidValue(token.$value)),
       },
     },
     formats: {
@@ -261,11 +273,12 @@ export async function buildTokens(
   platform: Platform,
 ): Promise<BuiltFile[]> {
   const spec = PLATFORM_SPECS[platform];
+  const failures: TokenBuildError[] = [];
   const sd = new StyleDictionary({
     tokens: prepareForBuild(doc) as DesignTokens,
     usesDtcg: true,
     log: { verbosity: 'silent', warnings: 'disabled', errors: { brokenReferences: 'throw' } },
-    hooks: hooks(),
+    hooks: hooks(failures),
     platforms: {
       [platform]: {
         transforms: spec.transforms,
@@ -281,6 +294,11 @@ export async function buildTokens(
     if (TokenBuildError.is(error)) throw error;
     // Style Dictionary's own errors name tokens in their text; passed on as they are.
     throw new TokenBuildError(error instanceof Error ? error.message : String(error));
+  }
+  const [first] = failures;
+  if (first) {
+    const more = failures.length > 1 ? ` (and ${failures.length - 1} more)` : '';
+    throw new TokenBuildError(`${first.message}${more}`, first.path);
   }
   return outputs.map((out) => ({
     name: out.destination ?? `tokens.${platform}`,

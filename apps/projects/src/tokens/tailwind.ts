@@ -9,6 +9,7 @@
  */
 import type { TransformedToken } from 'style-dictionary/types';
 import { cssFontFamily, cssMeasure } from './css-values.js';
+import { TokenBuildError } from './errors.js';
 import { CASE } from './names.js';
 
 /** Tailwind namespaces a dimension token may name with its first path segment. */
@@ -45,7 +46,8 @@ function themeName(token: TransformedToken): string {
   if (token.$type === 'dimension') namespace = SIZE_NAMESPACES.has(first) ? first : 'spacing';
   if (token.$type === 'typography') namespace = 'text';
   if (namespace === undefined) return `--${full}`;
-  for (const prefix of [`${namespace}-`, `${namespace}s-`]) {
+  const typeName = CASE.kebab([String(token.$type)]);
+  for (const prefix of [`${namespace}-`, `${namespace}s-`, `${typeName}-`]) {
     if (full.startsWith(prefix) && full.length > prefix.length) {
       return `--${namespace}-${full.slice(prefix.length)}`;
     }
@@ -82,9 +84,7 @@ export function tailwindTheme(tokens: TransformedToken[]): string {
       const other = seen.get(name);
       // Two tokens in one Tailwind name: refused by the build, like a name collision.
       if (other !== undefined && other !== path) {
-        throw Object.assign(new Error(`${path}: it and ${other} are both ${name} in Tailwind`), {
-          path,
-        });
+        throw new TokenBuildError(`it and ${other} are both ${name} in Tailwind`, path);
       }
       seen.set(name, path);
       lines.push(`  ${name}: ${value};`);
