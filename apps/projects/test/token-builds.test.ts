@@ -120,7 +120,7 @@ function androidResources(xml: string): { kind: string; name: string; value: str
   const parsed = new XMLParser({
     ignoreAttributes: false,
     parseTagValue: false,
-    isArray: (_name, path) => path.split('.').length === 2,
+    isArray: (_name, path) => String(path).split('.').length === 2,
   }).parse(xml);
   const resources = parsed.resources as Record<string, { '@_name': string; '#text': unknown }[]>;
   return Object.entries(resources).flatMap(([kind, items]) =>
