@@ -11,7 +11,7 @@ import { authorizationFailed, notFound, validationError } from './errors.js';
 import { PLATFORMS, type Platform, TokenBuildError } from './tokens/build.js';
 import type { TokenBuilder } from './tokens/builder.js';
 import { designSystemUri, PROJECTS_URI } from './tools/common.js';
-import { currentTokens } from './tools/tokens-common.js';
+import { currentTokens, modeTokens } from './tools/tokens-common.js';
 
 const TOKEN_BUILD = new UriTemplate('codefluss://projects/{projectId}/tokens/{platform}');
 
@@ -99,13 +99,13 @@ export function projectResources(store: Store, builder: TokenBuilder) {
       await ownProject(store, who, id);
       if (!(PLATFORMS as readonly string[]).includes(platform ?? ''))
         throw notFound('resource', uri);
-      const { tokens, version, updatedAt } = await currentTokens(store, id);
+      const { tokens, version, updatedAt, resolver } = await currentTokens(store, id);
+      // With modes: the default mode, as the plain files of build_design_tokens.
+      const [one] = modeTokens(tokens, resolver, undefined);
+      if (!one) throw notFound('resource', uri);
       try {
-        const files = await builder.build(
-          `${id}@${version}@${updatedAt}`,
-          tokens,
-          platform as Platform,
-        );
+        const key = `${id}@${version}@${updatedAt}@${one.label}`;
+        const files = await builder.build(key, one.tokens, platform as Platform, one.options);
         // The first file at the resource's URI; a second (the js build's .d.ts) beside it.
         return files.map((file, i) => ({
           uri: i === 0 ? uri : `${uri}/${file.name}`,

@@ -17,6 +17,7 @@ import { projectResources, tokenBuildMatch } from './resources.js';
 import { TokenBuilder } from './tokens/builder.js';
 import { PROJECTS_URI } from './tools/common.js';
 import { allTools } from './tools/index.js';
+import { serializer } from './tools/tokens-common.js';
 
 const DESIGN_SYSTEM = new UriTemplate('codefluss://design-system/{projectId}');
 
@@ -122,6 +123,7 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
   const deps = {
     store: options.store,
     builder,
+    tokenWrites: serializer(),
     changed:
       options.announce ??
       ((uri: string, userId: string) =>

@@ -117,6 +117,12 @@ const TOOLS: readonly ToolCase[] = [
     args: (projectId) => ({ projectId, from: 0 }),
   },
   {
+    tool: 'update_design_token_modes',
+    scope: 'write',
+    kind: 'project',
+    args: (projectId) => ({ projectId, resolver: null }),
+  },
+  {
     tool: 'restore_design_tokens',
     scope: 'write',
     kind: 'project',

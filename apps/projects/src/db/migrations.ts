@@ -149,6 +149,8 @@ export const migrations: readonly Migration[] = [
         .alterTable('design_systems')
         .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
         .execute();
+      // The project's modes (a DTCG resolver document), versioned with its tokens.
+      await db.schema.alterTable('design_systems').addColumn('resolver', 'text').execute();
 
       // The author is a user or null: deleting a user keeps the versions they wrote, without
       // their id (no dangling id for a user who is gone), and an id that is no user is refused
@@ -163,6 +165,7 @@ export const migrations: readonly Migration[] = [
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('author_id', 'text', (c) => c.references('users.id').onDelete('set null'))
         .addColumn('note', 'text')
+        .addColumn('resolver', 'text')
         // Also the index of the newest-first listing and of the retention's range delete.
         .addPrimaryKeyConstraint('design_token_versions_pkey', ['project_id', 'version'])
         .addCheckConstraint('design_token_versions_version_check', sql`version >= 1`)

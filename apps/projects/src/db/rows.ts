@@ -259,11 +259,12 @@ export function toDesignSystem(row: Selectable<DesignSystemsTable>): DesignSyste
     tokens: JSON.parse(row.tokens) as Record<string, unknown>,
     updatedAt: row.updated_at,
     version: row.version,
+    resolver: row.resolver === null ? null : (JSON.parse(row.resolver) as Record<string, unknown>),
   };
 }
 
 export function toDesignTokenVersionInfo(
-  row: Omit<Selectable<DesignTokenVersionsTable>, 'project_id' | 'tokens'>,
+  row: Omit<Selectable<DesignTokenVersionsTable>, 'project_id' | 'tokens' | 'resolver'>,
 ): DesignTokenVersionInfo {
   return {
     version: row.version,
@@ -279,6 +280,7 @@ export function toDesignTokenVersion(
   return {
     ...toDesignTokenVersionInfo(row),
     tokens: JSON.parse(row.tokens) as Record<string, unknown>,
+    resolver: row.resolver === null ? null : (JSON.parse(row.resolver) as Record<string, unknown>),
   };
 }
 

@@ -68,6 +68,8 @@ export interface DesignSystemsTable {
   updated_at: string;
   /** The version of `tokens` in `design_token_versions`: the project's counter of versions. */
   version: number;
+  /** JSON text of a DTCG 2025.10 resolver document (the project's modes), or null. */
+  resolver: string | null;
 }
 
 /** A project's design-token history: the newest versions, up to the store's limit. */
@@ -81,6 +83,8 @@ export interface DesignTokenVersionsTable {
   /** The user who wrote it; set to null when that user is deleted. */
   author_id: string | null;
   note: string | null;
+  /** JSON text of the resolver document that went with these tokens, or null. */
+  resolver: string | null;
 }
 
 /** Who signed in with OAuth: an authorization server's subject, linked to a projects user. */

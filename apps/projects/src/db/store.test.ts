@@ -1045,6 +1045,7 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
             tokens,
             updatedAt: new Date(clock.now()).toISOString(),
             version: 1,
+            resolver: null,
           });
           expect(await store.getDesignSystem(projectId)).toEqual(set);
 
@@ -1112,6 +1113,7 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
               createdAt: written[0]?.updatedAt,
               author: null,
               note: null,
+              resolver: null,
             });
             expect(await store.getDesignTokenVersion(projectId, 2)).toEqual({
               version: 2,
@@ -1119,6 +1121,7 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
               createdAt: written[1]?.updatedAt,
               author: author.id,
               note: null,
+              resolver: null,
             });
             expect(await store.getDesignTokenVersion(projectId, 3)).toEqual({
               version: 3,
@@ -1126,6 +1129,7 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
               createdAt: new Date(clock.now()).toISOString(),
               author: author.id,
               note: 'restored version 1',
+              resolver: null,
             });
             for (const none of [0, 4, -1, 1.5, Number.NaN, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
               expect(await store.getDesignTokenVersion(projectId, none), String(none)).toBe(
@@ -1136,6 +1140,26 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
           } finally {
             await s.close();
           }
+        });
+
+        it('keeps the modes (resolver) with the tokens: given, kept, removed, versioned', async () => {
+          const projectId = await newProject();
+          const modes = { version: '2025.10', resolutionOrder: [{ $ref: '#/modifiers/theme' }] };
+          expect((await store.setDesignSystem(projectId, { a: {} })).resolver).toBeNull();
+          const given = await store.setDesignSystem(projectId, { b: {} }, { resolver: modes });
+          expect(given.resolver).toEqual(modes);
+          // A write of tokens alone keeps the modes.
+          const kept = await store.setDesignSystem(projectId, { c: {} });
+          expect(kept.resolver).toEqual(modes);
+          expect((await store.getDesignSystem(projectId))?.resolver).toEqual(modes);
+          const removed = await store.setDesignSystem(projectId, { d: {} }, { resolver: null });
+          expect(removed.resolver).toBeNull();
+          expect((await store.getDesignSystem(projectId))?.resolver).toBeNull();
+          const resolvers = [];
+          for (let v = 1; v <= 4; v++) {
+            resolvers.push((await store.getDesignTokenVersion(projectId, v))?.resolver);
+          }
+          expect(resolvers).toEqual([null, modes, modes, null]);
         });
 
         it('lists versions newest first without their tokens, paginated', async () => {
@@ -1340,6 +1364,7 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
             tokens,
             updatedAt: '2030-01-02T00:00:00.000Z',
             version: 1,
+            resolver: null,
           });
           expect(await s.listDesignTokenVersions('proj_old000000001')).toEqual({
             items: [

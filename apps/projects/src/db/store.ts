@@ -880,16 +880,24 @@ class KyselyStore implements Store {
       }
       const current = await trx
         .selectFrom('design_systems')
-        .select('version')
+        .select(['version', 'resolver'])
         .where('project_id', '=', projectId)
         .executeTakeFirst();
       const version = (current?.version ?? 0) + 1;
       const updatedAt = this.now();
+      const resolver =
+        options.resolver === undefined
+          ? (current?.resolver ?? null)
+          : options.resolver === null
+            ? null
+            : JSON.stringify(options.resolver);
       await trx
         .insertInto('design_systems')
-        .values({ project_id: projectId, tokens: text, updated_at: updatedAt, version })
+        .values({ project_id: projectId, tokens: text, updated_at: updatedAt, version, resolver })
         .onConflict((oc) =>
-          oc.column('project_id').doUpdateSet({ tokens: text, updated_at: updatedAt, version }),
+          oc
+            .column('project_id')
+            .doUpdateSet({ tokens: text, updated_at: updatedAt, version, resolver }),
         )
         .execute();
       // The project is locked and exists: a foreign key that fails here is the author's.
@@ -903,6 +911,7 @@ class KyselyStore implements Store {
             created_at: updatedAt,
             author_id: author,
             note: options.note ?? null,
+            resolver,
           })
           .execute(),
       );
@@ -912,7 +921,13 @@ class KyselyStore implements Store {
         .where('version', '<=', version - this.versionsKept)
         .execute();
       // What was stored is `tokens` as JSON: no need to parse the text back.
-      return { projectId, tokens, updatedAt, version };
+      return {
+        projectId,
+        tokens,
+        updatedAt,
+        version,
+        resolver: resolver === null ? null : (JSON.parse(resolver) as Record<string, unknown>),
+      };
     });
   }
 

@@ -104,6 +104,8 @@ export interface DesignSystem {
   updatedAt: string;
   /** The number of the version these tokens are in the project's history: 1 or more. */
   version: number;
+  /** The project's modes: a DTCG 2025.10 resolver document over these tokens, or null. */
+  resolver: Record<string, unknown> | null;
 }
 
 /** Who wrote a design-token version, and why; both are optional. */
@@ -112,6 +114,11 @@ export interface DesignTokenWriteOptions {
   author?: string | undefined;
   /** Free text, e.g. `restored version 3`. */
   note?: string | undefined;
+  /**
+   * The project's modes (a DTCG resolver document) to store with the tokens; null removes them.
+   * Default: the modes stay as they are.
+   */
+  resolver?: Record<string, unknown> | null | undefined;
 }
 
 /** One entry of a project's design-token history, without the tokens (see `listDesignTokenVersions`). */
@@ -130,6 +137,8 @@ export interface DesignTokenVersionInfo {
 export interface DesignTokenVersion extends DesignTokenVersionInfo {
   /** The W3C DTCG token document as it was written. */
   tokens: Record<string, unknown>;
+  /** The resolver document (modes) it was written with, or null. */
+  resolver: Record<string, unknown> | null;
 }
 
 /** One page of a keyset-paginated list. */

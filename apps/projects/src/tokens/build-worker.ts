@@ -9,10 +9,10 @@ import type { BuildReply, BuildRequest } from './builder.js';
 const port = parentPort;
 if (!port) throw new Error('build-worker.js runs in a worker thread');
 
-port.on('message', async ({ id, doc, platform }: BuildRequest) => {
+port.on('message', async ({ id, doc, platform, options }: BuildRequest) => {
   let reply: BuildReply;
   try {
-    reply = { id, ok: true, files: await buildTokens(doc, platform) };
+    reply = { id, ok: true, files: await buildTokens(doc, platform, options) };
   } catch (error) {
     reply = {
       id,

@@ -258,10 +258,50 @@ function hooks(failures: TokenBuildError[]): Config['hooks'] {
       },
     },
     formats: {
-      'mcpkit/tailwind-v4': ({ dictionary }: { dictionary: Dictionary }) =>
-        tailwindTheme(dictionary.allTokens),
+      'mcpkit/tailwind-v4': ({
+        dictionary,
+        options,
+      }: {
+        dictionary: Dictionary;
+        options: { selector?: string };
+      }) => tailwindTheme(dictionary.allTokens, options.selector),
     },
   };
+}
+
+/** How a mode's build differs from the plain one (see `build_design_tokens`). */
+export interface BuildOptions {
+  /**
+   * CSS and Tailwind: the selector the variables are declared under instead of `:root` (and, for
+   * Tailwind, in a plain rule overriding the `@theme` variables), e.g. `[data-theme="dark"]`.
+   */
+  selector?: string;
+  /** Put before each file name's extension, e.g. `theme-dark` → `tokens.theme-dark.css`. */
+  suffix?: string;
+  /** Swift: the class name (default `DesignTokens`). */
+  className?: string;
+}
+
+/** `tokens.d.ts` + `theme-dark` → `tokens.theme-dark.d.ts`. */
+function withSuffix(name: string, suffix: string | undefined): string {
+  if (!suffix) return name;
+  const dot = name.endsWith('.d.ts') ? name.length - 5 : name.lastIndexOf('.');
+  return `${name.slice(0, dot)}.${suffix}${name.slice(dot)}`;
+}
+
+/** The platform's files with a mode's options applied. */
+function filesOf(spec: PlatformSpec, options: BuildOptions): PlatformSpec['files'] {
+  return spec.files?.map((f) => ({
+    ...f,
+    destination: withSuffix(f.destination ?? '', options.suffix),
+    options: {
+      ...f.options,
+      ...(options.selector ? { selector: options.selector } : {}),
+      ...(options.className && f.format === 'ios-swift/class.swift'
+        ? { className: options.className }
+        : {}),
+    },
+  }));
 }
 
 /**
@@ -271,6 +311,7 @@ function hooks(failures: TokenBuildError[]): Config['hooks'] {
 export async function buildTokens(
   doc: Record<string, unknown>,
   platform: Platform,
+  options: BuildOptions = {},
 ): Promise<BuiltFile[]> {
   const spec = PLATFORM_SPECS[platform];
   const failures: TokenBuildError[] = [];
@@ -282,7 +323,7 @@ export async function buildTokens(
     platforms: {
       [platform]: {
         transforms: spec.transforms,
-        files: spec.files,
+        files: filesOf(spec, options),
         ...(spec.expand ? { expand: { include: EXPANDED } } : {}),
       },
     },

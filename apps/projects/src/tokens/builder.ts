@@ -11,7 +11,7 @@
  * new one.
  */
 import { Worker } from 'node:worker_threads';
-import { type BuiltFile, type Platform, TokenBuildError } from './build.js';
+import { type BuildOptions, type BuiltFile, type Platform, TokenBuildError } from './build.js';
 
 /** Builds kept. */
 export const CACHED = 64;
@@ -25,6 +25,7 @@ export interface BuildRequest {
   id: number;
   doc: Record<string, unknown>;
   platform: Platform;
+  options: BuildOptions;
 }
 
 /** The worker's answer to one {@link BuildRequest}. */
@@ -65,8 +66,13 @@ export class TokenBuilder {
    * The files of `doc` for `platform`. `key` names the document's version (e.g. project id and
    * version): a second build with the same key and platform is the first one's result.
    */
-  build(key: string, doc: Record<string, unknown>, platform: Platform): Promise<BuiltFile[]> {
-    const cacheKey = `${key}\u0000${platform}`;
+  build(
+    key: string,
+    doc: Record<string, unknown>,
+    platform: Platform,
+    options: BuildOptions = {},
+  ): Promise<BuiltFile[]> {
+    const cacheKey = `${key}\u0000${platform}\u0000${JSON.stringify(options)}`;
     const kept = this.#cache.get(cacheKey);
     if (kept) {
       this.#cache.delete(cacheKey);
@@ -79,7 +85,7 @@ export class TokenBuilder {
         new TokenBuildError(`${MAX_QUEUED} token builds are waiting already; try again shortly`),
       );
     }
-    const result = this.#send(doc, platform);
+    const result = this.#send(doc, platform, options);
     this.#cache.set(cacheKey, result);
     // A failed build is not kept: the next request tries again.
     result.catch(() => {
@@ -104,13 +110,17 @@ export class TokenBuilder {
     if (worker) await worker.terminate();
   }
 
-  #send(doc: Record<string, unknown>, platform: Platform): Promise<BuiltFile[]> {
+  #send(
+    doc: Record<string, unknown>,
+    platform: Platform,
+    options: BuildOptions,
+  ): Promise<BuiltFile[]> {
     const id = this.#nextId++;
     return new Promise<BuiltFile[]>((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
       const worker = this.#start();
       worker.ref();
-      worker.postMessage({ id, doc, platform } satisfies BuildRequest);
+      worker.postMessage({ id, doc, platform, options } satisfies BuildRequest);
     });
   }
 

@@ -74,8 +74,12 @@ function declarations(token: TransformedToken): [string, string][] {
   return out;
 }
 
-/** The `@theme { … }` block of a platform's transformed tokens. */
-export function tailwindTheme(tokens: TransformedToken[]): string {
+/**
+ * The `@theme { … }` block of a platform's transformed tokens; with a `selector` (a mode), a rule
+ * that gives the same theme variables the mode's values (Tailwind v4 reads theme variables as CSS
+ * variables, so a later, more specific rule overrides them).
+ */
+export function tailwindTheme(tokens: TransformedToken[], selector?: string): string {
   const lines: string[] = [];
   const seen = new Map<string, string>();
   for (const token of tokens) {
@@ -90,5 +94,6 @@ export function tailwindTheme(tokens: TransformedToken[]): string {
       lines.push(`  ${name}: ${value};`);
     }
   }
-  return `/* Do not edit directly: generated from the project's design tokens. */\n@theme {\n${lines.join('\n')}\n}\n`;
+  const head = selector === undefined || selector === ':root' ? '@theme' : selector;
+  return `/* Do not edit directly: generated from the project's design tokens. */\n${head} {\n${lines.join('\n')}\n}\n`;
 }

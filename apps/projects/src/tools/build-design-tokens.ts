@@ -3,9 +3,14 @@ import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
 import { PLATFORMS, TokenBuildError } from '../tokens/build.js';
 import { projectId, READ, type ToolDeps } from './common.js';
-import { currentTokens, tokenBuildUri } from './tokens-common.js';
+import { currentTokens, modeTokens, tokenBuildUri } from './tokens-common.js';
 
-const fileShape = z.object({ name: z.string(), mimeType: z.string(), contents: z.string() });
+const fileShape = z.object({
+  name: z.string(),
+  mimeType: z.string(),
+  contents: z.string(),
+  mode: z.string().optional().describe('The mode it is built for, e.g. theme=dark'),
+});
 
 export const buildDesignTokens = (deps: ToolDeps) =>
   defineTool({
@@ -16,6 +21,12 @@ export const buildDesignTokens = (deps: ToolDeps) =>
     inputSchema: z.object({
       projectId,
       platform: z.enum(PLATFORMS).describe('Which code to build'),
+      mode: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe(
+          'For a project with modes: the mode to build, e.g. {"theme": "dark"} (default: every mode, the others set apart by [data-…] selectors and file names)',
+        ),
     }),
     outputSchema: z.object({
       projectId: z.string(),
@@ -26,12 +37,17 @@ export const buildDesignTokens = (deps: ToolDeps) =>
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     requiredScopes: READ,
-    handler: async ({ projectId: id, platform }, ctx) => {
+    handler: async ({ projectId: id, platform, mode }, ctx) => {
       await ownProject(deps.store, caller(ctx), id);
-      const { tokens, version, updatedAt } = await currentTokens(deps.store, id);
-      let files: Awaited<ReturnType<typeof deps.builder.build>>;
+      const { tokens, version, updatedAt, resolver } = await currentTokens(deps.store, id);
+      const files: z.infer<typeof fileShape>[] = [];
       try {
-        files = await deps.builder.build(`${id}@${version}@${updatedAt}`, tokens, platform);
+        for (const one of modeTokens(tokens, resolver, mode)) {
+          const key = `${id}@${version}@${updatedAt}@${one.label}`;
+          for (const file of await deps.builder.build(key, one.tokens, platform, one.options)) {
+            files.push(one.label === '' ? file : { ...file, mode: one.label });
+          }
+        }
       } catch (error) {
         if (TokenBuildError.is(error)) {
           throw new ToolError(`The ${platform} build failed: ${error.message}`, {

@@ -5,7 +5,7 @@ import { caller, ownProject } from '../access.js';
 import { validationError } from '../errors.js';
 import { colorTokens, contrast, defaultPairs, WCAG } from '../tokens/contrast.js';
 import { projectId, READ, type ToolDeps } from './common.js';
-import { currentTokens } from './tokens-common.js';
+import { currentTokens, modeTokens } from './tokens-common.js';
 
 /** Pairs one call checks at most. */
 export const MAX_PAIRS = 2_500;
@@ -34,7 +34,7 @@ export const checkColorContrast = (deps: ToolDeps) =>
   defineTool({
     name: 'check_color_contrast',
     title: 'Check colour contrast',
-    description: `Checks text/background colour pairs of a project’s design tokens against WCAG 2.2 contrast (AA: ${WCAG.aa}:1, large text ${WCAG.aaLarge}:1; AAA: ${WCAG.aaa}:1, large ${WCAG.aaaLarge}:1). Name pairs (token paths or CSS colours), or leave them out to check every text colour on every surface colour (by the words in their paths: text, foreground, on… / surface, background…). Failures first.`,
+    description: `Checks text/background colour pairs of a project’s design tokens against WCAG 2.2 contrast (AA: ${WCAG.aa}:1, large text ${WCAG.aaLarge}:1; AAA: ${WCAG.aaa}:1, large ${WCAG.aaaLarge}:1). Name pairs (token paths or CSS colours), or leave them out to check every text colour on every surface colour (by the words in their paths: text, foreground, on… / surface, background…). Projects with modes are checked in every mode unless one is named. Failures first; at most ${MAX_PAIRS} pairs.`,
     inputSchema: z.object({
       projectId,
       pairs: z
@@ -46,6 +46,12 @@ export const checkColorContrast = (deps: ToolDeps) =>
         .boolean()
         .optional()
         .describe('Judge as large text (≥ 24px, or ≥ 18.66px bold); default false'),
+      mode: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe(
+          'For a project with modes: the mode to check, e.g. {"theme": "dark"} (default: every mode)',
+        ),
     }),
     outputSchema: z.object({
       projectId: z.string(),
@@ -62,6 +68,7 @@ export const checkColorContrast = (deps: ToolDeps) =>
           aaLarge: z.boolean(),
           aaa: z.boolean(),
           aaaLarge: z.boolean(),
+          mode: z.string().optional().describe('The mode, e.g. theme=dark'),
         }),
       ),
       counts: z.object({
@@ -72,32 +79,39 @@ export const checkColorContrast = (deps: ToolDeps) =>
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     requiredScopes: READ,
-    handler: async ({ projectId: id, pairs, level = 'AA', largeText = false }, ctx) => {
+    handler: async ({ projectId: id, pairs, level = 'AA', largeText = false, mode }, ctx) => {
       await ownProject(deps.store, caller(ctx), id);
-      const colors = colorTokens((await currentTokens(deps.store, id)).tokens);
-      const named = pairs?.map(({ foreground, background }, i) => ({
-        foreground,
-        background,
-        fg: colorOf(colors, foreground, `pairs.${i}.foreground`),
-        bg: colorOf(colors, background, `pairs.${i}.background`),
-      }));
-      const checked =
-        named ??
-        defaultPairs(colors)
-          .slice(0, MAX_PAIRS)
-          .map(([foreground, background]) => ({
+      const { tokens, resolver } = await currentTokens(deps.store, id);
+      const key = `${level.toLowerCase()}${largeText ? 'Large' : ''}` as keyof typeof WCAG;
+      const results = [];
+      for (const one of modeTokens(tokens, resolver, mode)) {
+        const colors = colorTokens(one.tokens);
+        const checked =
+          pairs?.map(({ foreground, background }, i) => ({
+            foreground,
+            background,
+            fg: colorOf(colors, foreground, `pairs.${i}.foreground`),
+            bg: colorOf(colors, background, `pairs.${i}.background`),
+          })) ??
+          defaultPairs(colors).map(([foreground, background]) => ({
             foreground,
             background,
             fg: colors.get(foreground) as Color,
             bg: colors.get(background) as Color,
           }));
-      const key = `${level.toLowerCase()}${largeText ? 'Large' : ''}` as keyof typeof WCAG;
-      const results = checked
-        .map(({ foreground, background, fg, bg }) => {
+        for (const { foreground, background, fg, bg } of checked) {
+          if (results.length >= MAX_PAIRS) break;
           const verdict = contrast(fg, bg);
-          return { foreground, background, ...verdict, passes: verdict[key] };
-        })
-        .sort((a, b) => Number(a.passes) - Number(b.passes) || a.ratio - b.ratio);
+          results.push({
+            foreground,
+            background,
+            ...verdict,
+            passes: verdict[key],
+            ...(one.label === '' ? {} : { mode: one.label }),
+          });
+        }
+      }
+      results.sort((a, b) => Number(a.passes) - Number(b.passes) || a.ratio - b.ratio);
       const failing = results.filter((r) => !r.passes).length;
       return {
         projectId: id,

@@ -10,6 +10,7 @@ import {
 import { invalidParams, validationError } from '../errors.js';
 import { jsonOverLimit } from '../json.js';
 import type { TokenBuilder } from '../tokens/builder.js';
+import type { TokenWrites } from './tokens-common.js';
 
 export interface ToolDeps {
   store: Store;
@@ -17,6 +18,8 @@ export interface ToolDeps {
   changed: (uri: string, userId: string) => void;
   /** Builds design tokens into code, off the event loop. */
   builder: TokenBuilder;
+  /** Runs a project's token writes one after the other (read, merge, check, write). */
+  tokenWrites: TokenWrites;
 }
 
 export const PROJECTS_URI = 'codefluss://projects';

@@ -4,6 +4,8 @@ import { caller, ownProject } from '../access.js';
 import { DESIGN_SYSTEM_TOOL_META } from '../design-system-view.js';
 import { defaultTokens, tokenDocument } from '../dtcg.js';
 import { projectId, READ, type ToolDeps } from './common.js';
+import { modesOf } from './tokens-common.js';
+import { modeAxisShape } from './update-design-token-modes.js';
 
 export const getDesignSystem = (deps: ToolDeps) =>
   defineTool({
@@ -19,6 +21,11 @@ export const getDesignSystem = (deps: ToolDeps) =>
         .number()
         .int()
         .describe('The version of the tokens (0: the starter tokens, never written)'),
+      modes: z.array(modeAxisShape).describe('The modes’ modifiers and contexts (none: no modes)'),
+      resolver: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe('The DTCG resolver document of the modes, if any'),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     // MCP Apps hosts draw the tokens beside the result; others ignore it.
@@ -33,6 +40,8 @@ export const getDesignSystem = (deps: ToolDeps) =>
         tokens: tokenDocument(system?.tokens ?? defaultTokens(), id, updatedAt),
         updatedAt,
         version: system?.version ?? 0,
+        modes: modesOf(system?.resolver ?? null),
+        ...(system?.resolver ? { resolver: system.resolver } : {}),
       };
     },
   });

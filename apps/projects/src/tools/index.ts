@@ -18,6 +18,7 @@ import { listDesignTokenVersions } from './list-design-token-versions.js';
 import { listProjects } from './list-projects.js';
 import { restoreDesignTokens } from './restore-design-tokens.js';
 import { updateBlock } from './update-block.js';
+import { updateDesignTokenModes } from './update-design-token-modes.js';
 import { updateDesignTokens } from './update-design-tokens.js';
 import { updateProject } from './update-project.js';
 
@@ -37,6 +38,7 @@ export function allTools(deps: ToolDeps): Tool[] {
     getAsset,
     getDesignSystem,
     updateDesignTokens,
+    updateDesignTokenModes,
     buildDesignTokens,
     checkColorContrast,
     listDesignTokenVersions,

@@ -1,17 +1,16 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
-import { validateTokensSliced } from '../dtcg.js';
 import { notFound } from '../errors.js';
 import { projectId, type ToolDeps, WRITE } from './common.js';
-import { invalidTokens, tokenUris } from './tokens-common.js';
+import { checkTokens, tokenUris } from './tokens-common.js';
 
 export const restoreDesignTokens = (deps: ToolDeps) =>
   defineTool({
     name: 'restore_design_tokens',
     title: 'Restore design tokens',
     description:
-      'Makes an earlier version of a project’s design tokens (see list_design_token_versions) the current one. The history keeps everything: the restore is a new version, noted "restored version N".',
+      'Makes an earlier version of a project’s design tokens and modes (see list_design_token_versions) the current one. The history keeps everything: the restore is a new version, noted "restored version N".',
     inputSchema: z.object({
       projectId,
       version: z.number().int().min(1).describe('The version to go back to'),
@@ -32,14 +31,16 @@ export const restoreDesignTokens = (deps: ToolDeps) =>
     handler: async ({ projectId: id, version }, ctx) => {
       const who = caller(ctx);
       await ownProject(deps.store, who, id);
-      const old = await deps.store.getDesignTokenVersion(id, version);
-      if (!old) throw notFound('resource', `${id} design tokens version ${version}`);
-      // Written under the rules of its day: checked again under today's before it is current.
-      const problems = await validateTokensSliced(old.tokens);
-      if (problems.length > 0) throw invalidTokens(problems);
-      const saved = await deps.store.setDesignSystem(id, old.tokens, {
-        author: who.userId,
-        note: `restored version ${version}`,
+      const saved = await deps.tokenWrites(id, async () => {
+        const old = await deps.store.getDesignTokenVersion(id, version);
+        if (!old) throw notFound('resource', `${id} design tokens version ${version}`);
+        // Written under the rules of its day: checked again under today's before it is current.
+        await checkTokens(old.tokens, old.resolver);
+        return deps.store.setDesignSystem(id, old.tokens, {
+          author: who.userId,
+          note: `restored version ${version}`,
+          resolver: old.resolver,
+        });
       });
       for (const uri of tokenUris(id)) deps.changed(uri, who.userId);
       return {

@@ -5,17 +5,33 @@
  */
 import { RpcError } from '@mcpkit/protocol';
 import type { Store } from '../db/types.js';
-import { defaultTokens, type TokenProblem } from '../dtcg.js';
-import { Code } from '../errors.js';
-import { PLATFORMS, type Platform } from '../tokens/build.js';
+import { defaultTokens, type TokenProblem, validateTokensSliced } from '../dtcg.js';
+import { Code, invalidParams } from '../errors.js';
+import { type BuildOptions, PLATFORMS, type Platform } from '../tokens/build.js';
+import { cssString } from '../tokens/css-values.js';
+import { CASE } from '../tokens/names.js';
+import {
+  allModes,
+  modeAxes,
+  modeInput,
+  modeLabel,
+  type ResolverProblem,
+  readResolver,
+  resolveMode,
+} from '../tokens/resolver.js';
 import { designSystemUri } from './common.js';
 
 /** A project's tokens as they are now: version 0 is the starter document, never written. */
 export async function currentTokens(store: Store, projectId: string) {
   const system = await store.getDesignSystem(projectId);
   return system
-    ? { tokens: system.tokens, version: system.version, updatedAt: system.updatedAt }
-    : { tokens: defaultTokens(), version: 0, updatedAt: undefined };
+    ? {
+        tokens: system.tokens,
+        version: system.version,
+        updatedAt: system.updatedAt,
+        resolver: system.resolver,
+      }
+    : { tokens: defaultTokens(), version: 0, updatedAt: undefined, resolver: null };
 }
 
 /** `codefluss://projects/{projectId}/tokens/{platform}`: a project's tokens built for a platform. */
@@ -36,4 +52,141 @@ export function invalidTokens(problems: TokenProblem[]): RpcError {
     error: first.error,
     problems: problems.slice(0, 50),
   });
+}
+
+/**
+ * Runs `fn` after every earlier call for the same key has finished: one project's updates
+ * read, merge and write one after the other, though each pauses for other callers meanwhile.
+ */
+export function serializer() {
+  const tails = new Map<string, Promise<void>>();
+  return async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const before = tails.get(key) ?? Promise.resolve();
+    const run = before.then(fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    tails.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+}
+
+/** One project's token writes, one after the other (see {@link serializer}). */
+export type TokenWrites = ReturnType<typeof serializer>;
+
+/**
+ * Refuses (-32004) a token document with problems — or, for a project with modes, a document
+ * any of whose modes has problems, each problem's field naming the mode: with modes, only a mode
+ * is ever built, and a mode may hold tokens the document alone lacks (aliases resolve after the
+ * layers merge, Resolver Module §6.3).
+ */
+export async function checkTokens(
+  tokens: Record<string, unknown>,
+  resolver: Record<string, unknown> | null,
+): Promise<void> {
+  if (resolver === null) {
+    const problems = await validateTokensSliced(tokens);
+    if (problems.length > 0) throw invalidTokens(problems);
+    return;
+  }
+  const read = readResolver(resolver);
+  if ('problems' in read) throw invalidModes(read.problems);
+  for (const mode of allModes(read.layers)) {
+    const problems = await validateTokensSliced(resolveMode(tokens, read.layers, mode));
+    if (problems.length > 0) {
+      throw invalidTokens(
+        problems.map((p) => ({ field: p.field, error: `in mode ${modeLabel(mode)}: ${p.error}` })),
+      );
+    }
+  }
+}
+
+/** -32004 for a resolver document with problems, fields under `resolver.`. */
+export function invalidModes(problems: ResolverProblem[]): RpcError {
+  const first = problems[0] as ResolverProblem;
+  return new RpcError(Code.Validation, 'Validation error', {
+    field: first.field === '(root)' ? 'resolver' : `resolver.${first.field}`,
+    error: first.error,
+    problems: problems.slice(0, 50),
+  });
+}
+
+/** A mode's token document, as builds and contrast checks take it. */
+export interface ModeTokens {
+  /** The mode's input, e.g. `{theme: "dark"}`; empty for a project without modes. */
+  mode: Record<string, string>;
+  /** `theme=dark`; empty for a project without modes. */
+  label: string;
+  tokens: Record<string, unknown>;
+  /** How its build is set apart from the default mode's (none for the default mode). */
+  options: BuildOptions;
+}
+
+/** `[data-theme="dark"][data-density="compact"]`: where a mode's CSS variables apply. */
+function modeSelector(mode: Record<string, string>): string {
+  return Object.entries(mode)
+    .map(([name, context]) => `[data-${CASE.kebab([name]) || 'mode'}=${cssString(context)}]`)
+    .join('');
+}
+
+/**
+ * The documents to build or check: for a project without modes, its tokens; with modes, the one
+ * `input` names — or, without an input, every mode, the defaults first (built as the plain files,
+ * `:root`), the others set apart by selector, file-name suffix and Swift class name.
+ */
+export function modeTokens(
+  tokens: Record<string, unknown>,
+  resolver: Record<string, unknown> | null,
+  input: Record<string, unknown> | undefined,
+): ModeTokens[] {
+  if (resolver === null) {
+    if (input !== undefined && Object.keys(input).length > 0) {
+      throw invalidParams('mode', 'the project has no modes (see update_design_token_modes)');
+    }
+    return [{ mode: {}, label: '', tokens, options: {} }];
+  }
+  const read = readResolver(resolver);
+  if ('problems' in read) throw invalidModes(read.problems);
+  if (input !== undefined) {
+    const chosen = modeInput(read.layers, input);
+    if ('problems' in chosen) {
+      const first = chosen.problems[0] as ResolverProblem;
+      throw invalidParams(first.field, first.error);
+    }
+    const { mode } = chosen;
+    return [
+      { mode, label: modeLabel(mode), tokens: resolveMode(tokens, read.layers, mode), options: {} },
+    ];
+  }
+  return allModes(read.layers).map((mode, i) => {
+    const suffix = CASE.kebab(Object.entries(mode).flat());
+    return {
+      mode,
+      label: modeLabel(mode),
+      tokens: resolveMode(tokens, read.layers, mode),
+      options:
+        i === 0
+          ? {}
+          : {
+              selector: modeSelector(mode),
+              suffix,
+              className: `DesignTokens${CASE.pascal([suffix])}`,
+            },
+    };
+  });
+}
+
+/** The modifiers of a stored resolver (stored ones were checked when written). */
+export function modesOf(resolver: Record<string, unknown> | null) {
+  if (resolver === null) return [];
+  const read = readResolver(resolver);
+  if ('problems' in read) return [];
+  return modeAxes(read.layers).map((a) =>
+    a.default === undefined ? { name: a.name, contexts: a.contexts } : { ...a, default: a.default },
+  );
 }

@@ -7,59 +7,19 @@ import {
   TOKEN_LIMITS,
   tokenDocument,
   tokenLimitProblem,
-  validateTokensSliced,
 } from '../dtcg.js';
+import { mergeTokens } from '../tokens/merge.js';
 import { projectId, type ToolDeps, WRITE } from './common.js';
-import { invalidTokens, tokenUris } from './tokens-common.js';
+import { checkTokens, invalidTokens, modesOf, tokenUris } from './tokens-common.js';
+import { modeAxisShape } from './update-design-token-modes.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/**
- * Deep merge of token groups: a key in `patch` replaces or extends the same key in `base`.
- * Recursive: `patch` must have passed {@link tokenLimitProblem} first.
- */
-function merge(
-  base: Record<string, unknown>,
-  patch: Record<string, unknown>,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(patch)) {
-    const current = out[key];
-    // A token (has $value) is replaced whole; groups merge.
-    out[key] =
-      isObject(value) && isObject(current) && !('$value' in value) ? merge(current, value) : value;
-  }
-  return out;
-}
-
-/**
- * Runs `fn` after every earlier call for the same key has finished: one project's updates
- * read, merge and write one after the other, though each pauses for other callers meanwhile.
- */
-function serializer() {
-  const tails = new Map<string, Promise<void>>();
-  return async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const before = tails.get(key) ?? Promise.resolve();
-    const run = before.then(fn);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    tails.set(key, tail);
-    try {
-      return await run;
-    } finally {
-      if (tails.get(key) === tail) tails.delete(key);
-    }
-  };
-}
-
-export const updateDesignTokens = (deps: ToolDeps) => {
-  const oneAtATime = serializer();
-  return defineTool({
+export const updateDesignTokens = (deps: ToolDeps) =>
+  defineTool({
     name: 'update_design_tokens',
     title: 'Update design tokens',
     description: `Replaces or merges a project’s design tokens (W3C DTCG 2025.10: $value, $type, {group.token} references). The result is validated before it is stored: at most ${TOKEN_LIMITS.tokens} tokens and ${TOKEN_LIMITS.bytes / 1024} KiB, alias chains of at most ${TOKEN_LIMITS.aliasChain} references, groups ${TOKEN_LIMITS.groupDepth} deep.`,
@@ -76,6 +36,8 @@ export const updateDesignTokens = (deps: ToolDeps) => {
         .number()
         .int()
         .describe('The version this write made (see list_design_token_versions)'),
+      modes: z.array(modeAxisShape).describe('The modes’ modifiers and contexts (none: no modes)'),
+      resolver: z.record(z.string(), z.unknown()).optional(),
     }),
     annotations: {
       readOnlyHint: false,
@@ -102,16 +64,16 @@ export const updateDesignTokens = (deps: ToolDeps) => {
       if (over) throw invalidTokens([over]);
       // A large document is work for the event loop: each step below gets a turn of its own, and
       // validation pauses every few milliseconds, so that other callers are served meanwhile.
-      const saved = await oneAtATime(id, async () => {
+      const saved = await deps.tokenWrites(id, async () => {
         await nextTurn();
         let next = input;
+        const current = await deps.store.getDesignSystem(id);
         if (mode !== 'replace') {
-          const current = (await deps.store.getDesignSystem(id))?.tokens ?? defaultTokens();
           await nextTurn();
-          next = merge(current, input);
+          next = mergeTokens(current?.tokens ?? defaultTokens(), input);
         }
-        const problems = await validateTokensSliced(next);
-        if (problems.length > 0) throw invalidTokens(problems);
+        // The document, or with modes each mode's document, must be valid.
+        await checkTokens(next, current?.resolver ?? null);
         await nextTurn();
         return deps.store.setDesignSystem(id, next, { author: who.userId });
       });
@@ -122,6 +84,8 @@ export const updateDesignTokens = (deps: ToolDeps) => {
         tokens: tokenDocument(saved.tokens, id, saved.updatedAt),
         updatedAt: saved.updatedAt,
         version: saved.version,
+        modes: modesOf(saved.resolver),
+        ...(saved.resolver ? { resolver: saved.resolver } : {}),
       };
       // The JSON text of the result, as the engine would make it, in a turn of its own: the
       // reply is encoded in the next.
@@ -130,4 +94,3 @@ export const updateDesignTokens = (deps: ToolDeps) => {
       return { content: [{ type: 'text' as const, text }], structuredContent: result };
     },
   });
-};
