@@ -411,7 +411,14 @@ export function defaultTokens(): Record<string, unknown> {
         primary: { $value: srgb('#2563eb'), $description: 'Buttons, links, focus rings' },
         secondary: { $value: srgb('#7c3aed') },
       },
-      text: { default: { $value: srgb('#111827') }, muted: { $value: srgb('#6b7280') } },
+      text: {
+        default: { $value: srgb('#111827') },
+        muted: { $value: srgb('#6b7280') },
+        subtle: {
+          $value: srgb('#9ca3af'),
+          $description: 'Placeholders; below AA on white for body text',
+        },
+      },
       surface: { background: { $value: srgb('#ffffff') } },
       action: { $value: '{color.brand.primary}' },
     },

@@ -14,6 +14,7 @@ import { designSystemView, UI_EXTENSION, UI_MIME_TYPE } from './design-system-vi
 import { TOKEN_LIMITS } from './dtcg.js';
 import { authorizationFailed, Code, invalidParams, modernError, notFound } from './errors.js';
 import { projectResources, tokenBuildMatch } from './resources.js';
+import { PLATFORMS } from './tokens/build.js';
 import { TokenBuilder } from './tokens/builder.js';
 import { PROJECTS_URI } from './tools/common.js';
 import { allTools } from './tools/index.js';
@@ -110,7 +111,12 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
       const who = caller(ctx);
       requireScope(who, 'read');
       if (uri === PROJECTS_URI) return;
-      const projectId = DESIGN_SYSTEM.match(uri)?.projectId ?? tokenBuildMatch(uri)?.projectId;
+      const build = tokenBuildMatch(uri);
+      // A platform that is not built is no resource: the same answer as reading it.
+      if (build && !(PLATFORMS as readonly string[]).includes(build.platform)) {
+        throw notFound('resource', uri);
+      }
+      const projectId = DESIGN_SYSTEM.match(uri)?.projectId ?? build?.projectId;
       if (projectId === undefined) throw notFound('resource', uri);
       await ownProject(options.store, who, projectId);
     },

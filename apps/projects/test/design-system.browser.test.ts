@@ -158,6 +158,25 @@ describe('design-system view in headless Chromium', () => {
     expect(swatches['color.action']).toBe('color.action: #2563eb');
     const spacing = await view.locator('[data-token="spacing.lg"]').textContent();
     expect(spacing).toContain('2rem (32px)');
+    // The contrast verdicts of the result, each pair drawn with its ratio, failures first.
+    const report = (result.structuredContent as Json).contrast as Json[];
+    const pairs = await view.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('[data-pair]')].map((e) => ({
+        pair: e.dataset.pair,
+        verdict: e.dataset.verdict,
+        text: e.textContent,
+      })),
+    );
+    expect(pairs.map((p) => p.pair)).toEqual(
+      report.map((r) => `${r.foreground} on ${r.background}`),
+    );
+    expect(pairs[0]).toMatchObject({
+      pair: 'color.text.subtle on color.surface.background',
+      verdict: 'fail',
+    });
+    expect(pairs[0]?.text).toContain(`${Number(report[0]?.ratio).toFixed(2)}:1`);
+    expect(pairs[0]?.text).toContain('AA ✗');
+    expect(pairs.filter((p) => p.verdict === 'pass').length).toBe(2);
   });
 
   it('refreshes through the bridge from the keyboard', async () => {

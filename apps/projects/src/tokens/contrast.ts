@@ -44,8 +44,10 @@ const WHITE = new Color('srgb', [1, 1, 1]);
 
 /** The contrast of `foreground` text on `background` (colorjs colours). */
 export function contrast(foreground: Color, background: Color) {
-  const bg = over(background, WHITE);
-  const fg = over(foreground, bg);
+  // What a screen shows: colours outside sRGB mapped into it (color(srgb 2 2 2) is white),
+  // else a ratio past WCAG's 21:1.
+  const bg = over(background.to('srgb').toGamut(), WHITE);
+  const fg = over(foreground.to('srgb').toGamut(), bg);
   const ratio = Math.round(Color.contrast(fg, bg, 'WCAG21') * 100) / 100;
   return {
     ratio,

@@ -4,7 +4,7 @@ import { caller, ownProject } from '../access.js';
 import { DESIGN_SYSTEM_TOOL_META } from '../design-system-view.js';
 import { defaultTokens, tokenDocument } from '../dtcg.js';
 import { projectId, READ, type ToolDeps } from './common.js';
-import { modesOf } from './tokens-common.js';
+import { contrastReport, modesOf } from './tokens-common.js';
 import { modeAxisShape } from './update-design-token-modes.js';
 
 export const getDesignSystem = (deps: ToolDeps) =>
@@ -26,6 +26,23 @@ export const getDesignSystem = (deps: ToolDeps) =>
         .record(z.string(), z.unknown())
         .optional()
         .describe('The DTCG resolver document of the modes, if any'),
+      contrast: z
+        .array(
+          z.object({
+            foreground: z.string(),
+            background: z.string(),
+            ratio: z.number(),
+            aa: z.boolean(),
+            aaLarge: z.boolean(),
+            aaa: z.boolean(),
+            aaaLarge: z.boolean(),
+            mode: z.string().optional(),
+            css: z.object({ foreground: z.string(), background: z.string() }),
+          }),
+        )
+        .describe(
+          'WCAG 2.2 contrast of every text colour on every surface colour (failing AA first); check_color_contrast checks any pair',
+        ),
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     // MCP Apps hosts draw the tokens beside the result; others ignore it.
@@ -35,13 +52,15 @@ export const getDesignSystem = (deps: ToolDeps) =>
       const project = await ownProject(deps.store, caller(ctx), id);
       const system = await deps.store.getDesignSystem(id);
       const updatedAt = system?.updatedAt ?? project.updatedAt;
+      const tokens = system?.tokens ?? defaultTokens();
       return {
         projectId: id,
-        tokens: tokenDocument(system?.tokens ?? defaultTokens(), id, updatedAt),
+        tokens: tokenDocument(tokens, id, updatedAt),
         updatedAt,
         version: system?.version ?? 0,
         modes: modesOf(system?.resolver ?? null),
         ...(system?.resolver ? { resolver: system.resolver } : {}),
+        contrast: contrastReport(tokens, system?.resolver ?? null),
       };
     },
   });

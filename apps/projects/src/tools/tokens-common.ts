@@ -8,6 +8,7 @@ import type { Store } from '../db/types.js';
 import { defaultTokens, type TokenProblem, validateTokensSliced } from '../dtcg.js';
 import { Code, invalidParams } from '../errors.js';
 import { type BuildOptions, PLATFORMS, type Platform } from '../tokens/build.js';
+import { colorTokens, contrast, defaultPairs } from '../tokens/contrast.js';
 import { cssString } from '../tokens/css-values.js';
 import { CASE } from '../tokens/names.js';
 import {
@@ -189,4 +190,52 @@ export function modesOf(resolver: Record<string, unknown> | null) {
   return modeAxes(read.layers).map((a) =>
     a.default === undefined ? { name: a.name, contexts: a.contexts } : { ...a, default: a.default },
   );
+}
+
+/** Pairs the design-system view shows at most. */
+const REPORTED_PAIRS = 100;
+
+/** One pair of the contrast report get_design_system carries for its view. */
+export interface ContrastEntry {
+  foreground: string;
+  background: string;
+  ratio: number;
+  aa: boolean;
+  aaLarge: boolean;
+  aaa: boolean;
+  aaaLarge: boolean;
+  /** The mode, e.g. `theme=dark`, where the project has modes. */
+  mode?: string;
+  /** The two colours as CSS (sRGB hex, gamut-mapped), to draw the pair. */
+  css: { foreground: string; background: string };
+}
+
+/**
+ * Every text colour on every surface colour (by their paths' words), in every mode, failing
+ * AA first: what the design-system view shows next to the swatches. At most {@link REPORTED_PAIRS}.
+ */
+export function contrastReport(
+  tokens: Record<string, unknown>,
+  resolver: Record<string, unknown> | null,
+): ContrastEntry[] {
+  const out: ContrastEntry[] = [];
+  for (const one of modeTokens(tokens, resolver, undefined)) {
+    const colors = colorTokens(one.tokens);
+    for (const [fg, bg] of defaultPairs(colors)) {
+      const a = colors.get(fg);
+      const b = colors.get(bg);
+      if (!a || !b || out.length >= REPORTED_PAIRS) continue;
+      out.push({
+        foreground: fg,
+        background: bg,
+        ...contrast(a, b),
+        ...(one.label === '' ? {} : { mode: one.label }),
+        css: {
+          foreground: a.to('srgb').toGamut().toString({ format: 'hex' }),
+          background: b.to('srgb').toGamut().toString({ format: 'hex' }),
+        },
+      });
+    }
+  }
+  return out.sort((x, y) => Number(x.aa) - Number(y.aa) || x.ratio - y.ratio);
 }

@@ -168,7 +168,16 @@ function typeItem(t: Token, value: unknown, byPath: ReadonlyMap<string, Token>):
     const spacing = measure(part('letterSpacing'));
     if (spacing) sample.style.letterSpacing = spacing;
   }
-  const shown = t.type === 'fontFamily' ? (fontFamily(value) ?? show(value)) : show(value);
+  let shown = t.type === 'fontFamily' ? (fontFamily(value) ?? show(value)) : show(value);
+  if (t.type === 'typography' && isObject(value)) {
+    // The CSS `font` shorthand's order: weight size/line-height family.
+    const part = (k: string) => resolve(value[k], byPath);
+    shown = [
+      String(part('fontWeight') ?? ''),
+      `${measure(part('fontSize')) ?? ''}/${String(part('lineHeight') ?? '')}`,
+      fontFamily(part('fontFamily')) ?? '',
+    ].join(' ');
+  }
   li.append(label(t, shown), sample);
   return li;
 }
@@ -194,6 +203,39 @@ function otherItem(t: Token, value: unknown): HTMLElement {
 }
 
 const TYPE_TYPES = new Set(['fontFamily', 'fontWeight', 'typography']);
+
+/** A pair of get_design_system's contrast report: its sample, its ratio and its verdicts. */
+function pairItem(p: Json): HTMLElement {
+  const css = isObject(p.css) ? p.css : {};
+  const aa = p.aa === true;
+  const li = el('li', undefined, {
+    'data-pair': `${String(p.foreground)} on ${String(p.background)}`,
+    'data-verdict': aa ? 'pass' : 'fail',
+  });
+  const sample = el('span', 'Aa', { class: 'sample', 'aria-hidden': 'true' });
+  // Style properties, not markup: a value that is no colour is ignored by the browser.
+  sample.style.color = String(css.foreground ?? '');
+  sample.style.background = String(css.background ?? '');
+  const text = el('div');
+  text.append(el('div', `${String(p.foreground)} on ${String(p.background)}`, { class: 'path' }));
+  const mode = typeof p.mode === 'string' ? ` · ${p.mode}` : '';
+  text.append(el('div', `${Number(p.ratio).toFixed(2)}:1${mode}`, { class: 'meta' }));
+  const mark = (ok: unknown) => (ok === true ? '✓' : '✗');
+  const verdict = el(
+    'span',
+    `AA ${mark(p.aa)} · AA large ${mark(p.aaLarge)} · AAA ${mark(p.aaa)}`,
+    { class: aa ? 'verdict' : 'verdict fail' },
+  );
+  li.append(sample, text, verdict);
+  return li;
+}
+
+/** Draws the contrast report (none: the section stays hidden). */
+function renderContrast(report: unknown): void {
+  const items = Array.isArray(report) ? report.filter(isObject).map(pairItem) : [];
+  $('contrast').replaceChildren(...items);
+  $('contrast-section').hidden = items.length === 0;
+}
 
 /** Draws a DTCG document; returns how many tokens it drew. */
 function render(tokens: Json): number {
@@ -244,6 +286,7 @@ function showResult(sc: unknown): void {
     refresh.disabled = false;
   }
   const n = render(sc.tokens);
+  renderContrast(sc.contrast);
   const when = typeof sc.updatedAt === 'string' ? ` · updated ${sc.updatedAt}` : '';
   status(`${n} tokens${when}`);
 }

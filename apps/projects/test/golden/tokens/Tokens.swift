@@ -18,6 +18,7 @@ public class DesignTokens {
     public static let colorSurfaceBackground = UIColor(red: 1, green: 1, blue: 1, alpha: 1)
     public static let colorTextDefault = UIColor(red: 0.067, green: 0.094, blue: 0.153, alpha: 1)
     public static let colorTextMuted = UIColor(red: 0.42, green: 0.447, blue: 0.502, alpha: 1)
+    public static let colorTextSubtle = UIColor(red: 0.612, green: 0.639, blue: 0.686, alpha: 1) /** Placeholders; below AA on white for body text */
     public static let fontFamilyBody = "Inter"
     public static let fontWeightBold = 700
     public static let fontWeightRegular = 400

@@ -7,6 +7,8 @@ export const ColorBrandPrimary: string;
 export const ColorBrandSecondary: string;
 export const ColorTextDefault: string;
 export const ColorTextMuted: string;
+/** Placeholders; below AA on white for body text */
+export const ColorTextSubtle: string;
 export const ColorSurfaceBackground: string;
 export const ColorAction: string;
 export const SpacingSm: string;

@@ -6,6 +6,7 @@ export const ColorBrandPrimary = "#2563eb"; // Buttons, links, focus rings
 export const ColorBrandSecondary = "#7c3aed";
 export const ColorTextDefault = "#111827";
 export const ColorTextMuted = "#6b7280";
+export const ColorTextSubtle = "#9ca3af"; // Placeholders; below AA on white for body text
 export const ColorSurfaceBackground = "#ffffff";
 export const ColorAction = "#2563eb";
 export const SpacingSm = "0.5rem";
