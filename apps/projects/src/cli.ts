@@ -122,6 +122,11 @@ process.exitCode = await runCli({
       description: 'list a user’s keys, or every user’s (prefixes only)',
     },
     { usage: 'keys revoke <prefix>', description: 'revoke keys by prefix' },
+    {
+      usage: 'tokens validate [<projectId>]',
+      description:
+        'check stored design tokens and modes against DTCG 2025.10; reports, never rewrites',
+    },
   ],
   run: async (ctx) => {
     let store: Store;

@@ -1,6 +1,7 @@
 import { CliUsageError, type RunContext } from '@mcpkit/node';
 import { type ApiKey, ConflictError, type Scope, type Store } from './db/types.js';
 import { generateKey, SHOWN_CHARS } from './keys.js';
+import { tokenProblems } from './tools/tokens-common.js';
 
 /** Emails compare case-insensitively: stored and looked up in lower case. */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -33,6 +34,7 @@ async function userByEmail(store: Store, email: unknown) {
 export const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   users: Object.freeze(['create', 'list']),
   keys: Object.freeze(['create', 'list', 'revoke']),
+  tokens: Object.freeze(['validate']),
 });
 
 /**
@@ -141,5 +143,57 @@ export async function runCommand(store: Store, ctx: RunContext): Promise<number>
     out(`revoked ${count} key${count === 1 ? '' : 's'}`);
     return count > 0 ? 0 : 1;
   }
+  if (group === 'tokens' && action === 'validate') return validateStoredTokens(store, arg, out);
   throw new CliUsageError(`unknown command '${ctx.positionals.join(' ')}'`);
+}
+
+/** Problems listed per project at most; the count is always given. */
+const LISTED_PROBLEMS = 20;
+
+/**
+ * `tokens validate [<projectId>]`: checks the stored design tokens (and modes) of one project or
+ * of every project against today's rules, one line per project and one per problem. Reports and
+ * never rewrites: a document written under older rules stays as it is until someone changes it.
+ * Exit code 1 when a document has problems.
+ */
+async function validateStoredTokens(
+  store: Store,
+  only: string | undefined,
+  out: (line: string) => void,
+): Promise<number> {
+  const ids: string[] = [];
+  if (only !== undefined) {
+    if (!(await store.getProject(only))) throw new CliUsageError(`no project ${only}`);
+    ids.push(only);
+  } else {
+    for (const user of await store.listUsers()) {
+      let cursor: string | undefined;
+      do {
+        const page = await store.listProjects(user.id, { cursor, limit: 100 });
+        ids.push(...page.items.map((p) => p.id));
+        cursor = page.nextCursor;
+      } while (cursor);
+    }
+  }
+  let invalid = 0;
+  for (const id of ids) {
+    const system = await store.getDesignSystem(id);
+    if (!system) {
+      out(`${id}  ok  (starter tokens, never written)`);
+      continue;
+    }
+    const problems = await tokenProblems(system.tokens, system.resolver);
+    if (problems.length === 0) {
+      out(`${id}  ok  (version ${system.version}${system.resolver ? ', with modes' : ''})`);
+      continue;
+    }
+    invalid++;
+    out(
+      `${id}  ${problems.length} problem${problems.length === 1 ? '' : 's'}  (version ${system.version})`,
+    );
+    for (const p of problems.slice(0, LISTED_PROBLEMS)) out(`  ${p.field}: ${p.error}`);
+    if (problems.length > LISTED_PROBLEMS) out(`  … and ${problems.length - LISTED_PROBLEMS} more`);
+  }
+  out(`${ids.length - invalid} of ${ids.length} token documents valid`);
+  return invalid === 0 ? 0 : 1;
 }

@@ -81,30 +81,46 @@ export function serializer() {
 export type TokenWrites = ReturnType<typeof serializer>;
 
 /**
- * Refuses (-32004) a token document with problems — or, for a project with modes, a document
- * any of whose modes has problems, each problem's field naming the mode: with modes, only a mode
- * is ever built, and a mode may hold tokens the document alone lacks (aliases resolve after the
- * layers merge, Resolver Module §6.3).
+ * Every problem of a token document — or, for a project with modes, of each of its modes, each
+ * problem's error naming the mode: with modes, only a mode is ever built, and a mode may hold
+ * tokens the document alone lacks (aliases resolve after the layers merge, Resolver Module §6.3).
+ * A resolver's own problems come first, their fields under `resolver.`.
  */
+export async function tokenProblems(
+  tokens: Record<string, unknown>,
+  resolver: Record<string, unknown> | null,
+): Promise<TokenProblem[]> {
+  if (resolver === null) return validateTokensSliced(tokens);
+  const read = readResolver(resolver);
+  if ('problems' in read) {
+    return read.problems.map((p) => ({
+      field: p.field === '(root)' ? 'resolver' : `resolver.${p.field}`,
+      error: p.error,
+    }));
+  }
+  for (const mode of allModes(read.layers)) {
+    const problems = await validateTokensSliced(resolveMode(tokens, read.layers, mode));
+    if (problems.length > 0) {
+      return problems.map((p) => ({
+        field: p.field,
+        error: `in mode ${modeLabel(mode)}: ${p.error}`,
+      }));
+    }
+  }
+  return [];
+}
+
+/** Refuses (-32004) tokens with problems ({@link tokenProblems}). */
 export async function checkTokens(
   tokens: Record<string, unknown>,
   resolver: Record<string, unknown> | null,
 ): Promise<void> {
-  if (resolver === null) {
-    const problems = await validateTokensSliced(tokens);
-    if (problems.length > 0) throw invalidTokens(problems);
-    return;
+  if (resolver !== null) {
+    const read = readResolver(resolver);
+    if ('problems' in read) throw invalidModes(read.problems);
   }
-  const read = readResolver(resolver);
-  if ('problems' in read) throw invalidModes(read.problems);
-  for (const mode of allModes(read.layers)) {
-    const problems = await validateTokensSliced(resolveMode(tokens, read.layers, mode));
-    if (problems.length > 0) {
-      throw invalidTokens(
-        problems.map((p) => ({ field: p.field, error: `in mode ${modeLabel(mode)}: ${p.error}` })),
-      );
-    }
-  }
+  const problems = await tokenProblems(tokens, resolver);
+  if (problems.length > 0) throw invalidTokens(problems);
 }
 
 /** -32004 for a resolver document with problems, fields under `resolver.`. */
