@@ -5,7 +5,7 @@
  *   --rounds N        rounds per side, stdio and HTTP (default 5; the median is reported)
  *   --count N         requests per stdio round (default 20000)
  *   --duration S      seconds each HTTP server is measured per round (default 5, after a 1 s warm-up)
- *   --only stdio|client|http|sysinfo|events|projects|gateway|memory|attack|observability|fleet|startup|oauth|rules|context|tasks
+ *   --only stdio|client|http|sysinfo|events|projects|tokens|gateway|memory|attack|observability|fleet|startup|oauth|rules|context|tasks
  *                     run one group of benchmarks (attack: what stalled or oversized listens make a
  *                     server hold)
  *   --check           exit 1 when a target is missed
@@ -40,6 +40,7 @@ import { startupBench } from './startup-bench.js';
 import { pipelinedRun } from './stdio-driver.js';
 import { sysinfoBench } from './sysinfo-bench.js';
 import { tasksBench } from './tasks-bench.js';
+import { tokenBuildsBench } from './token-builds-bench.js';
 import { tokensBench } from './tokens-bench.js';
 
 const { values } = parseArgs({
@@ -74,6 +75,7 @@ const GROUPS = [
   'sysinfo',
   'events',
   'projects',
+  'tokens',
   'gateway',
   'memory',
   'attack',
@@ -327,7 +329,8 @@ if (only === undefined || only === 'http') results.push(await httpBench());
 if (only === undefined || only === 'sysinfo') results.push(await sysinfoBench());
 if (only === undefined || only === 'events') results.push(await eventsBench());
 if (only === undefined || only === 'projects')
-  results.push(await projectsBench(), await tokensBench());
+  results.push(await projectsBench(), await tokensBench(), await tokenBuildsBench());
+if (only === 'tokens') results.push(await tokensBench(), await tokenBuildsBench());
 if (only === undefined || only === 'gateway')
   results.push(await gatewayBench(), await gatewayHttpBench(rounds));
 if (only === undefined || only === 'memory') results.push(await fuzzRssBench());

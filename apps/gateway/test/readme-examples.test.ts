@@ -104,6 +104,7 @@ describe('README examples', () => {
         'projects__get_design_system',
         'projects__list_assets',
         'projects__list_blocks',
+        'projects__list_design_token_versions',
         'projects__list_projects',
       ]);
       expect(design?.tools.get('cpu')?.entry).toMatchObject({

@@ -102,26 +102,36 @@ describe('validateTokens: limits, linear and without recursion', () => {
     });
   });
 
-  it('10,000 tokens in one chain: the token limit, not a RangeError', () => {
-    expect(() => validateTokens({ c: chain(10_000) })).not.toThrow();
-    expect(validateTokens({ c: chain(10_000) })).toEqual([
-      { field: 'c.t5000', error: 'a token document holds at most 5,000 tokens' },
+  it('twice the token limit in one chain: the token limit, not a RangeError', () => {
+    const c = chain(2 * TOKEN_LIMITS.tokens);
+    expect(() => validateTokens({ c })).not.toThrow();
+    expect(validateTokens({ c })).toEqual([
+      {
+        field: `c.t${TOKEN_LIMITS.tokens}`,
+        error: `a token document holds at most ${TOKEN_LIMITS.tokens.toLocaleString('en-US')} tokens`,
+      },
     ]);
   });
 
   it('stops at the token limit: one problem, however many groups follow', () => {
     const doc: Record<string, unknown> = {};
+    // Groups of two fifths of the limit: the third group crosses it at its member limit / 5.
+    const per = (2 * TOKEN_LIMITS.tokens) / 5;
+    const past = `g2.n${TOKEN_LIMITS.tokens / 5}`;
     for (let g = 0; g < 4; g++) {
       const group: Record<string, unknown> = { $type: 'number' };
-      for (let i = 0; i < 2_000; i++) group[`n${i}`] = { $value: i, $bogus: true };
+      for (let i = 0; i < per; i++) group[`n${i}`] = { $value: i, $bogus: true };
       doc[`g${g}`] = group;
     }
     const problems = validateTokens(doc);
     expect(problems.filter((p) => /holds at most/.test(p.error))).toEqual([
-      { field: 'g2.n1000', error: 'a token document holds at most 5,000 tokens' },
+      {
+        field: past,
+        error: `a token document holds at most ${TOKEN_LIMITS.tokens.toLocaleString('en-US')} tokens`,
+      },
     ]);
     // Nothing after it was looked at.
-    expect(problems.at(-1)?.field).toBe('g2.n1000');
+    expect(problems.at(-1)?.field).toBe(past);
   });
 
   it('shared chains are resolved once: tokens that join one count from where they join', () => {
@@ -175,12 +185,12 @@ describe('validateTokens: limits, linear and without recursion', () => {
     expect(validateTokens(doc)).toEqual([
       {
         field: '(root)',
-        error: 'a token document is at most 524,288 bytes of JSON; this one is longer',
+        error: `a token document is at most ${TOKEN_LIMITS.bytes.toLocaleString('en-US')} bytes of JSON; this one is longer`,
       },
     ]);
   });
 
-  it('exactly 524,288 bytes of JSON (UTF-8, escapes included) is within the limit; one more is not', () => {
+  it('exactly the byte limit of JSON (UTF-8, escapes included) is within it; one more is not', () => {
     // ü is two bytes, 😀 four, \n two, \u0001 six: the size is the text JSON.stringify writes.
     const base = { t: { $type: 'number', $value: 1, $description: 'ü😀\n\u0001' } };
     const fill = TOKEN_LIMITS.bytes - Buffer.byteLength(JSON.stringify(base));
@@ -188,7 +198,9 @@ describe('validateTokens: limits, linear and without recursion', () => {
     expect(Buffer.byteLength(JSON.stringify(exact))).toBe(TOKEN_LIMITS.bytes);
     expect(tokenLimitProblem(exact)).toBeUndefined();
     const over = { t: { ...exact.t, $description: `${exact.t.$description}x` } };
-    expect(tokenLimitProblem(over)?.error).toMatch(/at most 524,288 bytes/);
+    expect(tokenLimitProblem(over)?.error).toBe(
+      `a token document is at most ${TOKEN_LIMITS.bytes.toLocaleString('en-US')} bytes of JSON; this one is longer`,
+    );
   });
 
   it('refuses a document too large or too deep without reading the rest of it', () => {
@@ -208,8 +220,12 @@ describe('validateTokens: limits, linear and without recursion', () => {
         },
       },
     );
-    const big = { t: { $type: 'number', $value: 1, $description: 'x'.repeat(600_000) } };
-    expect(tokenLimitProblem({ big, later })?.error).toMatch(/at most 524,288 bytes/);
+    const big = {
+      t: { $type: 'number', $value: 1, $description: 'x'.repeat(TOKEN_LIMITS.bytes + 1) },
+    };
+    expect(tokenLimitProblem({ big, later })?.error).toBe(
+      `a token document is at most ${TOKEN_LIMITS.bytes.toLocaleString('en-US')} bytes of JSON; this one is longer`,
+    );
     let deep: Record<string, unknown> = {};
     for (let i = 0; i < 100; i++) deep = { a: deep };
     expect(tokenLimitProblem({ deep, later })?.error).toMatch(/at most 64 deep/);
@@ -220,7 +236,10 @@ describe('validateTokens: limits, linear and without recursion', () => {
     // Every token is invalid too: a document past the token limit is refused for that alone.
     const many: Record<string, unknown> = { $type: 'number' };
     for (let i = 0; i <= TOKEN_LIMITS.tokens; i++) many[`n${i}`] = { $value: 'x', $bogus: true };
-    const refusal = { field: 'many.n5000', error: 'a token document holds at most 5,000 tokens' };
+    const refusal = {
+      field: `many.n${TOKEN_LIMITS.tokens}`,
+      error: `a token document holds at most ${TOKEN_LIMITS.tokens.toLocaleString('en-US')} tokens`,
+    };
     expect(tokenLimitProblem({ many })).toEqual(refusal);
     expect(validateTokens({ many })).toEqual([refusal]);
   });

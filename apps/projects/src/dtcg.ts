@@ -5,6 +5,7 @@
  * and builds the document a project starts with.
  */
 import { jsonOverLimit } from './json.js';
+import { expandDocument } from './tokens/expand.js';
 import { checkValue, type SubReference, TOKEN_TYPES } from './tokens/values.js';
 
 export const EXTENSION_KEY = 'io.codefluss';
@@ -43,7 +44,7 @@ const NAME_BREAKER = /[{}.]/;
  */
 export const TOKEN_LIMITS = {
   /** Tokens in a document. */
-  tokens: 5_000,
+  tokens: 10_000,
   /** Groups nested in groups. */
   groupDepth: 32,
   /** References followed from a token to a value: `{a}` → `{b}` → value is 2. */
@@ -51,7 +52,7 @@ export const TOKEN_LIMITS = {
   /** Objects and arrays nested in each other anywhere, `$value` and `$extensions` included. */
   jsonDepth: 64,
   /** The document as JSON text, in bytes. */
-  bytes: 512 * 1024,
+  bytes: 1024 * 1024,
 } as const;
 
 export interface TokenProblem {
@@ -155,11 +156,21 @@ const STEP = 128;
  * references are followed once (memoised), iteratively, and cycles are found on the way. Yields
  * every {@link STEP} tokens, so a caller may pause there ({@link validateTokensSliced}).
  */
-function* validation(doc: unknown): Generator<void, TokenProblem[], void> {
-  if (!isObject(doc)) return [{ field: '(root)', error: 'a token document is a JSON object' }];
+function* validation(written: unknown): Generator<void, TokenProblem[], void> {
+  if (!isObject(written)) return [{ field: '(root)', error: 'a token document is a JSON object' }];
+  let doc: Record<string, unknown> = written;
   const over = tokenLimitProblem(doc);
   if (over) return [over];
   yield;
+  // $extends and $ref stand for parts of the document: validated as what they stand for.
+  const expanded = expandDocument(doc);
+  if (expanded.problems.length > 0) return expanded.problems;
+  if (expanded.doc !== doc) {
+    const more = tooManyTokens(expanded.doc, '', 0, { tokens: 0 });
+    if (more) return [more];
+    doc = expanded.doc;
+    yield;
+  }
 
   const problems: TokenProblem[] = [];
   // At most TOKEN_LIMITS.tokens, counted above.

@@ -13,3 +13,12 @@ export { defaultTokens, TOKEN_LIMITS, tokenDocument, validateTokens } from './dt
 export { Code as ErrorCodes } from './errors.js';
 export { generateKey, hashKey, KEY_PREFIX } from './keys.js';
 export { createProjectsServer, NAME, type ProjectsServerOptions, VERSION } from './server.js';
+export {
+  type BuildOptions,
+  type BuiltFile,
+  buildTokens,
+  PLATFORMS,
+  type Platform,
+  TokenBuildError,
+} from './tokens/build.js';
+export { TokenBuilder } from './tokens/builder.js';

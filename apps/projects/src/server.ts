@@ -146,7 +146,7 @@ export function createProjectsServer(options: ProjectsServerOptions): McpServer 
 }
 
 /**
- * The largest HTTP request body: 1 MiB, twice the largest token document (the largest thing a
+ * The largest HTTP request body: 2 MiB, twice the largest token document (the largest thing a
  * tool takes), which leaves room for the envelope, indentation and `\u` escapes. A larger body
  * is refused (413, -32600 with `data.maxBytes`) before it is read to the end, let alone parsed:
  * `JSON.parse` of a few megabytes holds up every other caller for tens of milliseconds, for a

@@ -162,7 +162,7 @@ const designSystemCalls = () =>
   ['getDesignSystem', 'setDesignSystem'].map((m) => storeCalls.get(m) ?? 0);
 
 describe('a document past a limit is refused before the expensive work', () => {
-  it('over HTTP, a 3 MB body: 413 and -32600 naming the body limit, never parsed into a tool call', async () => {
+  it('over HTTP, a 6 MB body: 413 and -32600 naming the body limit, never parsed into a tool call', async () => {
     const http = await serveHttp(
       createProjectsServer({ store: counted }),
       projectsHttpOptions(counted, { points: 1000, windowSec: 60 }),
@@ -170,17 +170,17 @@ describe('a document past a limit is refused before the expensive work', () => {
     try {
       const projectId = (await store.createProject(owner.user.id, { name: 'Groß' })).id;
       const body = JSON.stringify(
-        call(1, 'update_design_tokens', { projectId, tokens: manyTokens(40_000, 'x'.repeat(5)) }),
+        call(1, 'update_design_tokens', { projectId, tokens: manyTokens(80_000, 'x'.repeat(5)) }),
       );
-      expect(Buffer.byteLength(body)).toBeGreaterThan(3_000_000);
+      expect(Buffer.byteLength(body)).toBeGreaterThan(6_000_000);
       const reply = await postJson<RpcReply>(`${http.url}/api/mcp`, body, { token: owner.key });
       expect(reply.status).toBe(413);
       expect(reply.body).toEqual({
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32600, message: 'Payload Too Large', data: { maxBytes: 1_048_576 } },
+        error: { code: -32600, message: 'Payload Too Large', data: { maxBytes: 2_097_152 } },
       });
-      expect(MAX_REQUEST_BYTES).toBe(1_048_576);
+      expect(MAX_REQUEST_BYTES).toBe(2_097_152);
       // Not even the project was looked up: the request never became a tool call.
       expect(storeCalls.get('getProject') ?? 0).toBe(0);
       expect(validated).not.toHaveBeenCalled();
@@ -199,20 +199,20 @@ describe('a document past a limit is refused before the expensive work', () => {
 
   it.each([
     [
-      'a 3 MB document of 40,000 tokens',
-      () => manyTokens(40_000, 'x'.repeat(5)),
+      'a document of 80,000 tokens, past the byte limit',
+      () => manyTokens(80_000, 'x'.repeat(5)),
       'tokens',
-      'a token document is at most 524,288 bytes of JSON; this one is longer',
+      `a token document is at most ${TOKEN_LIMITS.bytes.toLocaleString('en-US')} bytes of JSON; this one is longer`,
     ],
     [
-      '5,001 small tokens (within the byte limit)',
+      'one token past the limit, small (within the byte limit)',
       () => {
         const many: Json = { $type: 'number' };
         for (let i = 0; i <= TOKEN_LIMITS.tokens; i++) many[`n${i}`] = { $value: i };
         return { many };
       },
-      'tokens.many.n5000',
-      'a token document holds at most 5,000 tokens',
+      `tokens.many.n${TOKEN_LIMITS.tokens}`,
+      `a token document holds at most ${TOKEN_LIMITS.tokens.toLocaleString('en-US')} tokens`,
     ],
   ])(
     '%s, merged: -32004 naming the limit; the stored document is neither read nor validated',

@@ -1,8 +1,8 @@
 /**
  * The limits a caller meets (README "Limits"), through the tools, each past its edge: a -32004
  * Validation error naming the limit — never an internal error, never a stalled or crashed server
- * — and nothing written. Design-token alias chains (the 5,000 / 7,000 / 10,000-alias documents of
- * the adversarial review), token counts, JSON nesting of tokens and of block content (100,000
+ * — and nothing written. Design-token alias chains (5,000-alias documents and ones past the token
+ * limit, as the adversarial review sent), token counts, JSON nesting of tokens and of block content (100,000
  * deep, as raw frames and over HTTP), blocks per project, and list_blocks pages (300 blocks of
  * 60 KB, the review's 36 MB reply) with their cursor in the text.
  */
@@ -103,8 +103,16 @@ function aliasChain(count: number) {
 describe('design tokens: alias chains, size and nesting', () => {
   it.each([
     [5_000, 't33', /^an alias chain is at most 32 references long; this one is 33$/],
-    [7_000, 't5000', /^a token document holds at most 5,000 tokens$/],
-    [10_000, 't5000', /^a token document holds at most 5,000 tokens$/],
+    [
+      TOKEN_LIMITS.tokens + 1,
+      `t${TOKEN_LIMITS.tokens}`,
+      /^a token document holds at most 10,000 tokens$/,
+    ],
+    [
+      2 * TOKEN_LIMITS.tokens,
+      `t${TOKEN_LIMITS.tokens}`,
+      /^a token document holds at most 10,000 tokens$/,
+    ],
   ])(
     'a %s-token alias chain → -32004 on chain.%s naming the limit; nothing stored',
     async (count, at, error) => {
@@ -140,11 +148,11 @@ describe('design tokens: alias chains, size and nesting', () => {
     const group: Json = { $type: 'number' };
     for (let i = 0; i < TOKEN_LIMITS.tokens - 20; i++) group[`n${i}`] = { $value: i };
     await ok('update_design_tokens', { projectId, tokens: { many: group }, mode: 'replace' });
-    // 4,980 stored; 40 more make 5,020.
+    // 20 short of the limit stored; 40 more go 20 past it.
     const more: Json = {};
     for (let i = 0; i < 40; i++) more[`m${i}`] = { $value: i, $type: 'number' };
     const reply = await call('update_design_tokens', { projectId, tokens: { more } });
-    expectValidation(reply, /^tokens\.more\.m\d+$/, /holds at most 5,000 tokens/);
+    expectValidation(reply, /^tokens\.more\.m\d+$/, /holds at most 10,000 tokens/);
   });
 
   it('a stored document past the limits (from before them) is fixed by replace', async () => {
@@ -183,16 +191,18 @@ describe('design tokens: alias chains, size and nesting', () => {
     expect(await store.getDesignSystem(projectId)).toEqual(before);
   });
 
-  it('a document over 512 KiB → -32004 naming the size limit', async () => {
+  it('a document over 1 MiB → -32004 naming the size limit', async () => {
     const projectId = await newProject('Groß');
     const reply = await call('update_design_tokens', {
       projectId,
-      tokens: { big: { $type: 'number', t: { $value: 1, $description: 'x'.repeat(600_000) } } },
+      tokens: {
+        big: { $type: 'number', t: { $value: 1, $description: 'x'.repeat(TOKEN_LIMITS.bytes) } },
+      },
     });
     expectValidation(
       reply,
       'tokens',
-      /^a token document is at most 524,288 bytes of JSON; this one is longer$/,
+      /^a token document is at most 1,048,576 bytes of JSON; this one is longer$/,
     );
   });
 

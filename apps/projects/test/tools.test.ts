@@ -1210,7 +1210,7 @@ describe('the CLI (needs pnpm build)', () => {
         ['users', 'bogus'],
         "unknown command 'users bogus'; users subcommands: create, list (see --help)",
       ],
-      [['frob'], "unknown command 'frob'; commands: users, keys (see --help)"],
+      [['frob'], "unknown command 'frob'; commands: users, keys, tokens (see --help)"],
     ];
     for (const [args, message] of cases) {
       const run = await runCli(args, env);

@@ -6,6 +6,8 @@
  * a missing target (it returns undefined) rather than trusting that.
  */
 
+import { expandDocument } from './expand.js';
+
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -26,8 +28,10 @@ export interface FlatToken {
   deprecated: boolean;
 }
 
-/** Every token of `doc`, in document order. Recursion is bounded by validation's group depth. */
-export function flattenTokens(doc: Record<string, unknown>): Map<string, FlatToken> {
+/** Every token of a document, in document order. Recursion is bounded by validation's group depth. */
+export function flattenTokens(written: Record<string, unknown>): Map<string, FlatToken> {
+  // $extends and $ref as what they stand for.
+  const doc = expandDocument(written).doc;
   const out = new Map<string, FlatToken>();
   const walk = (node: Record<string, unknown>, prefix: string, inherited: string | undefined) => {
     const groupType = typeof node.$type === 'string' ? node.$type : inherited;
