@@ -11,6 +11,11 @@ import { SHORT as short } from './mode.js';
 const VALIDATE_BUDGET_MS = 150;
 /** Building it for one platform (Style Dictionary, in the worker), median. */
 const BUILD_BUDGET_MS = 4_000;
+/**
+ * The js build's budget: Style Dictionary runs its JS and TypeScript outputs through prettier,
+ * unconditionally (lib/common/formats.js), twice the work of the others for the same tokens.
+ */
+const JS_BUILD_BUDGET_MS = 8_000;
 
 type Json = Record<string, unknown>;
 
@@ -108,10 +113,11 @@ export async function tokenBuildsBench(): Promise<boolean> {
       size = files.reduce((n, f) => n + Buffer.byteLength(f.contents), 0);
     }
     const ms = median(runs);
-    const fits = ms <= BUILD_BUDGET_MS;
+    const budget = platform === 'js' ? JS_BUILD_BUDGET_MS : BUILD_BUDGET_MS;
+    const fits = ms <= budget;
     ok &&= fits;
     console.log(
-      `  build ${platform.padEnd(9)} ${(size / 1024).toFixed(0).padStart(6)} KB ${ms.toFixed(0).padStart(21)} ms   budget ≤ ${BUILD_BUDGET_MS} ms   ${fits ? 'OK' : 'MISSED'}`,
+      `  build ${platform.padEnd(9)} ${(size / 1024).toFixed(0).padStart(6)} KB ${ms.toFixed(0).padStart(21)} ms   budget ≤ ${budget} ms   ${fits ? 'OK' : 'MISSED'}`,
     );
   }
   return ok;

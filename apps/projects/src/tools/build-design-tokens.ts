@@ -2,7 +2,7 @@ import { defineTool, ToolError } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
 import { PLATFORMS, TokenBuildError } from '../tokens/build.js';
-import { projectId, READ, type ToolDeps } from './common.js';
+import { projectId, READ, READ_ONLY, type ToolDeps } from './common.js';
 import { currentTokens, modeTokens, tokenBuildUri } from './tokens-common.js';
 
 const fileShape = z.object({
@@ -35,7 +35,7 @@ export const buildDesignTokens = (deps: ToolDeps) =>
       uri: z.string(),
       files: z.array(fileShape),
     }),
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     requiredScopes: READ,
     handler: async ({ projectId: id, platform, mode }, ctx) => {
       await ownProject(deps.store, caller(ctx), id);

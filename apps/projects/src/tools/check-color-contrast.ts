@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
 import { validationError } from '../errors.js';
 import { colorTokens, contrast, defaultPairs, WCAG } from '../tokens/contrast.js';
-import { projectId, READ, type ToolDeps } from './common.js';
+import { projectId, READ, READ_ONLY, type ToolDeps } from './common.js';
 import { currentTokens, modeTokens } from './tokens-common.js';
 
 /** Pairs one call checks at most. */
@@ -77,7 +77,7 @@ export const checkColorContrast = (deps: ToolDeps) =>
         failing: z.number().int(),
       }),
     }),
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     requiredScopes: READ,
     handler: async ({ projectId: id, pairs, level = 'AA', largeText = false, mode }, ctx) => {
       await ownProject(deps.store, caller(ctx), id);

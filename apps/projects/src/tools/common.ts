@@ -28,6 +28,30 @@ export const designSystemUri = (projectId: string) => `codefluss://design-system
 export const READ = ['read'] as const;
 export const WRITE = ['write'] as const;
 
+/** Tool annotations of a read: nothing changes, nothing outside the server is touched. */
+export const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
+/** A write that adds (a second call adds again). */
+export const ADDS = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+} as const;
+/** A write that sets (a second call with the same arguments changes nothing more). */
+export const SETS = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+/** A write that deletes (idempotent: what is gone stays gone). */
+export const DELETES = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
 export const projectId = z.string().describe('Die eindeutige Projekt-ID');
 export const cursor = z.string().optional().describe('Cursor from a previous page (nextCursor)');
 export const limit = z

@@ -4,6 +4,7 @@ import { caller, ownProject } from '../access.js';
 import { LimitError, MAX_BLOCKS_PER_PROJECT } from '../db/types.js';
 import { validationError } from '../errors.js';
 import {
+  ADDS,
   blockShape,
   checkBlockType,
   checkContent,
@@ -26,12 +27,7 @@ export const createBlock = (deps: ToolDeps) =>
       position: z.number().int().min(0).optional().describe('0-based position; default: last'),
     }),
     outputSchema: blockShape,
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: ADDS,
     requiredScopes: WRITE,
     handler: async ({ projectId: id, type, content, position }, ctx) => {
       await ownProject(deps.store, caller(ctx), id);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { caller } from '../access.js';
 import { defaultTokens } from '../dtcg.js';
 import {
+  ADDS,
   checkDomain,
   checkName,
   PROJECTS_URI,
@@ -24,12 +25,7 @@ export const createProject = (deps: ToolDeps) =>
       status: z.enum(['draft', 'published', 'archived']).optional(),
     }),
     outputSchema: projectShape,
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: ADDS,
     requiredScopes: WRITE,
     handler: async (args, ctx) => {
       const who = caller(ctx);

@@ -1,7 +1,7 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { ownBlock } from './blocks-access.js';
-import { type ToolDeps, WRITE } from './common.js';
+import { DELETES, type ToolDeps, WRITE } from './common.js';
 
 export const deleteBlock = (deps: ToolDeps) =>
   defineTool({
@@ -10,12 +10,7 @@ export const deleteBlock = (deps: ToolDeps) =>
     description: 'Deletes a content block; the blocks after it move up.',
     inputSchema: z.object({ blockId: z.string() }),
     outputSchema: z.object({ deleted: z.boolean(), blockId: z.string() }),
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: DELETES,
     requiredScopes: WRITE,
     handler: async ({ blockId }, ctx) => {
       await ownBlock(deps, ctx, blockId);

@@ -1,7 +1,14 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
-import { designSystemUri, PROJECTS_URI, projectId, type ToolDeps, WRITE } from './common.js';
+import {
+  DELETES,
+  designSystemUri,
+  PROJECTS_URI,
+  projectId,
+  type ToolDeps,
+  WRITE,
+} from './common.js';
 
 export const deleteProject = (deps: ToolDeps) =>
   defineTool({
@@ -11,12 +18,7 @@ export const deleteProject = (deps: ToolDeps) =>
       'Deletes a project with all its blocks, assets and design tokens. This cannot be undone.',
     inputSchema: z.object({ projectId }),
     outputSchema: z.object({ deleted: z.boolean(), projectId: z.string() }),
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: DELETES,
     requiredScopes: WRITE,
     handler: async ({ projectId: id }, ctx) => {
       const who = caller(ctx);

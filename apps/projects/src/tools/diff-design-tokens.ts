@@ -5,7 +5,7 @@ import type { Store } from '../db/types.js';
 import { defaultTokens } from '../dtcg.js';
 import { notFound } from '../errors.js';
 import { diffTokens } from '../tokens/diff.js';
-import { projectId, READ, type ToolDeps } from './common.js';
+import { projectId, READ, READ_ONLY, type ToolDeps } from './common.js';
 import { currentTokens } from './tokens-common.js';
 
 /** Entries per list in a diff's result. */
@@ -58,7 +58,7 @@ export const diffDesignTokens = (deps: ToolDeps) =>
         unchanged: z.number().int(),
       }),
     }),
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     requiredScopes: READ,
     handler: async ({ projectId: id, from, to }, ctx) => {
       await ownProject(deps.store, caller(ctx), id);

@@ -9,6 +9,7 @@ import {
   projectShape,
   publicProject,
   READ,
+  READ_ONLY,
   type ToolDeps,
 } from './common.js';
 
@@ -36,7 +37,7 @@ export const exportProject = (deps: ToolDeps) =>
       assets: z.array(assetShape),
       designTokens: z.record(z.string(), z.unknown()),
     }),
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     requiredScopes: READ,
     // Thousands of blocks page by page: a task for a client that can, so no timeout cuts it.
     taskSupport: 'optional',

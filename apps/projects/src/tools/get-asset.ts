@@ -2,7 +2,7 @@ import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
 import { notFound } from '../errors.js';
-import { assetShape, READ, type ToolDeps } from './common.js';
+import { assetShape, READ, READ_ONLY, type ToolDeps } from './common.js';
 
 export const getAsset = (deps: ToolDeps) =>
   defineTool({
@@ -11,7 +11,7 @@ export const getAsset = (deps: ToolDeps) =>
     description: 'Returns one asset’s metadata.',
     inputSchema: z.object({ assetId: z.string().describe('The asset id (ast_…)') }),
     outputSchema: assetShape,
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     requiredScopes: READ,
     handler: async ({ assetId }, ctx) => {
       const who = caller(ctx);

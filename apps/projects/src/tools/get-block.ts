@@ -1,7 +1,7 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { ownBlock } from './blocks-access.js';
-import { blockShape, READ, type ToolDeps } from './common.js';
+import { blockShape, READ, READ_ONLY, type ToolDeps } from './common.js';
 
 export const getBlock = (deps: ToolDeps) =>
   defineTool({
@@ -10,7 +10,7 @@ export const getBlock = (deps: ToolDeps) =>
     description: 'Returns one content block.',
     inputSchema: z.object({ blockId: z.string().describe('The block id (blk_…)') }),
     outputSchema: blockShape,
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     requiredScopes: READ,
     handler: async ({ blockId }, ctx) => ownBlock(deps, ctx, blockId),
   });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
 import { DESIGN_SYSTEM_TOOL_META } from '../design-system-view.js';
 import { defaultTokens, tokenDocument } from '../dtcg.js';
-import { projectId, READ, type ToolDeps } from './common.js';
+import { projectId, READ, READ_ONLY, type ToolDeps } from './common.js';
 import { contrastReport, modesOf } from './tokens-common.js';
 import { modeAxisShape } from './update-design-token-modes.js';
 
@@ -44,7 +44,7 @@ export const getDesignSystem = (deps: ToolDeps) =>
           'WCAG 2.2 contrast of every text colour on every surface colour (failing AA first); check_color_contrast checks any pair',
         ),
     }),
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     // MCP Apps hosts draw the tokens beside the result; others ignore it.
     _meta: DESIGN_SYSTEM_TOOL_META,
     requiredScopes: READ,

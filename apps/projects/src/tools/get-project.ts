@@ -1,7 +1,14 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
-import { projectId, projectShape, publicProject, READ, type ToolDeps } from './common.js';
+import {
+  projectId,
+  projectShape,
+  publicProject,
+  READ,
+  READ_ONLY,
+  type ToolDeps,
+} from './common.js';
 
 export const getProject = (deps: ToolDeps) =>
   defineTool({
@@ -10,7 +17,7 @@ export const getProject = (deps: ToolDeps) =>
     description: 'Ruft Details eines spezifischen Projekts ab',
     inputSchema: z.object({ projectId }),
     outputSchema: projectShape.extend({ blockCount: z.number().int() }),
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     requiredScopes: READ,
     handler: async ({ projectId: id }, ctx) => {
       const project = await ownProject(deps.store, caller(ctx), id);

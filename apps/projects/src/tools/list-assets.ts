@@ -1,7 +1,16 @@
 import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
-import { assetShape, cursor, limit, projectId, READ, type ToolDeps, withCursor } from './common.js';
+import {
+  assetShape,
+  cursor,
+  limit,
+  projectId,
+  READ,
+  READ_ONLY,
+  type ToolDeps,
+  withCursor,
+} from './common.js';
 
 export const listAssets = (deps: ToolDeps) =>
   defineTool({
@@ -10,7 +19,7 @@ export const listAssets = (deps: ToolDeps) =>
     description: 'Lists a project’s assets (images, files): name, MIME type, size and URL.',
     inputSchema: z.object({ projectId, cursor, limit }),
     outputSchema: z.object({ assets: z.array(assetShape), nextCursor: z.string().optional() }),
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     requiredScopes: READ,
     handler: async ({ projectId: id, cursor: after, limit: size }, ctx) => {
       await ownProject(deps.store, caller(ctx), id);

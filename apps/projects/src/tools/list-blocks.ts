@@ -9,6 +9,7 @@ import {
   pageText,
   projectId,
   READ,
+  READ_ONLY,
   type ToolDeps,
   withCursor,
 } from './common.js';
@@ -20,7 +21,7 @@ export const listBlocks = (deps: ToolDeps) =>
     description: `Lists a project’s content blocks in page order, a page at a time: up to \`limit\` blocks and at most ${MAX_BLOCK_PAGE_BYTES / 1024} KiB of their content; pass \`nextCursor\` as \`cursor\` for the next page.`,
     inputSchema: z.object({ projectId, cursor, limit }),
     outputSchema: z.object({ blocks: z.array(blockShape), nextCursor: z.string().optional() }),
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     requiredScopes: READ,
     handler: async ({ projectId: id, cursor: after, limit: size }, ctx) => {
       await ownProject(deps.store, caller(ctx), id);

@@ -2,7 +2,16 @@ import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
 import { DESIGN_TOKEN_VERSIONS_KEPT } from '../db/types.js';
-import { cursor, limit, pageText, projectId, READ, type ToolDeps, withCursor } from './common.js';
+import {
+  cursor,
+  limit,
+  pageText,
+  projectId,
+  READ,
+  READ_ONLY,
+  type ToolDeps,
+  withCursor,
+} from './common.js';
 
 export const versionShape = z.object({
   version: z.number().int(),
@@ -18,7 +27,7 @@ export const listDesignTokenVersions = (deps: ToolDeps) =>
     description: `Lists a project’s design-token history, newest first: every write of its tokens is a version (the last ${DESIGN_TOKEN_VERSIONS_KEPT} are kept). Compare two with diff_design_tokens; go back to one with restore_design_tokens.`,
     inputSchema: z.object({ projectId, cursor, limit }),
     outputSchema: z.object({ versions: z.array(versionShape), nextCursor: z.string().optional() }),
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     requiredScopes: READ,
     handler: async ({ projectId: id, cursor: after, limit: size }, ctx) => {
       await ownProject(deps.store, caller(ctx), id);

@@ -8,6 +8,7 @@ import {
   projectShape,
   publicProject,
   READ,
+  READ_ONLY,
   type ToolDeps,
   withCursor,
 } from './common.js';
@@ -19,7 +20,7 @@ export const listProjects = (deps: ToolDeps) =>
     description: 'Listet alle Projekte des Benutzers auf',
     inputSchema: z.object({ cursor, limit }),
     outputSchema: z.object({ projects: z.array(projectShape), nextCursor: z.string().optional() }),
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READ_ONLY,
     requiredScopes: READ,
     handler: async ({ cursor: after, limit: size }, ctx) => {
       const who = caller(ctx);

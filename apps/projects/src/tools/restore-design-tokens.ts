@@ -2,7 +2,7 @@ import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
 import { notFound } from '../errors.js';
-import { projectId, type ToolDeps, WRITE } from './common.js';
+import { ADDS, projectId, type ToolDeps, WRITE } from './common.js';
 import { checkTokens, tokenUris } from './tokens-common.js';
 
 export const restoreDesignTokens = (deps: ToolDeps) =>
@@ -21,12 +21,7 @@ export const restoreDesignTokens = (deps: ToolDeps) =>
       restored: z.number().int().describe('The version its tokens are from'),
       updatedAt: z.string(),
     }),
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: ADDS,
     requiredScopes: WRITE,
     handler: async ({ projectId: id, version }, ctx) => {
       const who = caller(ctx);

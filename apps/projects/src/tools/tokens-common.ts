@@ -8,7 +8,7 @@ import type { Store } from '../db/types.js';
 import { defaultTokens, type TokenProblem, validateTokensSliced } from '../dtcg.js';
 import { Code, invalidParams } from '../errors.js';
 import { type BuildOptions, PLATFORMS, type Platform } from '../tokens/build.js';
-import { colorTokens, contrast, defaultPairs } from '../tokens/contrast.js';
+import { type ContrastResult, colorTokens, contrast, defaultPairs } from '../tokens/contrast.js';
 import { cssString } from '../tokens/css-values.js';
 import { CASE } from '../tokens/names.js';
 import {
@@ -212,14 +212,7 @@ export function modesOf(resolver: Record<string, unknown> | null) {
 const REPORTED_PAIRS = 100;
 
 /** One pair of the contrast report get_design_system carries for its view. */
-export interface ContrastEntry {
-  foreground: string;
-  background: string;
-  ratio: number;
-  aa: boolean;
-  aaLarge: boolean;
-  aaa: boolean;
-  aaaLarge: boolean;
+export interface ContrastEntry extends ContrastResult {
   /** The mode, e.g. `theme=dark`, where the project has modes. */
   mode?: string;
   /** The two colours as CSS (sRGB hex, gamut-mapped), to draw the pair. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { BlockInput } from '../db/types.js';
 import { notFound } from '../errors.js';
 import { ownBlock } from './blocks-access.js';
-import { blockShape, checkBlockType, checkContent, type ToolDeps, WRITE } from './common.js';
+import { blockShape, checkBlockType, checkContent, SETS, type ToolDeps, WRITE } from './common.js';
 
 export const updateBlock = (deps: ToolDeps) =>
   defineTool({
@@ -17,12 +17,7 @@ export const updateBlock = (deps: ToolDeps) =>
       position: z.number().int().min(0).optional(),
     }),
     outputSchema: blockShape,
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: SETS,
     requiredScopes: WRITE,
     handler: async ({ blockId, type, content, position }, ctx) => {
       await ownBlock(deps, ctx, blockId);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
 import { tokenLimitProblem } from '../dtcg.js';
 import { MAX_MODES, modeAxes, readResolver } from '../tokens/resolver.js';
-import { projectId, type ToolDeps, WRITE } from './common.js';
+import { projectId, SETS, type ToolDeps, WRITE } from './common.js';
 import {
   checkTokens,
   currentTokens,
@@ -35,12 +35,7 @@ export const updateDesignTokenModes = (deps: ToolDeps) =>
       version: z.number().int().describe('The version this write made'),
       modes: z.array(modeAxisShape).describe('The modifiers and their contexts'),
     }),
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: SETS,
     requiredScopes: WRITE,
     handler: async ({ projectId: id, resolver }, ctx) => {
       const who = caller(ctx);

@@ -9,7 +9,7 @@ import {
   tokenLimitProblem,
 } from '../dtcg.js';
 import { mergeTokens } from '../tokens/merge.js';
-import { projectId, type ToolDeps, WRITE } from './common.js';
+import { projectId, SETS, type ToolDeps, WRITE } from './common.js';
 import { checkTokens, invalidTokens, modesOf, tokenUris } from './tokens-common.js';
 import { modeAxisShape } from './update-design-token-modes.js';
 
@@ -39,12 +39,7 @@ export const updateDesignTokens = (deps: ToolDeps) =>
       modes: z.array(modeAxisShape).describe('The modes’ modifiers and contexts (none: no modes)'),
       resolver: z.record(z.string(), z.unknown()).optional(),
     }),
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: SETS,
     requiredScopes: WRITE,
     handler: async ({ projectId: id, tokens, mode }, ctx) => {
       const who = caller(ctx);

@@ -10,6 +10,7 @@ import {
   projectId,
   projectShape,
   publicProject,
+  SETS,
   type ToolDeps,
   WRITE,
 } from './common.js';
@@ -28,12 +29,7 @@ export const updateProject = (deps: ToolDeps) =>
       status: z.enum(['draft', 'published', 'archived']).optional(),
     }),
     outputSchema: projectShape,
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: SETS,
     requiredScopes: WRITE,
     handler: async ({ projectId: id, ...args }, ctx) => {
       const who = caller(ctx);
