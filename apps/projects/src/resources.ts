@@ -105,7 +105,13 @@ export function projectResources(store: Store, builder: TokenBuilder) {
       if (!one) throw notFound('resource', uri);
       try {
         const key = `${id}@${version}@${updatedAt}@${one.label}`;
-        const files = await builder.build(key, one.tokens, platform as Platform, one.options);
+        const files = await builder.build(
+          key,
+          one.tokens,
+          platform as Platform,
+          one.options,
+          who.userId,
+        );
         // The first file at the resource's URI; a second (the js build's .d.ts) beside it.
         return files.map((file, i) => ({
           uri: i === 0 ? uri : `${uri}/${file.name}`,

@@ -38,13 +38,21 @@ export const buildDesignTokens = (deps: ToolDeps) =>
     annotations: READ_ONLY,
     requiredScopes: READ,
     handler: async ({ projectId: id, platform, mode }, ctx) => {
-      await ownProject(deps.store, caller(ctx), id);
+      const who = caller(ctx);
+      await ownProject(deps.store, who, id);
       const { tokens, version, updatedAt, resolver } = await currentTokens(deps.store, id);
       const files: z.infer<typeof fileShape>[] = [];
       try {
         for (const one of modeTokens(tokens, resolver, mode)) {
           const key = `${id}@${version}@${updatedAt}@${one.label}`;
-          for (const file of await deps.builder.build(key, one.tokens, platform, one.options)) {
+          const built = await deps.builder.build(
+            key,
+            one.tokens,
+            platform,
+            one.options,
+            who.userId,
+          );
+          for (const file of built) {
             files.push(one.label === '' ? file : { ...file, mode: one.label });
           }
         }
