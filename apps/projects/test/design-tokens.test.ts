@@ -28,6 +28,7 @@ import { createProjectsServer } from '../src/server.js';
 import { PLATFORMS, type Platform } from '../src/tokens/build.js';
 import { TokenBuilder } from '../src/tokens/builder.js';
 import { flattenTokens } from '../src/tokens/flatten.js';
+import { MAX_PAIRS } from '../src/tools/check-color-contrast.js';
 import { tempStore } from './helpers.js';
 
 type Json = Record<string, unknown>;
@@ -953,3 +954,24 @@ describe.each(['legacy', 'modern'] as const)(
     });
   },
 );
+
+describe('contrast of many colours', () => {
+  it('300 text colours on 300 surfaces (90,000 pairs): the first 2,500 checked, 100 in the view’s report', async () => {
+    const projectId = await newProject();
+    const text: Json = {};
+    const surface: Json = {};
+    for (let i = 0; i < 300; i++) {
+      text[`t${i}`] = { $value: srgb(`#${(i * 37).toString(16).padStart(6, '0')}`) };
+      surface[`s${i}`] = { $value: srgb(`#ff${(i * 53).toString(16).padStart(4, '0')}`) };
+    }
+    await write(projectId, { color: { $type: 'color', text, surface } }, 'replace');
+    const checked = await ok<{ results: Json[]; counts: { checked: number } }>(
+      'check_color_contrast',
+      { projectId },
+    );
+    expect(checked.counts.checked).toBe(MAX_PAIRS);
+    expect(checked.results).toHaveLength(MAX_PAIRS);
+    const shown = await ok<{ contrast: Json[] }>('get_design_system', { projectId });
+    expect(shown.contrast).toHaveLength(100);
+  });
+});

@@ -76,11 +76,21 @@ export function colorTokens(doc: Record<string, unknown>): Map<string, Color> {
 
 /**
  * The pairs to check when none are named: every text colour on every surface colour, by the
- * words of their paths (`color.text.muted` on `color.surface.background`).
+ * words of their paths (`color.text.muted` on `color.surface.background`) — the first `limit`
+ * of them, made one by one (a document of thousands of colours would have millions of pairs).
  */
-export function defaultPairs(colors: Map<string, Color>): [string, string][] {
+export function* defaultPairs(
+  colors: Map<string, Color>,
+  limit = Number.POSITIVE_INFINITY,
+): Generator<[string, string]> {
   const paths = [...colors.keys()];
   const texts = paths.filter((p) => TEXT.test(p));
   const surfaces = paths.filter((p) => SURFACE.test(p) && !TEXT.test(p));
-  return texts.flatMap((t) => surfaces.map((s): [string, string] => [t, s]));
+  let made = 0;
+  for (const text of texts) {
+    for (const surface of surfaces) {
+      if (made++ >= limit) return;
+      yield [text, surface];
+    }
+  }
 }

@@ -3,9 +3,17 @@ import Color from 'colorjs.io';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
 import { validationError } from '../errors.js';
-import { colorTokens, contrast, defaultPairs, WCAG } from '../tokens/contrast.js';
+import {
+  type ContrastResult,
+  colorTokens,
+  contrast,
+  defaultPairs,
+  WCAG,
+} from '../tokens/contrast.js';
 import { projectId, READ, READ_ONLY, type ToolDeps } from './common.js';
 import { currentTokens, modeTokens } from './tokens-common.js';
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Pairs one call checks at most. */
 export const MAX_PAIRS = 2_500;
@@ -83,8 +91,11 @@ export const checkColorContrast = (deps: ToolDeps) =>
       await ownProject(deps.store, caller(ctx), id);
       const { tokens, resolver } = await currentTokens(deps.store, id);
       const key = `${level.toLowerCase()}${largeText ? 'Large' : ''}` as keyof typeof WCAG;
-      const results = [];
+      const results: (ContrastResult & { passes: boolean; mode?: string })[] = [];
       for (const one of modeTokens(tokens, resolver, mode)) {
+        if (results.length >= MAX_PAIRS) break;
+        // A mode of a large document is milliseconds of work: one per turn of the event loop.
+        await nextTurn();
         const colors = colorTokens(one.tokens);
         const checked =
           pairs?.map(({ foreground, background }, i) => ({
@@ -93,7 +104,7 @@ export const checkColorContrast = (deps: ToolDeps) =>
             fg: colorOf(colors, foreground, `pairs.${i}.foreground`),
             bg: colorOf(colors, background, `pairs.${i}.background`),
           })) ??
-          defaultPairs(colors).map(([foreground, background]) => ({
+          [...defaultPairs(colors, MAX_PAIRS - results.length)].map(([foreground, background]) => ({
             foreground,
             background,
             fg: colors.get(foreground) as Color,

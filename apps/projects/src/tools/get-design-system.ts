@@ -60,7 +60,7 @@ export const getDesignSystem = (deps: ToolDeps) =>
         version: system?.version ?? 0,
         modes: modesOf(system?.resolver ?? null),
         ...(system?.resolver ? { resolver: system.resolver } : {}),
-        contrast: contrastReport(tokens, system?.resolver ?? null),
+        contrast: await contrastReport(tokens, system?.resolver ?? null),
       };
     },
   });

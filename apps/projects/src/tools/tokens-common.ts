@@ -4,6 +4,7 @@
  * problems.
  */
 import { RpcError } from '@mcpkit/protocol';
+import type Color from 'colorjs.io';
 import type { Store } from '../db/types.js';
 import { defaultTokens, type TokenProblem, validateTokensSliced } from '../dtcg.js';
 import { Code, invalidParams } from '../errors.js';
@@ -208,6 +209,8 @@ export function modesOf(resolver: Record<string, unknown> | null) {
   );
 }
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Pairs the design-system view shows at most. */
 const REPORTED_PAIRS = 100;
 
@@ -223,17 +226,19 @@ export interface ContrastEntry extends ContrastResult {
  * Every text colour on every surface colour (by their paths' words), in every mode, failing
  * AA first: what the design-system view shows next to the swatches. At most {@link REPORTED_PAIRS}.
  */
-export function contrastReport(
+export async function contrastReport(
   tokens: Record<string, unknown>,
   resolver: Record<string, unknown> | null,
-): ContrastEntry[] {
+): Promise<ContrastEntry[]> {
   const out: ContrastEntry[] = [];
   for (const one of modeTokens(tokens, resolver, undefined)) {
+    if (out.length >= REPORTED_PAIRS) break;
+    // A mode of a large document is milliseconds of work: one per turn of the event loop.
+    await nextTurn();
     const colors = colorTokens(one.tokens);
-    for (const [fg, bg] of defaultPairs(colors)) {
-      const a = colors.get(fg);
-      const b = colors.get(bg);
-      if (!a || !b || out.length >= REPORTED_PAIRS) continue;
+    for (const [fg, bg] of defaultPairs(colors, REPORTED_PAIRS - out.length)) {
+      const a = colors.get(fg) as Color;
+      const b = colors.get(bg) as Color;
       out.push({
         foreground: fg,
         background: bg,
