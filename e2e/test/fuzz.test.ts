@@ -99,7 +99,7 @@ const URIS = ['codefluss://projects', 'codefluss://design-system/1', 'codefluss:
 
 /**
  * The largest body the fuzzer makes: createMcpHttpServer's default limit (system-info, the
- * gateway). Projects refuses bodies over 1 MiB (413), which the fuzz accepts as an answer.
+ * gateway). Projects refuses bodies over 2 MiB (413), which the fuzz accepts as an answer.
  */
 const MAX_BODY = 4 * 1024 * 1024;
 

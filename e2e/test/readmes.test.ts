@@ -193,12 +193,12 @@ describe("packages/protocol/README.md's Limits table (#38: every limit)", () => 
     }
   });
 
-  it("lists projects' HTTP body limit: 1 MiB, 413", () => {
+  it("lists projects' HTTP body limit: 2 MiB, 413", () => {
     expect(read('apps/projects/src/server.ts')).toContain(
       'export const MAX_REQUEST_BYTES = 2 * TOKEN_LIMITS.bytes;',
     );
-    expect(2 * TOKEN_LIMITS.bytes).toBe(1024 * 1024);
+    expect(2 * TOKEN_LIMITS.bytes).toBe(2 * 1024 * 1024);
     const [, , scope, value, atLimit] = row('J `MAX_REQUEST_BYTES`');
-    expect([scope, value, atLimit?.slice(0, 3)]).toEqual(['per request', '1 MiB', '413']);
+    expect([scope, value, atLimit?.slice(0, 3)]).toEqual(['per request', '2 MiB', '413']);
   });
 });
