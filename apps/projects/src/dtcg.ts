@@ -4,9 +4,10 @@
  * product data lives under `$extensions`. This module validates a document before it is stored
  * and builds the document a project starts with.
  */
-import { jsonOverLimit } from './json.js';
+import { isObject, jsonOverLimit } from './json.js';
 import { expandDocument } from './tokens/expand.js';
-import { checkValue, type SubReference, TOKEN_TYPES } from './tokens/values.js';
+import { checkValue, REFERENCE, type SubReference, TOKEN_TYPES } from './tokens/values.js';
+import { nextTurn } from './turns.js';
 
 export const EXTENSION_KEY = 'io.codefluss';
 export const MEDIA_TYPE = 'application/design-tokens+json';
@@ -20,7 +21,6 @@ const GROUP_KEYS = new Set([
   '$extends',
 ]);
 const TOKEN_KEYS = new Set(['$value', '$type', '$description', '$extensions', '$deprecated']);
-const REFERENCE = /^\{([^{}]+)\}$/;
 /** §6.2: the reserved name of a group's own token, e.g. `{color.accent.$root}`. */
 const ROOT_TOKEN = '$root';
 
@@ -60,9 +60,6 @@ export interface TokenProblem {
   field: string;
   error: string;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** 10000 → `10,000`, as in the messages (without the cost of toLocaleString, per problem). */
 const count = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -382,8 +379,6 @@ export function validateTokens(doc: unknown): TokenProblem[] {
     if (step.done) return step.value;
   }
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * {@link validateTokens}, in slices of about `sliceMs` of the event loop: between slices other

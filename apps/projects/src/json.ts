@@ -159,3 +159,7 @@ export function jsonOverLimit(
   }
   return undefined;
 }
+
+/** Whether `v` is a JSON object (not null, not an array). */
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -17,12 +17,14 @@
  */
 import StyleDictionary from 'style-dictionary';
 import type { Config, DesignTokens, Dictionary, TransformedToken } from 'style-dictionary/types';
+import { isObject } from '../json.js';
 import { CSS_VALUE } from './css-values.js';
 import { TokenBuildError } from './errors.js';
-import { flattenTokens, REFERENCE, resolveValue } from './flatten.js';
+import { flattenTokens, resolveValue } from './flatten.js';
 import { androidName, CASE, identifier } from './names.js';
 import { androidValue, swiftValue } from './native-values.js';
 import { tailwindTheme } from './tailwind.js';
+import { REFERENCE } from './values.js';
 
 export { TokenBuildError };
 
@@ -39,9 +41,6 @@ export interface BuiltFile {
   mimeType: string;
   contents: string;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A description as one line of comment text: no comment starts or ends, no braces, no line breaks. */
 function safeDescription(text: string): string {

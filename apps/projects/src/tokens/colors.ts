@@ -5,6 +5,7 @@
  * names some of them differently.
  */
 import Color from 'colorjs.io';
+import { isObject } from '../json.js';
 
 /** DTCG 2025.10 colour space → colorjs.io space id. */
 const SPACES: Readonly<Record<string, string>> = {
@@ -35,9 +36,6 @@ export interface DtcgColor {
   alpha?: number;
   hex?: string;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Whether `value` has the shape of a DTCG colour (its ranges are validation's business). */
 export function isDtcgColor(value: unknown): value is DtcgColor {

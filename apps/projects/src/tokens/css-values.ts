@@ -10,10 +10,9 @@
  * keyword validation checked against a closed list or is quoted here, so no token value can
  * close a declaration.
  */
-import { cssColor, isDtcgColor } from './colors.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../json.js';
+import { cssColor, isDtcgColor } from './colors.js';
 
 /** A number as CSS writes it: no exponent, no trailing zeros. */
 const num = (n: number) => String(Math.round(n * 1e6) / 1e6);

@@ -11,7 +11,9 @@
  * a group extended by groups extended in turn cannot multiply a document past its limits.
  */
 
+import { isObject } from '../json.js';
 import { mergeTokens } from './merge.js';
+import { REFERENCE } from './values.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,11 +25,6 @@ export interface ExpandProblem {
 
 /** Objects and arrays the expansion may make in all: a few times what the limits allow. */
 export const EXPANSION_LIMIT = 200_000;
-
-const isObject = (v: unknown): v is Json =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const REFERENCE = /^\{([^{}]+)\}$/;
 
 /** `#/a/b~1c` → ['a', 'b/c'] (RFC 6901), or undefined for anything but a same-document pointer. */
 function pointerPath(ref: string): string[] | undefined {

@@ -6,14 +6,11 @@
  * a missing target (it returns undefined) rather than trusting that.
  */
 
+import { isObject } from '../json.js';
 import { expandDocument } from './expand.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { REFERENCE } from './values.js';
 
 /** `{group.token}`: the whole string is a reference. */
-export const REFERENCE = /^\{([^{}]+)\}$/;
-
 /** One token of a flattened document. */
 export interface FlatToken {
   /** Dotted path, e.g. `color.brand.primary`. */

@@ -4,8 +4,7 @@
  * Resolver Module combines sources ("the last occurrence … will be the final value").
  */
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../json.js';
 
 /**
  * `patch` laid over `base`; neither is changed. Recursive: `patch` must have passed

@@ -4,10 +4,9 @@
  * into their parts before these run, so they see colours, measures, numbers, strings and lists;
  * they go by the value's shape, since an expanded part's type is only its key's name.
  */
-import { isDtcgColor, srgbOf } from './colors.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../json.js';
+import { isDtcgColor, srgbOf } from './colors.js';
 
 const fixed = (n: number, digits = 3) => String(Math.round(n * 10 ** digits) / 10 ** digits);
 

@@ -10,6 +10,8 @@
  * project's resolver has no files beside it to point at. Aliases are resolved after merging,
  * so a mode may re-point `{color.surface}` to a token of its own.
  */
+
+import { isObject } from '../json.js';
 import { mergeTokens } from './merge.js';
 
 /** Modes a project may have: the product of its modifiers' contexts. */
@@ -30,9 +32,6 @@ export interface ModeAxis {
 }
 
 type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const ROOT_KEYS = new Set([
   '$schema',

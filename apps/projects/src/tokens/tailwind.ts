@@ -8,6 +8,7 @@
  * platform and gets values already written as CSS (./css-values.ts).
  */
 import type { TransformedToken } from 'style-dictionary/types';
+import { isObject } from '../json.js';
 import { cssFontFamily, cssMeasure } from './css-values.js';
 import { TokenBuildError } from './errors.js';
 import { CASE } from './names.js';
@@ -33,9 +34,6 @@ const TYPE_NAMESPACE: Readonly<Record<string, string>> = {
   shadow: 'shadow',
   cubicBezier: 'ease',
 };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `--namespace-rest`: a path that starts with the namespace (or its plural) is not repeated. */
 function themeName(token: TransformedToken): string {

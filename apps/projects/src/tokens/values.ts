@@ -5,6 +5,8 @@
  * are collected, not followed here: validation checks afterwards that each names a token of the
  * sub-value's type.
  */
+
+import { isObject } from '../json.js';
 import { COLOR_SPACES } from './colors.js';
 
 /** A reference inside a composite value, and the type its target must have. */
@@ -68,10 +70,9 @@ const STROKE_KEYWORDS = new Set([
   'inset',
 ]);
 
-const REFERENCE = /^\{([^{}]+)\}$/;
+/** `{group.token}`: the whole string is a reference to a token (§7.1.1). */
+export const REFERENCE = /^\{([^{}]+)\}$/;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** Colour Module §4.2: each space's three component ranges; `)` marks an excluded maximum. */

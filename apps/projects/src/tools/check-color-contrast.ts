@@ -10,10 +10,9 @@ import {
   defaultPairs,
   WCAG,
 } from '../tokens/contrast.js';
+import { nextTurn } from '../turns.js';
 import { projectId, READ, READ_ONLY, type ToolDeps } from './common.js';
 import { currentTokens, modeTokens } from './tokens-common.js';
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Pairs one call checks at most. */
 export const MAX_PAIRS = 2_500;

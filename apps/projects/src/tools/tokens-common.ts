@@ -21,6 +21,7 @@ import {
   readResolver,
   resolveMode,
 } from '../tokens/resolver.js';
+import { nextTurn } from '../turns.js';
 import { designSystemUri } from './common.js';
 
 /** A project's tokens as they are now: version 0 is the starter document, never written. */
@@ -208,8 +209,6 @@ export function modesOf(resolver: Record<string, unknown> | null) {
     a.default === undefined ? { name: a.name, contexts: a.contexts } : { ...a, default: a.default },
   );
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Pairs the design-system view shows at most. */
 const REPORTED_PAIRS = 100;

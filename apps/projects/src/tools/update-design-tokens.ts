@@ -8,15 +8,12 @@ import {
   tokenDocument,
   tokenLimitProblem,
 } from '../dtcg.js';
+import { isObject } from '../json.js';
 import { mergeTokens } from '../tokens/merge.js';
+import { nextTurn } from '../turns.js';
 import { projectId, SETS, type ToolDeps, WRITE } from './common.js';
 import { checkTokens, invalidTokens, modesOf, tokenUris } from './tokens-common.js';
 import { modeAxisShape } from './update-design-token-modes.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export const updateDesignTokens = (deps: ToolDeps) =>
   defineTool({
