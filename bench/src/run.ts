@@ -39,6 +39,7 @@ import { rulesBench } from './rules-bench.js';
 import { startupBench } from './startup-bench.js';
 import { pipelinedRun } from './stdio-driver.js';
 import { sysinfoBench } from './sysinfo-bench.js';
+import { sysinfoHistoryBench } from './sysinfo-history-bench.js';
 import { tasksBench } from './tasks-bench.js';
 import { tokenBuildsBench } from './token-builds-bench.js';
 import { tokensBench } from './tokens-bench.js';
@@ -326,7 +327,8 @@ const results: boolean[] = [];
 if (only === undefined || only === 'stdio') results.push(await stdioBench(), await mcpStdioBench());
 if (only === undefined || only === 'client') results.push(await clientBench(rounds, count));
 if (only === undefined || only === 'http') results.push(await httpBench());
-if (only === undefined || only === 'sysinfo') results.push(await sysinfoBench());
+if (only === undefined || only === 'sysinfo')
+  results.push(await sysinfoBench(), await sysinfoHistoryBench());
 if (only === undefined || only === 'events') results.push(await eventsBench());
 if (only === undefined || only === 'projects')
   results.push(await projectsBench(), await tokensBench(), await tokenBuildsBench());

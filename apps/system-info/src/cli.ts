@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { runCli } from '@mcpkit/node';
+import { loadRules } from './alerts/rules.js';
 import { loadTokens, parseScopes } from './scopes.js';
 import { createSystemInfoServer, NAME, VERSION } from './server.js';
 
@@ -35,6 +36,13 @@ process.exitCode = await runCli({
         'JSON file of tokens with their own scopes: {"tokens":[{"name","token","scopes"}]}',
       type: 'string',
     },
+    {
+      name: 'alerts-file',
+      env: 'MCP_SYSINFO_ALERTS_FILE',
+      description:
+        'JSON file of alert rules: {"defaults": true, "rules": [{"id", "metric", "above"|"below", "for_seconds", "clear", "clear_for_seconds", "severity"}]}',
+      type: 'string',
+    },
   ],
   build: async ({ values, logger, requestState, tasks }) => {
     const scopes = parseScopes(
@@ -46,13 +54,18 @@ process.exitCode = await runCli({
       values['tokens-file'] as string | undefined,
       scopes,
     );
-    const { server } = createSystemInfoServer({
+    const alerts = loadRules(values['alerts-file'] as string | undefined);
+    const { server, close } = createSystemInfoServer({
       scopes,
+      alerts,
       logger,
       ...(requestState ? { requestState } : {}),
       ...(tasks ? { tasks } : {}),
     });
-    logger.info({ scopes: [...scopes], tokens: tokens.length }, 'system-info configured');
+    logger.info(
+      { scopes: [...scopes], tokens: tokens.length, alertRules: alerts.map((r) => r.id) },
+      'system-info configured',
+    );
     return {
       server,
       http: {
@@ -66,6 +79,7 @@ process.exitCode = await runCli({
         requiredScopes: ['core'],
         scopeHierarchy: { sensitive: ['core'] },
       },
+      close: async () => close(),
     };
   },
 });

@@ -11,6 +11,7 @@ import {
   UI_EXTENSION,
   UI_MIME_TYPE,
 } from './dashboard.js';
+import { ALERTS_URI } from './resources.js';
 import type { Scope } from './scopes.js';
 import { createSystemInfoServer, type SystemInfoOptions } from './server.js';
 
@@ -42,7 +43,7 @@ describe('MCP Apps declarations', () => {
     expect(DASHBOARD_URI.startsWith('ui://')).toBe(true);
   });
 
-  it('declares the extension, lists the view with its CSP, and links four tools to it', async () => {
+  it('declares the extension, lists the view with its CSP, and links five tools to it', async () => {
     const c = connect(server(['core']));
     const init = await c.peer.initialize({ capabilities: UI_CAPS });
     const caps = (init.result as { capabilities: Record<string, unknown> }).capabilities;
@@ -52,6 +53,7 @@ describe('MCP Apps declarations', () => {
       'resources/list',
     );
     expect(resources).toEqual([
+      expect.objectContaining({ uri: ALERTS_URI, mimeType: 'application/json' }),
       expect.objectContaining({
         uri: DASHBOARD_URI,
         mimeType: UI_MIME_TYPE,
@@ -65,6 +67,7 @@ describe('MCP Apps declarations', () => {
     expect(linked.map((t) => t.name).sort()).toEqual([
       'get_cpu_info',
       'get_memory_info',
+      'get_metric_history',
       'get_processes',
       'get_system_snapshot',
     ]);
@@ -99,8 +102,8 @@ describe('MCP Apps declarations', () => {
           'io.modelcontextprotocol/clientCapabilities': capabilities,
         },
       });
-    expect((await list(UI_CAPS)).resources.map((r) => r.uri)).toEqual([DASHBOARD_URI]);
-    expect((await list({})).resources.map((r) => r.uri)).toEqual([]);
+    expect((await list(UI_CAPS)).resources.map((r) => r.uri)).toEqual([ALERTS_URI, DASHBOARD_URI]);
+    expect((await list({})).resources.map((r) => r.uri)).toEqual([ALERTS_URI]);
   });
 
   it('answers a client without the extension exactly what it answers a host with it', async () => {

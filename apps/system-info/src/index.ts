@@ -1,4 +1,6 @@
 export { redact } from '@mcpkit/node';
+export { ALERT_HISTORY, type Alert, type AlertChange, AlertEngine } from './alerts/engine.js';
+export { type AlertRule, DEFAULT_RULES, loadRules, parseRules } from './alerts/rules.js';
 export {
   CONFIG_PLACEHOLDER,
   callerHasSensitive,
@@ -14,6 +16,40 @@ export {
   UI_EXTENSION,
   UI_MIME_TYPE,
 } from './dashboard.js';
+export { formatDuration, parseDuration } from './history/duration.js';
+export {
+  History,
+  type HistoryOptions,
+  type MetricEntry,
+  type RecordListener,
+  type SlowReads,
+} from './history/history.js';
+export { MAX_INSTANCES, METRIC_KINDS, type MetricKind } from './history/metrics.js';
+export {
+  type Consumer,
+  type ConsumersResult,
+  PROCESS_TIERS,
+  ProcessHistory,
+  type ProcessSample,
+  TOP_KEPT,
+} from './history/processes.js';
+export {
+  AGGREGATES,
+  type Aggregate,
+  DEFAULT_TIERS,
+  type Point,
+  type QueryResult,
+  Series,
+  seriesBytes,
+  type TierSpec,
+} from './history/series.js';
+export {
+  type FastReading,
+  type FastSource,
+  ProcfsSource,
+  SystemInformationSource,
+} from './history/sources.js';
+export { ALERTS_URI, METRIC_URI_TEMPLATE, metricUri } from './resources.js';
 export { type Collectors, systemCollectors, TIERS, WARM_KEYS } from './sampler/collectors.js';
 export {
   DEFAULT_TTL_MS,

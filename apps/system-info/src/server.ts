@@ -1,6 +1,12 @@
 import { createRequire } from 'node:module';
 import { type EngineLogger, McpServer, type McpServerOptions } from '@mcpkit/protocol';
+import { AlertEngine } from './alerts/engine.js';
+import { type AlertRule, DEFAULT_RULES } from './alerts/rules.js';
 import { dashboardResource, UI_EXTENSION, UI_MIME_TYPE } from './dashboard.js';
+import { History, type HistoryOptions } from './history/history.js';
+import { ProcfsProcesses } from './history/procfs-processes.js';
+import { ProcfsSource, SystemInformationSource } from './history/sources.js';
+import { ALERTS_URI, alertsResource, metricResources, metricUri } from './resources.js';
 import { type Collectors, systemCollectors, TIERS, WARM_KEYS } from './sampler/collectors.js';
 import { Sampler, type SamplerOptions } from './sampler/sampler.js';
 import { type Scope, scopeError } from './scopes.js';
@@ -35,6 +41,14 @@ export interface SystemInfoOptions {
   logger?: EngineLogger;
   /** Take the first samples now, so rates are real from the first call. Default true. */
   warm?: boolean;
+  /**
+   * The history's source, clock, tiers and intervals (tests give a fake source and clock). Its
+   * readings start with the server unless `warm: false`; `createSystemInfoServer(...).history`
+   * is there to drive by hand.
+   */
+  history?: Partial<HistoryOptions>;
+  /** Alert rules. Default {@link DEFAULT_RULES}; `loadRules` reads `--alerts-file`. */
+  alerts?: readonly AlertRule[];
   /** Reads the dashboard view instead of dist/views/dashboard.html (tests). */
   loadDashboard?: () => Promise<string>;
 }
@@ -46,8 +60,27 @@ export interface SystemInfoOptions {
 export function createSystemInfoServer(options: SystemInfoOptions = {}): {
   server: McpServer;
   sampler: Sampler<Collectors>;
+  history: History;
+  alerts: AlertEngine;
+  /** Stop the history's readings (what runCli's `close` calls). */
+  close: () => void;
 } {
   const sampler = new Sampler(options.collectors ?? systemCollectors, TIERS, options.sampler);
+  // /proc where the kernel has it (ProcfsSource and ProcfsProcesses say why), systeminformation
+  // (through the tools' shared sampler) elsewhere and with collectors given (tests).
+  const linux = process.platform === 'linux';
+  const procfs = linux && !options.collectors ? new ProcfsProcesses() : undefined;
+  const history = new History({
+    source: linux ? new ProcfsSource() : new SystemInformationSource(),
+    slow: {
+      processes: async () => procfs?.list() ?? (await sampler.get('processes')).value.list,
+      filesystems: async () => (await sampler.get('filesystems')).value,
+    },
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...options.history,
+  });
+  const alerts = new AlertEngine(options.alerts ?? DEFAULT_RULES, options.logger);
+  history.onRecord((t, values) => alerts.evaluate(t, values));
   const scopes = new Set<Scope>(options.scopes ?? ['core']);
   const server = new McpServer({
     ...(options.requestState ? { requestState: options.requestState } : {}),
@@ -70,7 +103,18 @@ export function createSystemInfoServer(options: SystemInfoOptions = {}): {
     extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } },
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  server.addTool(...allTools({ sampler }));
+  server.addTool(...allTools({ sampler, history, alerts }));
+  server.addResource(alertsResource(alerts));
+  server.addResourceTemplate(metricResources(history));
+  // Subscribers of sysinfo://alerts (2025 resources/subscribe, 2026 subscriptions/listen) hear
+  // each raise and clear; a metric's subscribers hear once per 10 s, not at every sample.
+  alerts.onChange(() => void server.resourceUpdated(ALERTS_URI));
+  let told = 0;
+  history.onRecord((t) => {
+    if (t - told < 10_000) return;
+    told = t;
+    for (const { metric } of history.metrics()) server.resourceUpdated(metricUri(metric));
+  });
   server.addResourceTemplate(
     dashboardResource({
       scopes,
@@ -78,6 +122,9 @@ export function createSystemInfoServer(options: SystemInfoOptions = {}): {
       ...(options.loadDashboard ? { loadView: options.loadDashboard } : {}),
     }),
   );
-  if (options.warm ?? true) void sampler.warm(WARM_KEYS);
-  return { server, sampler };
+  if (options.warm ?? true) {
+    void sampler.warm(WARM_KEYS);
+    history.start();
+  }
+  return { server, sampler, history, alerts, close: () => history.stop() };
 }

@@ -123,7 +123,7 @@ type Reply = Pick<PostReply, 'status' | 'headers' | 'text'>;
 
 const open: ServedHttp[] = [];
 async function start(options: McpHttpOptions = {}, collectors?: Collectors) {
-  const { server } = createSystemInfoServer({
+  const { server, history } = createSystemInfoServer({
     scopes: ['core', 'sensitive'],
     ...(collectors ? { collectors, warm: false } : {}),
   });
@@ -134,7 +134,7 @@ async function start(options: McpHttpOptions = {}, collectors?: Collectors) {
     ...options,
   });
   open.push(served);
-  return { server, url: served.url, port: served.port };
+  return { server, history, url: served.url, port: served.port };
 }
 
 async function send(
@@ -176,10 +176,19 @@ let main: {
   url: string;
   port: number;
   server: ReturnType<typeof createSystemInfoServer>['server'];
+  history: ReturnType<typeof createSystemInfoServer>['history'];
 };
 
 beforeAll(async () => {
   main = await start();
+  // get_metric_history of cpu.percent answers isError until the history holds that series: a
+  // rate, it is recorded from the second reading on (1 s after the start).
+  await vi.waitFor(
+    () => {
+      if (!main.history.series('cpu.percent')) throw new Error('no cpu.percent history yet');
+    },
+    { timeout: 5_000, interval: 100 },
+  );
 });
 
 afterAll(async () => {
@@ -366,6 +375,8 @@ describe('every tool the server lists', () => {
   // The tools that need arguments: the shortest call each takes.
   const ARGUMENTS: Record<string, Json> = {
     measure_system: { metric: 'cpu', window_seconds: 2, interval_seconds: 2 },
+    get_metric_history: { metric: 'cpu.percent' },
+    find_process_by_port: { port: 5432 },
   };
 
   it.each(names)('%s answers with a result valid against its documented schema', async (name) => {

@@ -10,6 +10,7 @@ import { serveHttp } from '@mcpkit/node';
 import { connectWire, postJson, type RawPeer, type WireEra, wireProblems } from '@mcpkit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONFIG_PLACEHOLDER, DASHBOARD_URI, UI_EXTENSION, UI_MIME_TYPE } from '../src/dashboard.js';
+import { ALERTS_URI, METRIC_URI_TEMPLATE } from '../src/resources.js';
 import type { Collectors } from '../src/sampler/collectors.js';
 import type { Scope } from '../src/scopes.js';
 import { createSystemInfoServer } from '../src/server.js';
@@ -53,9 +54,13 @@ describe.each(['legacy', 'modern'] as const)(
       const listed = (await c.send('resources/list')).result?.resources as { uri: string }[];
       // The dashboard is a template without variables: listed, to a host that draws views, by
       // its concrete URI.
-      expect(listed.map((r) => r.uri)).toEqual([DASHBOARD_URI]);
+      // sysinfo://alerts, then the metric series (none: this server records nothing) and the view.
+      expect(listed.map((r) => r.uri)).toEqual([ALERTS_URI, DASHBOARD_URI]);
       const templates = (await c.send('resources/templates/list')).result?.resourceTemplates;
-      expect(templates).toMatchObject([{ uriTemplate: DASHBOARD_URI }]);
+      expect(templates).toMatchObject([
+        { uriTemplate: METRIC_URI_TEMPLATE },
+        { uriTemplate: DASHBOARD_URI },
+      ]);
       expect((await c.send('resources/read', { uri: DASHBOARD_URI })).result).toBeDefined();
       // Arguments the schema refuses: a tool result the model can read (isError), in both eras.
       const bad = await c.send('tools/call', { name: 'get_processes', arguments: { top: 'all' } });
@@ -90,12 +95,13 @@ describe.each(['legacy', 'modern'] as const)(
       // Methods of capabilities the server does not declare.
       expect(await broken.error('prompts/list')).toMatchObject({ code: -32601 });
       expect(await broken.error('prompts/get', { name: 'x' })).toMatchObject({ code: -32601 });
+      // Completions are served (metric names complete), but there is no prompt to complete.
       expect(
         await broken.error('completion/complete', {
           ref: { type: 'ref/prompt', name: 'x' },
           argument: { name: 'a', value: '' },
         }),
-      ).toMatchObject({ code: -32601 });
+      ).toMatchObject({ code: -32602 });
       expect(await broken.problems()).toEqual([]);
     });
   },

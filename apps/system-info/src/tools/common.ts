@@ -1,5 +1,8 @@
 import { ErrorCode, McpErrorCode, RpcError } from '@mcpkit/protocol';
 import { z } from 'zod';
+import type { AlertEngine } from '../alerts/engine.js';
+import { parseDuration } from '../history/duration.js';
+import type { History } from '../history/history.js';
 import type { Collectors } from '../sampler/collectors.js';
 import type { Sample, Sampler } from '../sampler/sampler.js';
 
@@ -7,7 +10,20 @@ export type SystemSampler = Sampler<Collectors>;
 
 export interface ToolDeps {
   sampler: SystemSampler;
+  /** The recorded past: what the history tools query. */
+  history: History;
+  /** The alert rules and their alerts. */
+  alerts: AlertEngine;
 }
+
+/** A window or step as the tools take it: `90s`, `10m`, `6h`, `2d`. */
+export const duration = z
+  .string()
+  .regex(/^\d{1,6}[smhd]$/, 'a whole number and a unit: 90s, 10m, 6h, 2d')
+  .refine((v) => parseDuration(v) !== undefined, 'must be more than zero');
+
+/** A duration the schema already checked, in ms. */
+export const durationMs = (v: string): number => parseDuration(v) as number;
 
 /** MCP System Info's -32000 "Query execution error": a collector failed. */
 export const QUERY_EXECUTION_ERROR = McpErrorCode.ServerError;

@@ -81,11 +81,20 @@ const NOTHING_STANDS_OUT = 'nothing stands out: CPU, memory and disks are within
 const pids = (list: { pid: number }[]) => list.map((p) => p.pid);
 
 describe('tools/list', () => {
-  it('lists the 15 readings and measure_system (a window of time: measure-system.test.ts)', async () => {
+  it('lists the 15 readings, measure_system and the four history tools (test/history-tools.test.ts)', async () => {
     const client = serve(normalMachine());
     const reply = await client.request('tools/list');
     const tools = (reply.result as unknown as { tools: { name: string }[] }).tools;
-    expect(tools.map((t) => t.name).sort()).toEqual([...ALL_TOOLS, 'measure_system'].sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [
+        ...ALL_TOOLS,
+        'measure_system',
+        'get_metric_history',
+        'top_consumers',
+        'find_process_by_port',
+        'get_alerts',
+      ].sort(),
+    );
   });
 });
 
