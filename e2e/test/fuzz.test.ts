@@ -78,6 +78,10 @@ const SYSINFO_TOOLS = [
   'get_user_sessions',
   'get_docker_containers',
   'get_auth_logs',
+  'get_metric_history',
+  'top_consumers',
+  'find_process_by_port',
+  'get_alerts',
 ];
 const PROJECTS_TOOLS = [
   'list_projects',
@@ -95,7 +99,13 @@ const PROJECTS_TOOLS = [
   'get_design_system',
   'update_design_tokens',
 ];
-const URIS = ['codefluss://projects', 'codefluss://design-system/1', 'codefluss://design-system/'];
+const URIS = [
+  'codefluss://projects',
+  'codefluss://design-system/1',
+  'codefluss://design-system/',
+  'sysinfo://alerts',
+  'sysinfo://metrics/cpu.percent',
+];
 
 /**
  * The largest body the fuzzer makes: createMcpHttpServer's default limit (system-info, the
