@@ -17,12 +17,13 @@ import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 /**
- * The budget of one view: 150 KB gzip-compressed (what it weighs on the wire), and 300 KB as it
- * is — the ext-apps bridge alone is about 240 KB minified, so 300 KB catches a regression such as
- * the slimming below no longer applying.
+ * The budget of one view: 150 KB gzip-compressed (what it weighs on the wire), and 360 KB as it
+ * is — the ext-apps bridge alone is about 240 KB minified and system-info's charts (uPlot) add
+ * about 55 KB, so 360 KB catches a regression such as the slimming below no longer applying
+ * (+330 KB).
  */
 export const MAX_VIEW_GZIP_BYTES = 150 * 1024;
-export const MAX_VIEW_RAW_BYTES = 300 * 1024;
+export const MAX_VIEW_RAW_BYTES = 360 * 1024;
 
 const cwd = process.cwd();
 const esbuild = createRequire(join(cwd, 'package.json'))('esbuild');

@@ -118,7 +118,7 @@ export function dashboardResource(options: DashboardResourceOptions): ResourceTe
     name: 'system-dashboard',
     title: 'System dashboard',
     description:
-      'Live dashboard (MCP Apps view): per-core CPU, memory and swap, load, disks, network rates and top processes.',
+      'Live dashboard (MCP Apps view): per-core CPU, memory and swap, load, disks, network rates and top processes; charts of CPU, memory, load and network over the last 10 min to 48 h; active and recent alerts.',
     mimeType: UI_MIME_TYPE,
     _meta: { ui: RESOURCE_UI_META },
   };

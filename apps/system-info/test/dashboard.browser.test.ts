@@ -7,10 +7,11 @@
  * page built on the ext-apps host-side API (`test/host/host.ts`, `AppBridge`) mounts the view
  * that `resources/read` returns in a sandboxed iframe under the resource's CSP, and forwards the
  * view's tool calls to an MCP client of the server process. The test reads what the view shows
- * and compares it with direct tool calls, watches it update and pause, and saves the screenshot
- * the README shows (docs/dashboard.png).
+ * and compares it with direct tool calls (the charts with the server's own history, recorded
+ * every second from its start), watches it update and pause, and saves the screenshot the README
+ * shows (docs/dashboard.png).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -44,9 +45,9 @@ const SHOT =
 const UI_CAPS = { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } } };
 /** How the mcpkit gateway names system-info's tools (namespace `system-info`). */
 const GATEWAY_PREFIX = 'system-info__';
-/** The view budget (scripts/build-views.mjs): 150 KB gzip, 300 KB as shipped. */
+/** The view budget (scripts/build-views.mjs): 150 KB gzip, 360 KB as shipped. */
 const MAX_GZIP = 150 * 1024;
-const MAX_RAW = 300 * 1024;
+const MAX_RAW = 360 * 1024;
 
 /** The dashboard's own byte formatting, to compare what it shows with a direct call. */
 function bytes(n: number): string {
@@ -58,6 +59,131 @@ function bytes(n: number): string {
     u++;
   }
   return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+}
+
+/** The metrics each chart of the view draws (its `data-chart`), in legend order. */
+const CHART_METRICS: Readonly<Record<string, readonly string[]>> = {
+  cpu: ['cpu.percent'],
+  memory: ['memory.used_percent', 'swap.used_percent'],
+  load: ['load.1m', 'load.5m', 'load.15m'],
+  network: ['net.rx_bytes_per_sec', 'net.tx_bytes_per_sec'],
+};
+const ALL_METRICS = Object.values(CHART_METRICS).flat().sort();
+
+/** What one chart of a view drew: its window, its main series' figures, and each series'. */
+interface ShownChart {
+  window: string | undefined;
+  points: number;
+  latest: string | undefined;
+  note: string;
+  series: { metric: string; points: number; latest: string }[];
+}
+
+/** Every chart of the view, by `data-chart`, read in one go (one moment of the page). */
+function chartsOf(frame: Frame): Promise<Record<string, ShownChart>> {
+  return frame.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll<HTMLElement>('[data-chart]')].map((f) => [
+        f.dataset.chart,
+        {
+          window: f.dataset.window,
+          points: Number(f.dataset.points),
+          latest: f.dataset.latest,
+          note: f.querySelector('.note')?.textContent ?? '',
+          series: [...f.querySelectorAll<HTMLElement>('li[data-metric]')].map((li) => ({
+            metric: li.dataset.metric ?? '',
+            points: Number(li.dataset.points),
+            latest: li.dataset.latest ?? '',
+          })),
+        },
+      ]),
+    ),
+  );
+}
+
+/**
+ * How a view's charts differ from direct `get_metric_history` calls made right after reading
+ * them: [] when every chart draws the series this machine records (and no other), each with the
+ * point count the server answers — give or take the two points a second can add between the
+ * view's call and ours — and the same latest value. The latest value moves every second, so a
+ * caller polls this until the view's last refresh and our calls saw the same reading.
+ */
+async function chartDisagreements(
+  frame: Frame,
+  client: McpClient,
+  window: string,
+  only?: string,
+): Promise<string[]> {
+  const shown = await chartsOf(frame);
+  const ids = only ? [only] : Object.keys(CHART_METRICS);
+  const direct = await Promise.all(
+    ids.map((id) =>
+      Promise.all(
+        (CHART_METRICS[id] ?? []).map(async (metric) => {
+          const result = await client.callTool('get_metric_history', { metric, window });
+          // An error is a metric this machine does not record (no swap, say): no line for it.
+          if (result.isError) return undefined;
+          return { metric, summary: (result.structuredContent as Json).summary as Json };
+        }),
+      ),
+    ),
+  );
+  const out: string[] = [];
+  ids.forEach((id, i) => {
+    const chart = shown[id];
+    const answers = (direct[i] ?? []).filter((a) => a !== undefined);
+    if (!chart) {
+      out.push(`${id}: no chart`);
+      return;
+    }
+    if (chart.window !== window) out.push(`${id}: window ${chart.window}`);
+    const drawn = chart.series.map((s) => s.metric);
+    const recorded = answers.map((a) => a.metric);
+    if (drawn.join() !== recorded.join()) out.push(`${id}: draws ${drawn}, server has ${recorded}`);
+    for (const s of chart.series) {
+      const summary = answers.find((a) => a.metric === s.metric)?.summary;
+      if (!summary) continue;
+      if (Math.abs(s.points - Number(summary.points_with_data)) > 2)
+        out.push(`${s.metric}: ${s.points} points, server ${summary.points_with_data}`);
+      if (s.latest !== String(summary.latest))
+        out.push(`${s.metric}: latest ${s.latest}, server ${summary.latest}`);
+    }
+    const main = chart.series[0];
+    if (main && (chart.points !== main.points || chart.latest !== main.latest))
+      out.push(`${id}: the chart's figures are not its main series'`);
+  });
+  return out;
+}
+
+/**
+ * How a view's alerts panel differs from a direct `get_alerts` call: [] when it lists the same
+ * active alerts (id and summary, in order) and, with none, says "No alerts" or, with resolved
+ * ones only, "No active alerts".
+ */
+async function alertDisagreements(frame: Frame, client: McpClient): Promise<string[]> {
+  const shown = await frame.evaluate(() => ({
+    active: [...document.querySelectorAll<HTMLElement>('#alerts .active [data-alert-id]')].map(
+      (e) => `${e.dataset.alertId} ${e.querySelector('.summary')?.textContent}`,
+    ),
+    text: document.getElementById('alerts')?.textContent ?? '',
+    count: document.getElementById('alerts-section')?.dataset.active,
+  }));
+  const direct = await structured(client, 'get_alerts', { limit: 20 });
+  const active = (direct.active as Json[]).map((a) => `${a.id} ${a.summary}`);
+  const resolved = (direct.history as Json[]).filter((a) => a.state === 'resolved');
+  const out: string[] = [];
+  if (shown.active.join('\n') !== active.join('\n'))
+    out.push(`shows ${JSON.stringify(shown.active)}, server ${JSON.stringify(active)}`);
+  if (shown.count !== String(active.length)) out.push(`data-active ${shown.count}`);
+  const none = resolved.length > 0 ? 'No active alerts' : 'No alerts';
+  if (active.length === 0 && !shown.text.includes(none)) out.push(`no "${none}" in ${shown.text}`);
+  return out;
+}
+
+/** Points with data the server holds of `metric` over the last 10 minutes. */
+async function recordedPoints(client: McpClient, metric = 'cpu.percent'): Promise<number> {
+  const history = await structured(client, 'get_metric_history', { metric, window: '10m' });
+  return Number((history.summary as Json).points_with_data);
 }
 
 type TimerLog = {
@@ -108,11 +234,13 @@ describe('dashboard view in headless Chromium', () => {
   let page: Page;
   let view: Frame;
   /** Every tool call the views made through the host, in order, with the title of the view. */
-  const calls: { name: string; view: string }[] = [];
+  const calls: { name: string; view: string; args: Json }[] = [];
   /** Requests the page tried to make anywhere (the view must make none). */
   let requests: string[] = [];
   /** Tools the host makes fail: with a JSON-RPC error, or with an `isError` result. */
   const failing = new Map<string, 'error' | 'isError'>();
+  /** Metrics whose history the host answers as the server does for one it does not record. */
+  const unrecorded = new Set<string>();
   /** While set, the host holds every call until it settles (a server that has not answered). */
   let held: Promise<void> | undefined;
   /** Hold the views' calls from now on; the function returned lets them (and later ones) go. */
@@ -141,7 +269,8 @@ describe('dashboard view in headless Chromium', () => {
       after: '<div id="after" style="height:3000px"></div>',
       callTool: async (params: Json, view: string) => {
         const name = String(params.name);
-        calls.push({ name, view });
+        const args = (params.arguments as Json | undefined) ?? {};
+        calls.push({ name, view, args });
         // Like the gateway, the host knows the server's tools under a namespace (see the last test).
         const own = name.startsWith(GATEWAY_PREFIX) ? name.slice(GATEWAY_PREFIX.length) : name;
         if (held) await held;
@@ -149,7 +278,12 @@ describe('dashboard view in headless Chromium', () => {
         if (failure === 'error') throw new Error('Query execution error: collector crashed');
         if (failure === 'isError')
           return { content: [{ type: 'text', text: 'counters unavailable' }], isError: true };
-        return target.callTool(own, (params.arguments as Json | undefined) ?? {});
+        if (own === 'get_metric_history' && unrecorded.has(String(args.metric)))
+          return {
+            content: [{ type: 'text', text: `No history of '${args.metric}' on this machine yet` }],
+            isError: true,
+          };
+        return target.callTool(own, args);
       },
     });
     ({ browser, page, requests } = host);
@@ -218,6 +352,7 @@ describe('dashboard view in headless Chromium', () => {
     expect(linked.map((t) => t.name).sort()).toEqual([
       'get_cpu_info',
       'get_memory_info',
+      'get_metric_history',
       'get_processes',
       'get_system_snapshot',
     ]);
@@ -301,15 +436,123 @@ describe('dashboard view in headless Chromium', () => {
     expect(await view.locator('#sessions-section').isHidden()).toBe(true);
   });
 
-  it('saves a screenshot that is not blank, and made no network request', async () => {
-    await view.waitForFunction(() => Number(document.body.dataset.updates) >= 2);
+  it('charts the history the server recorded, each series as a direct call answers it', async () => {
+    // The server records from its start, every second: wait for a few points of 5 s each.
+    await expect.poll(() => recordedPoints(client), { timeout: 60_000 }).toBeGreaterThanOrEqual(5);
+    const frame = page.frameLocator('#slot iframe').first();
+    expect(await frame.locator('#windows button[aria-pressed="true"]').textContent()).toBe(
+      '10 min',
+    );
+    for (const id of Object.keys(CHART_METRICS)) {
+      await expect
+        .poll(() => chartDisagreements(view, client, '10m', id), { timeout: 30_000 })
+        .toEqual([]);
+    }
+    const cpu = (await chartsOf(view)).cpu;
+    expect(cpu?.points).toBeGreaterThanOrEqual(5);
+    // Drawn on a canvas in the plot box, its values also as text in the legend.
+    expect(await frame.locator('[data-chart="cpu"] canvas').count()).toBeGreaterThan(0);
+    expect(await frame.locator('#legend-cpu').textContent()).toMatch(/^All cores \d+\.\d %$/);
+  });
+
+  it('refetches every chart at once when another window is picked, from the keyboard too', async () => {
+    const frame = page.frameLocator('#slot iframe').first();
+    // Paused, the loop calls nothing: what arrives after the pick is the pick's own fetch.
+    await frame.locator('#toggle').click();
+    await view.waitForFunction(() => document.body.dataset.state === 'paused');
+    try {
+      const mark = calls.length;
+      const hour = frame.locator('#windows button[value="1h"]');
+      await hour.click();
+      expect(await hour.getAttribute('aria-pressed')).toBe('true');
+      expect(await frame.locator('#windows [aria-pressed="true"]').count()).toBe(1);
+      const asked = (window: string) => [
+        ...new Set(
+          calls
+            .slice(mark)
+            .filter((c) => c.name === 'get_metric_history' && c.args.window === window)
+            .map((c) => String(c.args.metric)),
+        ),
+      ];
+      await expect.poll(() => asked('1h').sort()).toEqual(ALL_METRICS);
+      expect(arrived('get_cpu_info', mark)).toBe(0);
+      await expect
+        .poll(async () => Object.values(await chartsOf(view)).map((c) => c.window))
+        .toEqual(['1h', '1h', '1h', '1h']);
+      await expect
+        .poll(() => chartDisagreements(view, client, '1h'), { timeout: 30_000 })
+        .toEqual([]);
+      // Back to 10 minutes from the keyboard.
+      const tenMinutes = frame.locator('#windows button[value="10m"]');
+      await tenMinutes.focus();
+      await tenMinutes.press('Enter');
+      await expect.poll(() => asked('10m').sort()).toEqual(ALL_METRICS);
+      await expect
+        .poll(async () => Object.values(await chartsOf(view)).map((c) => c.window))
+        .toEqual(['10m', '10m', '10m', '10m']);
+    } finally {
+      await frame.locator('#toggle').click();
+    }
+    await view.waitForFunction(() => document.body.dataset.state === 'live');
+  });
+
+  it('leaves out a series the server has no history of, and says so when a chart has none', async () => {
+    unrecorded.add('load.5m');
+    try {
+      await expect
+        .poll(async () => (await chartsOf(view)).load?.series.map((s) => s.metric))
+        .toEqual(['load.1m', 'load.15m']);
+      const load = (await chartsOf(view)).load;
+      expect(load?.note).toBe('');
+      expect(load?.points).toBeGreaterThan(0);
+      for (const metric of CHART_METRICS.network ?? []) unrecorded.add(metric);
+      await expect
+        .poll(async () => (await chartsOf(view)).network)
+        .toMatchObject({ series: [], points: 0, note: expect.stringMatching(/^No history: /) });
+      // No lines left over from before either.
+      expect(await view.locator('[data-chart="network"] canvas').count()).toBe(0);
+    } finally {
+      unrecorded.clear();
+    }
+    await expect
+      .poll(async () => (await chartsOf(view)).load?.series.map((s) => s.metric))
+      .toEqual(['load.1m', 'load.5m', 'load.15m']);
+    await expect.poll(async () => (await chartsOf(view)).network?.note).toBe('');
+  });
+
+  it('lists the alerts get_alerts reports, or says there are none', async () => {
+    // Whatever this machine has firing (a full disk raises one at once): compared, not assumed.
+    await expect.poll(() => alertDisagreements(view, client), { timeout: 20_000 }).toEqual([]);
+  });
+
+  it('saves a screenshot with lines in its charts, and made no network request', async () => {
+    // Twenty points of 5 s: a line worth looking at in the README.
+    await expect
+      .poll(() => recordedPoints(client), { timeout: 150_000 })
+      .toBeGreaterThanOrEqual(20);
+    await expect
+      .poll(async () => (await chartsOf(view)).cpu?.points ?? 0, { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(20);
     mkdirSync(dirname(SHOT), { recursive: true });
-    const png = await page.locator('#slot iframe').screenshot({ path: SHOT });
+    // The view is taller than the window: Chromium paints a sandboxed frame only where it can be
+    // seen, so the window grows to hold all of it for the shot.
+    const size = page.viewportSize();
+    const box = await page.locator('#slot iframe').boundingBox();
+    await page.setViewportSize({
+      width: size?.width ?? 1000,
+      height: Math.ceil((box?.height ?? 0) + 40),
+    });
+    let png: Buffer;
+    try {
+      png = await page.locator('#slot iframe').screenshot({ path: SHOT });
+    } finally {
+      if (size) await page.setViewportSize(size);
+    }
     expect(png.length).toBeGreaterThan(10_000);
     // A blank (or single-colour) image has a handful of colours.
     expect(pngStats(png).distinct).toBeGreaterThan(50);
     expect(requests).toEqual([]);
-  });
+  }, 200_000);
 
   it('shows a failing reading where it would be, keeps the rest live, and recovers', async () => {
     failing.set('get_network_info', 'isError');
@@ -415,10 +658,49 @@ describe('dashboard view in headless Chromium', () => {
       title,
       tool: { ...snapshotTool, name: `${GATEWAY_PREFIX}get_system_snapshot` },
     });
+    // Mounted below the first view, it runs once scrolled into sight.
+    await page.locator('#slot iframe').last().scrollIntoViewIfNeeded();
     const its = () => calls.filter((c) => c.view === title).map((c) => c.name);
     await expect.poll(its).toContain(`${GATEWAY_PREFIX}get_cpu_info`);
+    await expect.poll(its).toContain(`${GATEWAY_PREFIX}get_metric_history`);
+    await expect.poll(its).toContain(`${GATEWAY_PREFIX}get_alerts`);
     expect(its().filter((name) => !name.startsWith(GATEWAY_PREFIX))).toEqual([]);
   });
+
+  it('opened from get_metric_history, charts the window of its result under the same names', async () => {
+    const tools = await client.listTools();
+    const historyTool = tools.find((t) => t.name === 'get_metric_history');
+    const read = await client.readResource('ui://system-info/dashboard');
+    const content = read.contents[0] as unknown as Json;
+    const title = 'System dashboard from a history';
+    const args = { metric: 'cpu.percent', window: '6h' };
+    await host.mount({
+      html: content.text as string,
+      csp: ((content._meta as Json).ui as Json).csp as Json,
+      toolArgs: args,
+      toolResult: (await client.callTool('get_metric_history', args)) as unknown as Json,
+      title,
+      tool: { ...historyTool, name: `${GATEWAY_PREFIX}get_metric_history` },
+    });
+    const frame = page.frameLocator('#slot iframe').last();
+    await page.locator('#slot iframe').last().scrollIntoViewIfNeeded();
+    await expect
+      .poll(() => frame.locator('#windows [aria-pressed="true"]').textContent())
+      .toBe('6 h');
+    const its = () => calls.filter((c) => c.view === title);
+    await expect
+      .poll(() =>
+        its().some(
+          (c) => c.name === `${GATEWAY_PREFIX}get_metric_history` && c.args.window === '6h',
+        ),
+      )
+      .toBe(true);
+    await expect
+      .poll(() => frame.locator('[data-chart="cpu"]').getAttribute('data-window'))
+      .toBe('6h');
+    expect(its().filter((c) => !c.name.startsWith(GATEWAY_PREFIX))).toEqual([]);
+  });
+
   it('shows user sessions only when the server enables sensitive', async () => {
     const sensitive = await spawnHttpServer(process.execPath, [
       CLI,
@@ -456,6 +738,77 @@ describe('dashboard view in headless Chromium', () => {
     } finally {
       target = client;
       await sensitive.stop();
+    }
+  });
+
+  it('shows an alert the server raises, first and as text, with its severity and start', async () => {
+    // A rule no load can fail (below 100,000, no hold time) fires at the server's first reading;
+    // its summary carries markup, which the view must show as the characters it is.
+    const file = join(tempDir('sysinfo-alerts-'), 'alerts.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        rules: [
+          {
+            id: 'always',
+            metric: 'load.1m',
+            below: 100_000,
+            clear: 100_001,
+            severity: 'critical',
+            summary: 'Load <b>{value}</b> is below 100000',
+          },
+        ],
+      }),
+    );
+    const alerting = await spawnHttpServer(process.execPath, [
+      CLI,
+      '--transport',
+      'http',
+      '--port',
+      '0',
+      '--alerts-file',
+      file,
+    ]);
+    try {
+      target = await alerting.connect({ capabilities: UI_CAPS });
+      await expect
+        .poll(async () => {
+          const report = await structured(target, 'get_alerts');
+          return (report.active as Json[]).map((a) => a.rule);
+        })
+        .toContain('always');
+      const read = await target.readResource('ui://system-info/dashboard');
+      const content = read.contents[0] as unknown as Json;
+      const title = 'System dashboard with an alert';
+      await host.mount({
+        html: content.text as string,
+        csp: ((content._meta as Json).ui as Json).csp as Json,
+        toolArgs: {},
+        toolResult: (await target.callTool('get_system_snapshot', {})) as unknown as Json,
+        title,
+      });
+      const frame = page.frameLocator('#slot iframe').last();
+      await page.locator('#slot iframe').last().scrollIntoViewIfNeeded();
+      const mounted = await (
+        await page.locator('#slot iframe').last().elementHandle()
+      )?.contentFrame();
+      if (!mounted) throw new Error('the view is not mounted');
+      await expect.poll(() => alertDisagreements(mounted, target), { timeout: 30_000 }).toEqual([]);
+      const item = frame.locator('#alerts .active [data-rule]', { hasText: 'is below 100000' });
+      expect(await item.count()).toBe(1);
+      expect(await item.getAttribute('data-severity')).toBe('critical');
+      expect(await item.getAttribute('data-state')).toBe('firing');
+      expect(await item.locator('.severity').textContent()).toBe('critical');
+      expect(await item.locator('.summary').textContent()).toMatch(/^Load <b>[\d.]+<\/b> is below/);
+      expect(await frame.locator('#alerts b').count()).toBe(0);
+      expect(await item.locator('.sub').textContent()).toMatch(/^since /);
+      // The panel comes before every reading.
+      expect(await frame.locator('main > section').first().getAttribute('id')).toBe(
+        'alerts-section',
+      );
+    } finally {
+      target = client;
+      await alerting.stop();
     }
   });
 });

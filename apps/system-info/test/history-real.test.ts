@@ -21,9 +21,14 @@ afterAll(() => {
 /** One busy-looping child per core; resolves once they all run. */
 async function burn(): Promise<ChildProcess[]> {
   const started = Array.from({ length: availableParallelism() }, () =>
-    spawn(process.execPath, ['-e', 'process.send?.(1); for (;;) {}'], {
-      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-    }),
+    // Bounded: a burner left behind by a crashed run stops by itself after two minutes.
+    spawn(
+      process.execPath,
+      ['-e', 'process.send?.(1); const end = Date.now() + 120_000; while (Date.now() < end);'],
+      {
+        stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      },
+    ),
   );
   burners.push(...started);
   await Promise.all(started.map((c) => new Promise((resolve) => c.once('message', resolve))));

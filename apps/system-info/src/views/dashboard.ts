@@ -3,8 +3,14 @@
  * `App` bridge: the first tool result the host hands it is drawn at once, then the view calls the
  * server's own tools through the host on the intervals the server put in its config (one per
  * sampler TTL tier), and stops calling while it cannot be seen.
+ *
+ * Besides the present readings it charts what the server recorded (`get_metric_history`, drawn
+ * with uPlot, bundled in) over a window the user picks, and lists the alerts `get_alerts` reports.
+ * Each refresh of the fast readings costs one history call per charted series (eight) and one
+ * alerts call, on top of the four reading calls.
  */
 import { App, applyDocumentTheme, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import uPlot from 'uplot';
 
 type Json = Record<string, unknown>;
 
@@ -249,7 +255,7 @@ function paintSessions(s: Json): void {
   );
 }
 
-/** Draws whichever tool's result the host handed over (the dashboard is linked from four). */
+/** Draws whichever tool's result the host handed over (the dashboard is linked from five). */
 function paintResult(sc: Json): void {
   if ('top_cpu' in sc) {
     // get_system_snapshot
@@ -264,6 +270,442 @@ function paintResult(sc: Json): void {
   } else if ('per_cpu' in sc || 'cpu_percent' in sc) paintCpu(sc);
   else if ('total_bytes' in sc) paintMemory(sc);
   else if ('processes' in sc) paintProcesses(list(sc.processes));
+  else if ('points' in sc) {
+    // get_metric_history: the charts take its window when the selector offers it (48h is `2d`).
+    const ms = durationMs(str(sc.window));
+    const offered = Object.keys(WINDOW_MS).find((w) => WINDOW_MS[w] === ms);
+    if (offered) setWindow(offered);
+  }
+}
+
+// ---- history charts ----
+
+/** The windows the selector offers, as the buttons' values: the server takes any `<n>[smhd]`. */
+const WINDOW_MS: Readonly<Record<string, number>> = {
+  '10m': 600_000,
+  '1h': 3_600_000,
+  '6h': 21_600_000,
+  '48h': 172_800_000,
+};
+/** The window the charts show: the pressed button's. */
+let chartWindow = '10m';
+
+/** How a chart's values read: its axis labels and legend values. */
+type Unit = 'percent' | 'load' | 'bytes/s';
+
+/** One chart: the metrics it draws (in legend order) and how their values read. */
+interface ChartSpec {
+  /** Suffix of the chart's element ids (`chart-<id>`) in dashboard.html. */
+  id: string;
+  unit: Unit;
+  series: readonly { metric: string; label: string }[];
+}
+
+const CHARTS: readonly ChartSpec[] = [
+  { id: 'cpu', unit: 'percent', series: [{ metric: 'cpu.percent', label: 'All cores' }] },
+  {
+    id: 'memory',
+    unit: 'percent',
+    series: [
+      { metric: 'memory.used_percent', label: 'RAM' },
+      { metric: 'swap.used_percent', label: 'Swap' },
+    ],
+  },
+  {
+    id: 'load',
+    unit: 'load',
+    series: [
+      { metric: 'load.1m', label: '1 min' },
+      { metric: 'load.5m', label: '5 min' },
+      { metric: 'load.15m', label: '15 min' },
+    ],
+  },
+  {
+    id: 'network',
+    unit: 'bytes/s',
+    series: [
+      { metric: 'net.rx_bytes_per_sec', label: 'Receive' },
+      { metric: 'net.tx_bytes_per_sec', label: 'Send' },
+    ],
+  },
+];
+
+/** A value in a legend: as the panels above print it. */
+const FORMAT: Readonly<Record<Unit, (v: number | null) => string>> = {
+  percent: pct,
+  load: (v) => (v === null ? '–' : v.toFixed(2)),
+  'bytes/s': (v) => (v === null ? '–' : `${bytes(v)}/s`),
+};
+
+/** A tick on a value axis: round steps, so no decimals that say nothing (`50 %`, `2.5`). */
+const TICK: Readonly<Record<Unit, (v: number) => string>> = {
+  percent: (v) => `${v} %`,
+  load: (v) => String(Number(v.toFixed(2))),
+  'bytes/s': (v) => `${bytes(v)}/s`,
+};
+
+/** A tick on the time axis: the time of day, with the weekday over two days. */
+function timeTick(seconds: number, span: string): string {
+  const options: Intl.DateTimeFormatOptions =
+    span === '48h'
+      ? { weekday: 'short', hour: 'numeric', minute: '2-digit' }
+      : { hour: 'numeric', minute: '2-digit' };
+  return new Date(seconds * 1000).toLocaleTimeString([], options);
+}
+
+/**
+ * An axis as wide as its longest tick label (uPlot's own recipe): byte rates such as
+ * `512.0 KiB/s` need more room than percentages, and a fixed width clips them.
+ */
+const axisSize: uPlot.Axis.Size = (u, values, axisIdx) => {
+  const axis = u.axes[axisIdx];
+  if (!axis) return 50;
+  const longest = (values ?? []).reduce((a, v) => (v.length > a.length ? v : a), '');
+  let size = (axis.ticks?.size ?? 0) + (axis.gap ?? 0);
+  if (longest) {
+    u.ctx.font = axis.font?.[0] ?? u.ctx.font;
+    size += u.ctx.measureText(longest).width / devicePixelRatio;
+  }
+  return Math.ceil(size);
+};
+
+/**
+ * Tick steps for byte rates: powers of two below 1 KiB, then 1-2-5 steps of KiB, MiB and up, so
+ * the axis reads 256 B/s, 512 B/s, 768 B/s, 1.0 KiB/s — round in the units `bytes()` prints —
+ * rather than the decimal steps (1000, 2000) that it would print as 1000 B/s, 2.0 KiB/s.
+ */
+const BYTE_STEPS = [
+  ...[1, 2, 4, 8, 16, 32, 64, 128, 256],
+  ...[1, 2, 3, 4, 5].flatMap((p) => [1, 2, 5, 10, 20, 50, 100, 200, 500].map((m) => m * 1024 ** p)),
+];
+
+/** Line patterns by position in a chart, so series differ by more than colour. */
+const DASHES: readonly (number[] | undefined)[] = [undefined, [6, 3], [2, 3]];
+/** Height of a plot in CSS px; its width follows its box. */
+const PLOT_HEIGHT = 140;
+
+/** One series as last drawn: its metric and label, and what it drew. */
+interface Drawn {
+  metric: string;
+  label: string;
+  /** Position in the chart's spec: its colour and dash. */
+  index: number;
+  ys: (number | null)[];
+  latest: number | null;
+}
+
+/** What one chart holds between refreshes. */
+interface Chart {
+  spec: ChartSpec;
+  /** The window it shows. */
+  span: string;
+  figure: HTMLElement;
+  plotBox: HTMLElement;
+  legend: HTMLElement;
+  plot?: uPlot;
+  /** The metrics the plot was made with: another set of series needs another plot. */
+  metrics: string;
+  /** The refresh round last drawn: an older round's answer never replaces a newer one. */
+  round: number;
+  xs: number[];
+  series: Drawn[];
+}
+
+const charts: Chart[] = CHARTS.map((spec) => ({
+  spec,
+  span: chartWindow,
+  figure: $(`chart-${spec.id}`),
+  plotBox: $(`plot-${spec.id}`),
+  legend: $(`legend-${spec.id}`),
+  metrics: '',
+  round: 0,
+  xs: [],
+  series: [],
+}));
+let chartRound = 0;
+
+/**
+ * A theme colour as the canvas needs it. The palette is CSS custom properties whose values are
+ * `light-dark()` pairs, which only a used `color` resolves, so a hidden probe element takes each.
+ */
+function themeColor(variable: string): string {
+  const probe = el('span', undefined, { hidden: '', style: `color:var(${variable})` });
+  document.body.append(probe);
+  const color = getComputedStyle(probe).color;
+  probe.remove();
+  return color;
+}
+
+/** The same colour, see-through: `rgb(r, g, b)` → `rgba(r, g, b, a)`. */
+const alpha = (rgb: string, a: number) =>
+  rgb.startsWith('rgb(') ? `rgba(${rgb.slice(4, -1)}, ${a})` : rgb;
+
+/** The values under the cursor, or the latest of each series when the cursor is elsewhere. */
+function paintLegend(chart: Chart, idx: number | null | undefined): void {
+  const format = FORMAT[chart.spec.unit];
+  chart.legend.replaceChildren(
+    ...chart.series.map((s) => {
+      const value = idx === null || idx === undefined ? s.latest : (s.ys[idx] ?? null);
+      const item = el('li', undefined, {
+        'data-metric': s.metric,
+        'data-points': String(s.ys.filter((v) => v !== null).length),
+        'data-latest': String(s.latest),
+      });
+      item.append(
+        el('span', undefined, { class: `key key${s.index}`, 'aria-hidden': 'true' }),
+        el('span', `${s.label} ${format(value)}`),
+      );
+      return item;
+    }),
+  );
+}
+
+/** A new plot for the chart's current series, in the current theme's colours. */
+function makePlot(chart: Chart): uPlot {
+  const { unit } = chart.spec;
+  const line = themeColor('--line');
+  const axis = {
+    stroke: themeColor('--muted'),
+    grid: { stroke: line, width: 1 },
+    ticks: { stroke: line, width: 1 },
+  };
+  const colors = [themeColor('--chart-1'), themeColor('--chart-2'), themeColor('--chart-3')];
+  // Percentages keep their full scale; loads and rates start at 0 with room above the peak.
+  const floor = unit === 'load' ? 1 : 1024;
+  const range: uPlot.Range.Function = (_u, _min, max) =>
+    unit === 'percent' ? [0, 100] : [0, Math.max(floor, (max ?? 0) * 1.15)];
+  return new uPlot(
+    {
+      width: chart.plotBox.clientWidth || 300,
+      height: PLOT_HEIGHT,
+      // The legend is the view's own (values as text, theme colours), not uPlot's.
+      legend: { show: false },
+      // No drag to zoom: the next refresh would reset it every couple of seconds.
+      cursor: { drag: { x: false, y: false, setScale: false } },
+      scales: { y: { range } },
+      axes: [
+        { ...axis, values: (_u, splits) => splits.map((v) => timeTick(v, chart.span)) },
+        {
+          ...axis,
+          size: axisSize,
+          values: (_u, splits) => splits.map(TICK[unit]),
+          ...(unit === 'bytes/s' ? { incrs: BYTE_STEPS } : {}),
+        },
+      ],
+      series: [
+        {},
+        ...chart.series.map((s) => {
+          const color = colors[s.index] ?? axis.stroke;
+          return {
+            label: s.label,
+            stroke: color,
+            width: 1.5,
+            // The chart's main series is filled below its line; the others are lines only.
+            ...(s.index === 0 ? { fill: alpha(color, 0.12) } : {}),
+            ...(DASHES[s.index] ? { dash: DASHES[s.index] } : {}),
+            points: { show: false },
+          };
+        }),
+      ],
+      hooks: { setCursor: [(u) => paintLegend(chart, u.cursor.idx)] },
+    },
+    [chart.xs, ...chart.series.map((s) => s.ys)],
+    chart.plotBox,
+  );
+}
+
+/** Draws the chart's series as they are held, making a new plot when they changed. */
+function drawPlot(chart: Chart): void {
+  const metrics = chart.series.map((s) => s.metric).join(' ');
+  if (!chart.plot || metrics !== chart.metrics) {
+    chart.plot?.destroy();
+    chart.plot = makePlot(chart);
+    chart.metrics = metrics;
+  } else chart.plot.setData([chart.xs, ...chart.series.map((s) => s.ys)]);
+}
+
+/**
+ * Draws one chart from its answers, one per series of its spec. A series whose metric failed
+ * (one this machine does not record, such as swap without swap) is left out; the chart says why
+ * only when every one of its series failed.
+ */
+function paintChart(chart: Chart, span: string, answers: Answer[]): void {
+  const got = chart.spec.series.flatMap((s, index) => {
+    const a = answers[index];
+    return a?.ok && a.value ? [{ ...s, index, answer: a.value }] : [];
+  });
+  const note = chart.figure.querySelector('.note');
+  if (got.length === 0) {
+    const failed = answers.find((a) => !a.ok);
+    note?.replaceChildren(
+      el('span', `No history: ${failed && !failed.ok ? failed.reason : 'no answer'}`, {
+        class: 'error',
+      }),
+    );
+  } else note?.replaceChildren();
+  // The x values are the steps' start times, in seconds (uPlot's time unit). Answers made a
+  // moment apart can end a step apart, so each series is placed on the union of their steps.
+  const stepStart = (p: Json) => Date.parse(str(p.t)) / 1000;
+  const xs = [...new Set(got.flatMap((g) => list(g.answer.points).map(stepStart)))]
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
+  const at = new Map(xs.map((x, i) => [x, i]));
+  chart.span = span;
+  chart.xs = xs;
+  chart.series = got.map((g) => {
+    const ys: (number | null)[] = xs.map(() => null);
+    for (const p of list(g.answer.points)) {
+      const i = at.get(stepStart(p));
+      if (i !== undefined) ys[i] = num(p.value);
+    }
+    const summary = (g.answer.summary ?? {}) as Json;
+    return { metric: g.metric, label: g.label, index: g.index, ys, latest: num(summary.latest) };
+  });
+  if (got.length > 0) drawPlot(chart);
+  else {
+    // Nothing to draw: no lines left over from an earlier answer either.
+    chart.plot?.destroy();
+    chart.plot = undefined;
+  }
+  paintLegend(chart, chart.plot?.cursor.idx);
+  // What the chart drew, for tests and tools that read the page: its main series' figures.
+  const main = chart.series[0];
+  chart.figure.dataset.window = span;
+  chart.figure.dataset.points = String(main ? main.ys.filter((v) => v !== null).length : 0);
+  chart.figure.dataset.latest = String(main?.latest ?? null);
+}
+
+/** Fetches every chart's series over the selected window, all at once, and draws each chart. */
+async function refreshCharts(): Promise<void> {
+  const span = chartWindow;
+  const round = ++chartRound;
+  await Promise.all(
+    charts.map(async (chart) => {
+      const answers = await Promise.all(
+        chart.spec.series.map((s) => ask('get_metric_history', { metric: s.metric, window: span })),
+      );
+      // Another window was picked meanwhile (its own fetch is under way), or a later round drew.
+      if (span !== chartWindow || round < chart.round) return;
+      chart.round = round;
+      paintChart(chart, span, answers);
+    }),
+  );
+}
+
+/** Remakes every plot, as after a change of theme: the canvas holds colours, not variables. */
+function repaintCharts(): void {
+  for (const chart of charts) {
+    chart.plot?.destroy();
+    chart.plot = undefined;
+    if (chart.series.length > 0) drawPlot(chart);
+  }
+}
+
+const windowButtons = [...$('windows').querySelectorAll('button')];
+
+/** Presses the window's button; the charts show it from their next fetch. */
+function setWindow(span: string): void {
+  if (!(span in WINDOW_MS)) return;
+  chartWindow = span;
+  for (const b of windowButtons) b.setAttribute('aria-pressed', String(b.value === span));
+}
+
+/** `90s`, `6h`, `2d` (as the server names a window) → ms; NaN for anything else. */
+function durationMs(text: string): number {
+  const m = /^(\d+)([smhd])$/.exec(text);
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m?.[2] ?? ''];
+  return m && unit ? Number(m[1]) * unit : Number.NaN;
+}
+
+for (const b of windowButtons) {
+  b.addEventListener('click', () => {
+    if (b.value === chartWindow) return;
+    setWindow(b.value);
+    // Fetched now, not at the next tick: the user is waiting for it.
+    void refreshCharts();
+  });
+}
+
+// Plots are sized in pixels: each follows the width of its box.
+new ResizeObserver(() => {
+  for (const chart of charts) {
+    const width = chart.plotBox.clientWidth;
+    if (chart.plot && width > 0 && width !== chart.plot.width)
+      chart.plot.setSize({ width, height: PLOT_HEIGHT });
+  }
+}).observe($('charts'));
+matchMedia('(prefers-color-scheme: dark)').addEventListener('change', repaintCharts);
+
+// ---- alerts ----
+
+/** How many recent alerts the view asks for; it lists the resolved among them. */
+const ALERTS_ASKED = 20;
+/** How many resolved alerts it lists. */
+const RESOLVED_SHOWN = 5;
+/** What the alerts panel shows now, as a key: an unchanged panel is not rewritten. */
+let shownAlerts = '';
+
+/** `2026-11-29T05:17:20Z` → the local time, with the date when it is not today. */
+function when(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '–';
+  return d.toDateString() === new Date().toDateString()
+    ? d.toLocaleTimeString()
+    : d.toLocaleString();
+}
+
+function alertItem(a: Json): HTMLElement {
+  const severity = str(a.severity);
+  const item = el('li', undefined, {
+    class: `alert ${severity}`,
+    'data-alert-id': String(a.id),
+    'data-rule': str(a.rule),
+    'data-state': str(a.state),
+    'data-severity': severity,
+  });
+  const firing = a.state === 'firing';
+  item.append(
+    el('span', severity, { class: 'severity' }),
+    el('span', str(a.summary), { class: 'summary' }),
+    el(
+      'span',
+      firing
+        ? `since ${when(str(a.started_at))}`
+        : `${when(str(a.raised_at))} – ${when(str(a.resolved_at))}`,
+      { class: 'sub' },
+    ),
+  );
+  return item;
+}
+
+/**
+ * Active alerts first, then the recently resolved. The list is a polite live region, so it is
+ * rewritten only when what it shows changed: a refresh that found the same alerts says nothing.
+ */
+function paintAlerts(report: Json): void {
+  const active = list(report.active);
+  const resolved = list(report.history)
+    .filter((a) => a.state === 'resolved')
+    .slice(0, RESOLVED_SHOWN);
+  const key = JSON.stringify([active, resolved].map((l) => l.map((a) => [a.id, a.summary])));
+  if (key === shownAlerts) return;
+  shownAlerts = key;
+  const section = $('alerts-section');
+  section.dataset.active = String(active.length);
+  section.classList.toggle('firing', active.length > 0);
+  const parts: HTMLElement[] = [];
+  if (active.length > 0) {
+    const ul = el('ul', undefined, { class: 'alerts active' });
+    ul.append(...active.map(alertItem));
+    parts.push(ul);
+  } else
+    parts.push(el('p', resolved.length > 0 ? 'No active alerts' : 'No alerts', { class: 'sub' }));
+  if (resolved.length > 0) {
+    const ul = el('ul', undefined, { class: 'alerts resolved', 'aria-label': 'Recently resolved' });
+    ul.append(...resolved.map(alertItem));
+    parts.push(el('h3', 'Recently resolved'), ul);
+  }
+  $('alerts').replaceChildren(...parts);
 }
 
 // ---- the bridge and the refresh loop ----
@@ -281,38 +723,46 @@ let visible = document.visibilityState === 'visible';
 let onScreen = true;
 const timers: ReturnType<typeof setTimeout>[] = [];
 
-/** Calls a tool through the host; a failure is drawn where its readings would be, never thrown. */
-async function call(name: string, args: Json, target?: string): Promise<Json | undefined> {
+/** A tool's answer: its structured content, or why there is none. */
+type Answer = { ok: true; value: Json | undefined } | { ok: false; reason: string };
+
+/** Calls a tool through the host under the server's names (see {@link prefixOf}); never throws. */
+async function ask(name: string, args: Json): Promise<Answer> {
   try {
     const result = await app.callServerTool({ name: `${toolPrefix}${name}`, arguments: args });
     if (result.isError) {
       const text = result.content?.find((c) => c.type === 'text');
-      if (target)
-        problem(
-          target,
-          `${name} failed: ${text && 'text' in text ? text.text : 'no reason given'}`,
-        );
-      return undefined;
+      return { ok: false, reason: text && 'text' in text ? text.text : 'no reason given' };
     }
-    return (result.structuredContent as Json | undefined) ?? undefined;
+    return { ok: true, value: (result.structuredContent as Json | undefined) ?? undefined };
   } catch (err) {
-    if (target)
-      problem(target, `${name} failed: ${err instanceof Error ? err.message : String(err)}`);
-    return undefined;
+    return { ok: false, reason: err instanceof Error ? err.message : String(err) };
   }
 }
 
+/** Calls a tool through the host; a failure is drawn where its readings would be, never thrown. */
+async function call(name: string, args: Json, target?: string): Promise<Json | undefined> {
+  const answer = await ask(name, args);
+  if (answer.ok) return answer.value;
+  if (target) problem(target, `${name} failed: ${answer.reason}`);
+  return undefined;
+}
+
 async function refreshDynamic(): Promise<void> {
-  const [cpu, mem, procs, net] = await Promise.all([
+  const [cpu, mem, procs, net, alerts] = await Promise.all([
     call('get_cpu_info', { per_cpu: true }, 'cores'),
     call('get_memory_info', {}, 'mem'),
     call('get_processes', { top: 8, sort_by: 'cpu' }, 'procs'),
     call('get_network_info', {}, 'net'),
+    call('get_alerts', { limit: ALERTS_ASKED }, 'alerts'),
+    refreshCharts(),
   ]);
   if (cpu) paintCpu(cpu);
   if (mem) paintMemory(mem);
   if (procs) paintProcesses(list(procs.processes));
   if (net) paintNetwork(net);
+  if (alerts) paintAlerts(alerts);
+  else shownAlerts = ''; // the failure replaced the list: the next answer is drawn whatever it is
   const sampled = str(cpu?.sampled_at);
   updates++;
   document.body.dataset.updates = String(updates);
@@ -410,7 +860,13 @@ toggle.addEventListener('click', () => {
 });
 
 /** The tools the dashboard is linked from: the host names one of them in `toolInfo`. */
-const LINKED = ['get_system_snapshot', 'get_cpu_info', 'get_memory_info', 'get_processes'];
+const LINKED = [
+  'get_system_snapshot',
+  'get_cpu_info',
+  'get_memory_info',
+  'get_processes',
+  'get_metric_history',
+];
 
 /**
  * What a proxy put before this server's tool names, read off the tool the host says it called:
@@ -425,7 +881,10 @@ function prefixOf(ctx: McpUiHostContext | undefined): string {
 }
 
 function applyContext(ctx: McpUiHostContext | undefined): void {
-  if (ctx?.theme) applyDocumentTheme(ctx.theme);
+  if (ctx?.theme) {
+    applyDocumentTheme(ctx.theme);
+    repaintCharts();
+  }
   if (ctx?.toolInfo) toolPrefix = prefixOf(ctx);
 }
 

@@ -109,6 +109,61 @@ describe('StreamableHttpClientTransport', () => {
     ]);
   });
 
+  it('gives each POST a signal of its own, so no abort listener piles up on one (many calls)', async () => {
+    const { url } = await scriptHttp(
+      lifecycle((req, res, s) => {
+        if (req.method === 'GET') return void res.writeHead(405).end();
+        // Half the answers as SSE streams, half as JSON: both ways a response ends.
+        if (Number(s.body?.id) % 2 === 0) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          return void res.end(`event: message\ndata: ${result(s.body?.id, {})}\n\n`);
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(result(s.body?.id, {}));
+      }),
+    );
+    // fetch keeps an abort listener on the signal it is given until the request is collected:
+    // each request must have a signal of its own, not the transport's.
+    const real = globalThis.fetch;
+    const signals: AbortSignal[] = [];
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+      if (init?.method === 'POST' && init.signal) signals.push(init.signal);
+      return real(input, init);
+    });
+    try {
+      const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
+      for (let i = 0; i < 30; i++) await client.ping();
+      await Promise.all(Array.from({ length: 20 }, () => client.ping()));
+      await client.close();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(signals.length).toBeGreaterThanOrEqual(50);
+    expect(new Set(signals).size).toBe(signals.length);
+  });
+
+  it('gives up a POST still in flight when the transport closes: its connection is dropped', async () => {
+    let held = 0;
+    let dropped = 0;
+    const { url } = await scriptHttp(
+      lifecycle((req, res) => {
+        if (req.method === 'GET') return;
+        held++; // never answered
+        res.on('close', () => dropped++);
+      }),
+    );
+    const transport = new StreamableHttpClientTransport({ url, openStream: false });
+    const client = await McpClient.connect(transport);
+    const pending = client.ping().then(
+      () => 'answered',
+      (err: unknown) => err,
+    );
+    await vi.waitFor(() => expect(held).toBe(1));
+    await client.close();
+    expect(await pending).toBeInstanceOf(Error);
+    await vi.waitFor(() => expect(dropped).toBe(1));
+  });
+
   it('resumes a stream that ended before its answer, after the retry the server set, with Last-Event-ID', async () => {
     let closedAt = 0;
     let callId: number | undefined;

@@ -273,6 +273,32 @@ export class StreamableHttpClientTransport implements ClientTransport {
       }
       return;
     }
+    const { signal, release } = this.#requestSignal();
+    try {
+      await this.#postLegacy(frame, message, signal);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * A signal for one request that closing the transport aborts. Not the transport's own signal:
+   * fetch (undici) hangs an abort listener on the signal it is given and lets go of it only when
+   * the request is garbage-collected, so a long-lived client sharing one signal piles up
+   * thousands of listeners (Node's MaxListenersExceededWarning under a dashboard's polling).
+   * Here the one listener is removed as soon as the request is done.
+   */
+  #requestSignal(): { signal: AbortSignal; release: () => void } {
+    const parent = this.#abort.signal;
+    const controller = new AbortController();
+    const abort = () => controller.abort(parent.reason);
+    if (parent.aborted) abort();
+    else parent.addEventListener('abort', abort, { once: true });
+    return { signal: controller.signal, release: () => parent.removeEventListener('abort', abort) };
+  }
+
+  /** A 2025-era POST: its reply as JSON or as an SSE stream, resumed if it breaks off. */
+  async #postLegacy(frame: string, message: Outgoing, signal: AbortSignal): Promise<void> {
     const res = await this.#fetch({
       method: 'POST',
       headers: this.#headers({
@@ -282,7 +308,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
         ...(message.method === undefined ? {} : requestHeaders(message.method, message.params)),
       }),
       body: frame,
-      signal: this.#abort.signal,
+      signal,
     });
     if (message.method === 'initialize') {
       this.#sessionId = res.headers.get('mcp-session-id') ?? undefined;
