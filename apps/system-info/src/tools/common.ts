@@ -1,7 +1,7 @@
-import { ErrorCode, McpErrorCode, RpcError } from '@mcpkit/protocol';
+import { ErrorCode, McpErrorCode, RpcError, ToolError } from '@mcpkit/protocol';
 import { z } from 'zod';
 import type { AlertEngine } from '../alerts/engine.js';
-import { parseDuration } from '../history/duration.js';
+import { formatDuration, parseDuration } from '../history/duration.js';
 import type { History } from '../history/history.js';
 import type { Collectors } from '../sampler/collectors.js';
 import type { Sample, Sampler } from '../sampler/sampler.js';
@@ -24,6 +24,22 @@ export const duration = z
 
 /** A duration the schema already checked, in ms. */
 export const durationMs = (v: string): number => parseDuration(v) as number;
+
+/**
+ * A window the schema already checked, in ms — or a tool error (the model can pick a shorter
+ * one) when it reaches back further than the history keeps.
+ */
+export function windowWithin(deps: ToolDeps, window: string): number {
+  const ms = durationMs(window);
+  if (ms > deps.history.retentionMs) {
+    const retention = formatDuration(deps.history.retentionMs);
+    throw new ToolError(`The window ${window} is longer than the history keeps (${retention})`, {
+      window,
+      retention,
+    });
+  }
+  return ms;
+}
 
 /** MCP System Info's -32000 "Query execution error": a collector failed. */
 export const QUERY_EXECUTION_ERROR = McpErrorCode.ServerError;

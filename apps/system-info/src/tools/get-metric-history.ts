@@ -4,7 +4,15 @@ import { DASHBOARD_TOOL_META } from '../dashboard.js';
 import { formatDuration } from '../history/duration.js';
 import { kindOf, METRIC_KINDS } from '../history/metrics.js';
 import { AGGREGATES } from '../history/series.js';
-import { CORE, duration, durationMs, READ_ONLY, sampledAt, type ToolDeps } from './common.js';
+import {
+  CORE,
+  duration,
+  durationMs,
+  READ_ONLY,
+  sampledAt,
+  type ToolDeps,
+  windowWithin,
+} from './common.js';
 
 /** The most points one answer holds: a longer window needs a coarser step. */
 export const MAX_POINTS = 1000;
@@ -73,13 +81,7 @@ export const getMetricHistory = (deps: ToolDeps) =>
           known: KINDS,
         });
       }
-      const windowMs = durationMs(window ?? '10m');
-      if (windowMs > deps.history.retentionMs) {
-        throw new ToolError(
-          `The window ${window} is longer than the history keeps (${formatDuration(deps.history.retentionMs)})`,
-          { window, retention: formatDuration(deps.history.retentionMs) },
-        );
-      }
+      const windowMs = windowWithin(deps, window ?? '10m');
       const stepMs = step ? durationMs(step) : Math.ceil(windowMs / DEFAULT_POINTS);
       if (windowMs / stepMs > MAX_POINTS) {
         throw new ToolError(

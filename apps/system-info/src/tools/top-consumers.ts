@@ -1,9 +1,9 @@
 import { redact } from '@mcpkit/node';
-import { defineTool, ToolError } from '@mcpkit/protocol';
+import { defineTool } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { formatDuration } from '../history/duration.js';
 import { TOP_KEPT } from '../history/processes.js';
-import { CORE, duration, durationMs, READ_ONLY, sampledAt, type ToolDeps } from './common.js';
+import { CORE, duration, READ_ONLY, sampledAt, type ToolDeps, windowWithin } from './common.js';
 
 export const topConsumers = (deps: ToolDeps) =>
   defineTool({
@@ -42,13 +42,7 @@ export const topConsumers = (deps: ToolDeps) =>
     annotations: { title: 'Top consumers', ...READ_ONLY },
     requiredScopes: CORE,
     handler: async ({ window, by, top, include_cmdline }) => {
-      const windowMs = durationMs(window ?? '1h');
-      if (windowMs > deps.history.retentionMs) {
-        throw new ToolError(
-          `The window ${window} is longer than the history keeps (${formatDuration(deps.history.retentionMs)})`,
-          { window },
-        );
-      }
+      const windowMs = windowWithin(deps, window ?? '1h');
       const now = deps.history.now();
       const result = deps.history.processes.top(now, windowMs, by ?? 'cpu', top ?? 5);
       const r1 = (n: number) => Math.round(n * 10) / 10;
