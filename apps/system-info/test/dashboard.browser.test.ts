@@ -434,6 +434,9 @@ describe('dashboard view in headless Chromium', () => {
     // The sensitive scope is not enabled: the view never asks for sessions and shows none.
     expect(calls.some((c) => c.name === 'get_user_sessions')).toBe(false);
     expect(await view.locator('#sessions-section').isHidden()).toBe(true);
+    // Connected directly (no prefix), it looks for no other hosts and offers none.
+    expect(calls.some((c) => c.name === 'gateway_status')).toBe(false);
+    expect(await view.locator('#host-picker').isHidden()).toBe(true);
   });
 
   it('charts the history the server recorded, each series as a direct call answers it', async () => {
@@ -457,8 +460,19 @@ describe('dashboard view in headless Chromium', () => {
 
   it('refetches every chart at once when another window is picked, from the keyboard too', async () => {
     const frame = page.frameLocator('#slot iframe').first();
+    const toggle = frame.locator('#toggle');
+    /** The metrics whose history was asked for over `window` from index `mark` of `calls` on. */
+    const asked = (window: string, mark: number) => [
+      ...new Set(
+        calls
+          .slice(mark)
+          .filter((c) => c.name === 'get_metric_history' && c.args.window === window)
+          .map((c) => String(c.args.metric)),
+      ),
+    ];
+    const windows = async () => Object.values(await chartsOf(view)).map((c) => c.window);
     // Paused, the loop calls nothing: what arrives after the pick is the pick's own fetch.
-    await frame.locator('#toggle').click();
+    await toggle.click();
     await view.waitForFunction(() => document.body.dataset.state === 'paused');
     try {
       const mark = calls.length;
@@ -466,32 +480,31 @@ describe('dashboard view in headless Chromium', () => {
       await hour.click();
       expect(await hour.getAttribute('aria-pressed')).toBe('true');
       expect(await frame.locator('#windows [aria-pressed="true"]').count()).toBe(1);
-      const asked = (window: string) => [
-        ...new Set(
-          calls
-            .slice(mark)
-            .filter((c) => c.name === 'get_metric_history' && c.args.window === window)
-            .map((c) => String(c.args.metric)),
-        ),
-      ];
-      await expect.poll(() => asked('1h').sort()).toEqual(ALL_METRICS);
+      await expect.poll(() => asked('1h', mark).sort()).toEqual(ALL_METRICS);
       expect(arrived('get_cpu_info', mark)).toBe(0);
-      await expect
-        .poll(async () => Object.values(await chartsOf(view)).map((c) => c.window))
-        .toEqual(['1h', '1h', '1h', '1h']);
-      await expect
-        .poll(() => chartDisagreements(view, client, '1h'), { timeout: 30_000 })
-        .toEqual([]);
-      // Back to 10 minutes from the keyboard.
+      await expect.poll(windows).toEqual(['1h', '1h', '1h', '1h']);
+    } finally {
+      await toggle.click();
+    }
+    // Live again, on the hour, the charts agree with the server once one of the view's refreshes
+    // and our calls saw the same reading: paused, the view's latest reading is a second behind
+    // the server's as soon as the server records the next one.
+    await view.waitForFunction(() => document.body.dataset.state === 'live');
+    await expect
+      .poll(() => chartDisagreements(view, client, '1h'), { timeout: 30_000 })
+      .toEqual([]);
+    await toggle.click();
+    await view.waitForFunction(() => document.body.dataset.state === 'paused');
+    try {
+      // Back to 10 minutes from the keyboard, paused again: fetched at once all the same.
+      const mark = calls.length;
       const tenMinutes = frame.locator('#windows button[value="10m"]');
       await tenMinutes.focus();
       await tenMinutes.press('Enter');
-      await expect.poll(() => asked('10m').sort()).toEqual(ALL_METRICS);
-      await expect
-        .poll(async () => Object.values(await chartsOf(view)).map((c) => c.window))
-        .toEqual(['10m', '10m', '10m', '10m']);
+      await expect.poll(() => asked('10m', mark).sort()).toEqual(ALL_METRICS);
+      await expect.poll(windows).toEqual(['10m', '10m', '10m', '10m']);
     } finally {
-      await frame.locator('#toggle').click();
+      await toggle.click();
     }
     await view.waitForFunction(() => document.body.dataset.state === 'live');
   });
@@ -664,7 +677,12 @@ describe('dashboard view in headless Chromium', () => {
     await expect.poll(its).toContain(`${GATEWAY_PREFIX}get_cpu_info`);
     await expect.poll(its).toContain(`${GATEWAY_PREFIX}get_metric_history`);
     await expect.poll(its).toContain(`${GATEWAY_PREFIX}get_alerts`);
-    expect(its().filter((name) => !name.startsWith(GATEWAY_PREFIX))).toEqual([]);
+    // It looks for other hosts with the gateway's own tool, un-prefixed; this server has none
+    // (the call fails), so the view offers no host selector (dashboard-hosts.browser.test.ts).
+    await expect.poll(its).toContain('gateway_status');
+    expect(its().filter((name) => !name.startsWith(GATEWAY_PREFIX))).toEqual(['gateway_status']);
+    const frame = page.frameLocator('#slot iframe').last();
+    expect(await frame.locator('#host-picker').isHidden()).toBe(true);
   });
 
   it('opened from get_metric_history, charts the window of its result under the same names', async () => {
@@ -698,7 +716,14 @@ describe('dashboard view in headless Chromium', () => {
     await expect
       .poll(() => frame.locator('[data-chart="cpu"]').getAttribute('data-window'))
       .toBe('6h');
-    expect(its().filter((c) => !c.name.startsWith(GATEWAY_PREFIX))).toEqual([]);
+    // Besides the gateway's own tool, with which it looks for other hosts.
+    await expect
+      .poll(() =>
+        its()
+          .map((c) => c.name)
+          .filter((name) => !name.startsWith(GATEWAY_PREFIX)),
+      )
+      .toEqual(['gateway_status']);
   });
 
   it('shows user sessions only when the server enables sensitive', async () => {

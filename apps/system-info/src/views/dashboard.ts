@@ -8,6 +8,11 @@
  * with uPlot, bundled in) over a window the user picks, and lists the alerts `get_alerts` reports.
  * Each refresh of the fast readings costs one history call per charted series (eight) and one
  * alerts call, on top of the four reading calls.
+ *
+ * Opened through the mcpkit gateway, where several system-info servers (one per machine) can sit
+ * under namespaces of their own, it offers a Host selector: found once at start (one
+ * `gateway_status` call and one `get_os_info` per running backend), and picking a host redraws
+ * every panel from that host's tools.
  */
 import { App, applyDocumentTheme, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import uPlot from 'uplot';
@@ -578,18 +583,34 @@ function paintChart(chart: Chart, span: string, answers: Answer[]): void {
 /** Fetches every chart's series over the selected window, all at once, and draws each chart. */
 async function refreshCharts(): Promise<void> {
   const span = chartWindow;
+  const epoch = hostEpoch;
   const round = ++chartRound;
   await Promise.all(
     charts.map(async (chart) => {
       const answers = await Promise.all(
         chart.spec.series.map((s) => ask('get_metric_history', { metric: s.metric, window: span })),
       );
-      // Another window was picked meanwhile (its own fetch is under way), or a later round drew.
-      if (span !== chartWindow || round < chart.round) return;
+      // Another window or host was picked meanwhile (its own fetch is under way), or a later
+      // round drew.
+      if (span !== chartWindow || epoch !== hostEpoch || round < chart.round) return;
       chart.round = round;
       paintChart(chart, span, answers);
     }),
   );
+}
+
+/** Empties every chart, as when another host is picked: nothing of the last one's is left. */
+function clearCharts(): void {
+  for (const chart of charts) {
+    chart.plot?.destroy();
+    chart.plot = undefined;
+    chart.metrics = '';
+    chart.xs = [];
+    chart.series = [];
+    chart.legend.replaceChildren();
+    chart.figure.querySelector('.note')?.replaceChildren();
+    for (const key of ['window', 'points', 'latest']) delete chart.figure.dataset[key];
+  }
 }
 
 /** Remakes every plot, as after a change of theme: the canvas holds colours, not variables. */
@@ -716,8 +737,13 @@ const app = new App(
   { autoResize: true },
 );
 let updates = 0;
-/** See {@link prefixOf}. */
+/** What the view puts before the server's tool names: see {@link prefixOf} and {@link useHost}. */
 let toolPrefix = '';
+/**
+ * Which host the view shows, counted: picking another one bumps it, and an answer to a call made
+ * before that is dropped, never drawn over the new host's readings.
+ */
+let hostEpoch = 0;
 let userPaused = false;
 let visible = document.visibilityState === 'visible';
 let onScreen = true;
@@ -726,10 +752,13 @@ const timers: ReturnType<typeof setTimeout>[] = [];
 /** A tool's answer: its structured content, or why there is none. */
 type Answer = { ok: true; value: Json | undefined } | { ok: false; reason: string };
 
-/** Calls a tool through the host under the server's names (see {@link prefixOf}); never throws. */
-async function ask(name: string, args: Json): Promise<Answer> {
+/**
+ * Calls a tool through the host under the server's names (`prefix`: the current host's by
+ * default, see {@link prefixOf}); never throws.
+ */
+async function ask(name: string, args: Json, prefix = toolPrefix): Promise<Answer> {
   try {
-    const result = await app.callServerTool({ name: `${toolPrefix}${name}`, arguments: args });
+    const result = await app.callServerTool({ name: `${prefix}${name}`, arguments: args });
     if (result.isError) {
       const text = result.content?.find((c) => c.type === 'text');
       return { ok: false, reason: text && 'text' in text ? text.text : 'no reason given' };
@@ -740,15 +769,21 @@ async function ask(name: string, args: Json): Promise<Answer> {
   }
 }
 
-/** Calls a tool through the host; a failure is drawn where its readings would be, never thrown. */
+/**
+ * Calls a tool through the host; a failure is drawn where its readings would be, never thrown.
+ * Undefined too when another host was picked while it was under way.
+ */
 async function call(name: string, args: Json, target?: string): Promise<Json | undefined> {
+  const epoch = hostEpoch;
   const answer = await ask(name, args);
+  if (epoch !== hostEpoch) return undefined;
   if (answer.ok) return answer.value;
   if (target) problem(target, `${name} failed: ${answer.reason}`);
   return undefined;
 }
 
 async function refreshDynamic(): Promise<void> {
+  const epoch = hostEpoch;
   const [cpu, mem, procs, net, alerts] = await Promise.all([
     call('get_cpu_info', { per_cpu: true }, 'cores'),
     call('get_memory_info', {}, 'mem'),
@@ -757,6 +792,8 @@ async function refreshDynamic(): Promise<void> {
     call('get_alerts', { limit: ALERTS_ASKED }, 'alerts'),
     refreshCharts(),
   ]);
+  // Another host was picked meanwhile: its own refresh is under way.
+  if (epoch !== hostEpoch) return;
   if (cpu) paintCpu(cpu);
   if (mem) paintMemory(mem);
   if (procs) paintProcesses(list(procs.processes));
@@ -880,12 +917,135 @@ function prefixOf(ctx: McpUiHostContext | undefined): string {
   return own ? name.slice(0, name.length - own.length) : '';
 }
 
+// ---- hosts behind a gateway ----
+
+/** A system-info server behind the gateway: the prefix of its tools, and what names it. */
+interface Host {
+  prefix: string;
+  namespace: string;
+  hostname: string;
+}
+
+/** The hosts the selector lists, in the gateway's order. */
+let hosts: Host[] = [];
+/** When the hosts were last looked for (ms since the epoch); see {@link HOSTS_STALE_MS}. */
+let hostsFoundAt = 0;
+/** A focus of the selector looks for hosts again once the list is this old. */
+const HOSTS_STALE_MS = 30_000;
+const hostPicker = $('host-picker');
+const hostSelect = $('host-select') as HTMLSelectElement;
+
+/**
+ * The system-info servers behind the gateway this view was opened through: `gateway_status`
+ * (the gateway's own tool, not namespaced) lists the backends with their namespaces, and each
+ * running one that answers `get_os_info` under its namespace is one — another server answers an
+ * error. Undefined when there is no `gateway_status` (a proxy that is not the mcpkit gateway) or
+ * it failed.
+ */
+async function findHosts(): Promise<Host[] | undefined> {
+  const status = await ask('gateway_status', {}, '');
+  if (!status.ok || !status.value) return undefined;
+  const backends = status.value.backends;
+  const namespaces = list(typeof backends === 'object' && backends ? Object.values(backends) : [])
+    .filter((b) => b.status === 'running')
+    .map((b) => str(b.namespace))
+    .filter(Boolean);
+  // What the gateway puts between a namespace and a tool's name (`__`, or `:` under its `colon`
+  // naming), read off this view's own prefix.
+  const own = namespaces
+    .filter((ns) => toolPrefix.startsWith(ns) && toolPrefix.length > ns.length)
+    .sort((a, b) => b.length - a.length)[0];
+  const separator = own === undefined ? '__' : toolPrefix.slice(own.length);
+  const found = await Promise.all(
+    namespaces.map(async (namespace): Promise<Host | undefined> => {
+      const prefix = `${namespace}${separator}`;
+      const os = await ask('get_os_info', {}, prefix);
+      return os.ok && os.value
+        ? { prefix, namespace, hostname: str(os.value.hostname) }
+        : undefined;
+    }),
+  );
+  return found.filter((h) => h !== undefined);
+}
+
+/**
+ * Looks for the hosts and lists them in the selector, shown when there are two or more. A host
+ * that stopped answering stays listed while it is the current one, so the user can leave it; a
+ * look that failed leaves the list as it was.
+ */
+async function refreshHosts(): Promise<void> {
+  hostsFoundAt = Date.now();
+  const found = await findHosts();
+  if (!found) return;
+  const current = hosts.find((h) => h.prefix === toolPrefix);
+  if (current && !found.some((h) => h.prefix === current.prefix)) found.unshift(current);
+  const key = (l: Host[]) => l.map((h) => `${h.prefix} ${h.hostname}`).join('\n');
+  if (key(found) === key(hosts)) return;
+  hosts = found;
+  hostSelect.replaceChildren(
+    ...hosts.map((h) =>
+      el('option', h.hostname ? `${h.hostname} (${h.namespace})` : h.namespace, {
+        value: h.prefix,
+      }),
+    ),
+  );
+  hostSelect.value = toolPrefix;
+  hostPicker.hidden = hosts.length < 2 || hostSelect.value !== toolPrefix;
+}
+
+/** Empties every panel and chart, as when another host is picked. */
+function clearReadings(): void {
+  $('cpu-total').textContent = '–';
+  for (const id of ['cpu-model', 'load']) $(id).textContent = '';
+  for (const id of ['cores', 'mem', 'disks', 'net', 'procs', 'sessions']) $(id).replaceChildren();
+  $('alerts').replaceChildren(el('p', 'Loading…', { class: 'sub' }));
+  shownAlerts = '';
+  const alerts = $('alerts-section');
+  delete alerts.dataset.active;
+  alerts.classList.remove('firing');
+  delete document.body.dataset.sampledAt;
+  clearCharts();
+}
+
+/**
+ * Shows another host: its tools from now on, every panel redrawn from them at once, and any
+ * answer still under way from the last host dropped (see {@link hostEpoch}).
+ */
+function useHost(prefix: string): void {
+  const host = hosts.find((h) => h.prefix === prefix);
+  if (!host || prefix === toolPrefix) return;
+  toolPrefix = prefix;
+  hostEpoch++;
+  clearReadings();
+  $('host').textContent = `— ${host.hostname}`;
+  if (running()) start();
+  else {
+    // Paused, the new host is drawn once all the same: the user is waiting for it.
+    showStatus();
+    void refreshDynamic();
+    void refreshSemi();
+  }
+}
+
+hostSelect.addEventListener('change', () => useHost(hostSelect.value));
+// Hosts come and go behind a gateway: the list is looked at again when the user goes to it.
+hostSelect.addEventListener('focus', () => {
+  if (Date.now() - hostsFoundAt > HOSTS_STALE_MS) void refreshHosts();
+});
+
+/** The prefix the host's `toolInfo` gave last: given again, it does not undo a pick of host. */
+let linkedPrefix: string | undefined;
+
 function applyContext(ctx: McpUiHostContext | undefined): void {
   if (ctx?.theme) {
     applyDocumentTheme(ctx.theme);
     repaintCharts();
   }
-  if (ctx?.toolInfo) toolPrefix = prefixOf(ctx);
+  const prefix = ctx?.toolInfo ? prefixOf(ctx) : undefined;
+  if (prefix !== undefined && prefix !== linkedPrefix) {
+    linkedPrefix = prefix;
+    toolPrefix = prefix;
+  }
 }
 
 app.addEventListener('toolresult', (params) => {
@@ -905,6 +1065,8 @@ app
     const os = await call('get_os_info', {});
     if (os) $('host').textContent = `— ${str(os.hostname)}`;
     start();
+    // Behind a proxy, there may be other hosts to offer.
+    if (toolPrefix) void refreshHosts();
   })
   .catch((err: unknown) => {
     $('status').textContent =
