@@ -6,7 +6,7 @@
  * on what an HTTP server answers.
  */
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestTimeoutError } from '../jsonrpc/client.js';
 import { RpcError } from '../jsonrpc/errors.js';
 import { META } from '../mcp/era.js';
@@ -15,6 +15,7 @@ import {
   type ScriptedHandler,
   scriptHttp,
   stopScriptedHttp,
+  watchAbortListeners,
 } from '../testing/scripted-http.js';
 import { McpClient } from './client.js';
 import { TransportError, UnsupportedVersionError } from './errors.js';
@@ -55,6 +56,32 @@ const modernServer: ScriptedHandler = (req, res, seen) => {
 };
 
 describe('StreamableHttpClientTransport, modern era', () => {
+  it('leaves no abort listener behind on the transport’s signal, however many requests', async () => {
+    const { url } = await scriptHttp(modernServer);
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }), {
+      protocol: '2026-07-28',
+    });
+    // fetch keeps a listener on the signal it is given until the request is collected: those of
+    // the per-request signals are left out; any other signal must not gain one per request.
+    const given = new Set<AbortSignal>();
+    const real = globalThis.fetch;
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+      if (init?.signal) given.add(init.signal);
+      return real(input, init);
+    });
+    const watch = watchAbortListeners();
+    try {
+      for (let i = 0; i < 30; i++) await client.ping();
+      await Promise.all(Array.from({ length: 20 }, () => client.ping()));
+    } finally {
+      watch.stop();
+      spy.mockRestore();
+    }
+    expect(given.size).toBeGreaterThanOrEqual(50);
+    expect(watch.most(given)).toBeLessThan(3);
+    await client.close();
+  });
+
   it('sends MCP-Protocol-Version, Mcp-Method and Mcp-Name on every POST, and no session', async () => {
     const { url, seen } = await scriptHttp(modernServer);
     const client = await McpClient.connect(new StreamableHttpClientTransport({ url }), {

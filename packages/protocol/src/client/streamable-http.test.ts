@@ -5,6 +5,7 @@ import {
   type ScriptedRequest,
   scriptHttp,
   stopScriptedHttp,
+  watchAbortListeners,
 } from '../testing/scripted-http.js';
 import { McpClient } from './client.js';
 import { TransportError } from './errors.js';
@@ -122,24 +123,27 @@ describe('StreamableHttpClientTransport', () => {
         res.end(result(s.body?.id, {}));
       }),
     );
-    // fetch keeps an abort listener on the signal it is given until the request is collected:
-    // each request must have a signal of its own, not the transport's.
+    // fetch keeps a listener on the signal it is given until the request is collected: those of
+    // the per-request signals are left out; any other signal must not gain one per request.
     const real = globalThis.fetch;
     const signals: AbortSignal[] = [];
     const spy = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
       if (init?.method === 'POST' && init.signal) signals.push(init.signal);
       return real(input, init);
     });
+    const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
+    const watch = watchAbortListeners();
     try {
-      const client = await McpClient.connect(new StreamableHttpClientTransport({ url }));
       for (let i = 0; i < 30; i++) await client.ping();
       await Promise.all(Array.from({ length: 20 }, () => client.ping()));
-      await client.close();
     } finally {
+      watch.stop();
       spy.mockRestore();
     }
+    await client.close();
     expect(signals.length).toBeGreaterThanOrEqual(50);
     expect(new Set(signals).size).toBe(signals.length);
+    expect(watch.most(new Set(signals))).toBeLessThan(3);
   });
 
   it('gives up a POST still in flight when the transport closes: its connection is dropped', async () => {

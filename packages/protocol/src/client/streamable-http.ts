@@ -384,6 +384,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
         ...requestHeaders(message.method as string, message.params, this.#toolHeaders),
       }),
       body: frame,
+      // A signal of its own (fetch's listener stays on it, not on the transport's): AbortSignal.any
+      // follows its sources without listeners of their own.
       signal: AbortSignal.any([this.#abort.signal, cancel]),
     });
     const end = await this.#receive(res, message);

@@ -81,3 +81,39 @@ export const MINIMAL_DISCOVER_RESULT = {
   ttlMs: 0,
   cacheScope: 'private',
 };
+
+/**
+ * Counts, per AbortSignal, the abort listeners added minus those removed while it runs (by
+ * wrapping EventTarget's methods) — what shows a listener left behind on a long-lived signal.
+ * `most(except)`: the largest count on any signal but those in `except`; `stop()` unwraps.
+ */
+export function watchAbortListeners(): {
+  most: (except?: ReadonlySet<AbortSignal>) => number;
+  stop: () => void;
+} {
+  const net = new Map<AbortSignal, number>();
+  const proto = EventTarget.prototype;
+  const add = proto.addEventListener;
+  const remove = proto.removeEventListener;
+  const count = (target: EventTarget, type: string, by: number) => {
+    if (type === 'abort' && target instanceof AbortSignal) {
+      net.set(target, (net.get(target) ?? 0) + by);
+    }
+  };
+  proto.addEventListener = function (this: EventTarget, type, ...rest) {
+    count(this, type, 1);
+    return add.call(this, type, ...rest);
+  };
+  proto.removeEventListener = function (this: EventTarget, type, ...rest) {
+    count(this, type, -1);
+    return remove.call(this, type, ...rest);
+  };
+  return {
+    most: (except = new Set()) =>
+      Math.max(0, ...[...net].filter(([s]) => !except.has(s)).map(([, n]) => n)),
+    stop: () => {
+      proto.addEventListener = add;
+      proto.removeEventListener = remove;
+    },
+  };
+}
