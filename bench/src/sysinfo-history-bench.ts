@@ -1,8 +1,8 @@
 /**
  * system-info's history and alerts: what they cost an idle server.
  *
- * - CPU: the real CLI (stdio, history and default alert rules on, as a user runs it) left idle;
- *   its process CPU — user + system, plus the children it waited for (`ps` for process lists,
+ * - CPU: the real CLI (stdio, history and default alert rules on, as a user runs it) left idle
+ *   and past its start-up; its process CPU — user + system, plus the children it waited for (`ps` for process lists,
  *   `df` for disks) — over 60 s (20 s under --short), as a share of one core. Target ≤ 1 %.
  * - Memory: a History fed this machine's real metrics for a few seconds (so the series are those
  *   this machine has), then every tier of every series and of the process snapshots filled to
@@ -44,8 +44,11 @@ async function idleCpu(seconds: number): Promise<number> {
   const cli = join(dirname(pkg), 'dist', 'cli.js');
   const child = spawn(process.execPath, [cli], { stdio: ['pipe', 'ignore', 'ignore'] });
   try {
-    // Past start-up (module loading, the first samples) before measuring.
-    await new Promise((r) => setTimeout(r, 5000));
+    // Past start-up before measuring: module loading, the sampler's warm-up (systeminformation's
+    // process list runs `ps`), the first full process list (every command line read once) and
+    // the compilation of the hot paths take the first ~20 s (0.9–1.6 % of a core in its second
+    // ten seconds here); from then on the server is what an idle server costs.
+    await new Promise((r) => setTimeout(r, 25_000));
     const before = cpuSeconds(child.pid as number);
     await new Promise((r) => setTimeout(r, seconds * 1000));
     return (cpuSeconds(child.pid as number) - before) / seconds;
