@@ -7,6 +7,7 @@ import {
 } from '@mcpkit/protocol';
 import type { AlertEngine } from './alerts/engine.js';
 import type { History } from './history/history.js';
+import { kindOf } from './history/metrics.js';
 import { CORE } from './tools/common.js';
 import { alertsReport } from './tools/get-alerts.js';
 
@@ -63,16 +64,17 @@ export function metricResources(history: History): ResourceTemplate {
     },
     read: (uri, vars) => {
       const metric = String(vars.metric ?? '');
-      const entry = history.metrics().find((m) => m.metric === metric);
-      const result = entry && history.query(metric, 600_000, 1000, 'avg');
-      if (!entry || !result) {
+      // query answers only for a series the history holds, whose name is then a kind's.
+      const result = history.query(metric, 600_000, 1000, 'avg');
+      const kind = kindOf(metric);
+      if (!result || !kind) {
         // The spec's "resource not found" (-32002).
         throw new RpcError(-32002, `No metric series '${metric}' is recorded`, { uri });
       }
       return JSON.stringify({
         metric,
-        unit: entry.kind.unit,
-        description: entry.kind.description,
+        unit: kind.unit,
+        description: kind.description,
         step_ms: result.stepMs,
         points: result.points.map((p) => [p.t, p.value]),
         sampled_at: new Date(result.now).toISOString(),

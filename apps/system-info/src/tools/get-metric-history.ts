@@ -89,14 +89,15 @@ export const getMetricHistory = (deps: ToolDeps) =>
           { window, step, max_points: MAX_POINTS },
         );
       }
-      const held = deps.history.metrics().map((m) => m.metric);
       const result = deps.history.query(metric, windowMs, stepMs, aggregate ?? 'avg');
       if (!result) {
         throw new ToolError(
           `No history of '${metric}' on this machine${
             kind.instance
               ? ` (${kind.instance}s recorded: ${
-                  held
+                  deps.history
+                    .metrics()
+                    .map((m) => m.metric)
                     .filter((m) => m.startsWith(`${kind.name}:`))
                     .map((m) => m.slice(kind.name.length + 1))
                     .join(', ') || 'none'
