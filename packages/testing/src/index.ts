@@ -30,6 +30,8 @@ export {
   pngStats,
   requireChromium,
 } from './browser.js';
+// The MCP Registry's contracts (server.json schema, registry API), and a CLI's --help options.
+export { type CliHelpOption, parseCliHelp } from './cli-help.js';
 // A person's browser at an authorization server's sign-in and consent forms.
 export { type FormBrowser, formBrowser } from './form-browser.js';
 // HTTP: a server in a child process; plain JSON-RPC POSTs read to the end (an McpServer on a
@@ -50,6 +52,11 @@ export {
 export { seededRandom } from './random.js';
 export { openRawListen } from './raw-listen.js';
 export { type RawProcess, spawnRaw } from './raw-process.js';
+export {
+  registryResponseProblems,
+  SERVER_JSON_SCHEMA,
+  serverJsonProblems,
+} from './registry.js';
 export { type RunOptions, type RunResult, runProcess } from './run.js';
 export {
   connectSignedIn,
