@@ -165,8 +165,51 @@ const httpBackend = z
   })
   .strict();
 
+/**
+ * A backend by its MCP Registry entry (see registry/install.ts): `registry` names it
+ * (`name@version`; the latest without `@version`) at `registry_url` (default: the official
+ * registry; another gateway's `/v0.1/servers` works too), or `server_json` is a local file. It
+ * runs as the entry's npm package (`npx -y`) or its Streamable HTTP remote (`prefer`), filled in
+ * from `inputs` (by environment variable, header, `--flag` or variable name).
+ */
+const registryBackend = z
+  .object({
+    type: z.literal('registry').optional(),
+    registry: z
+      .string()
+      .regex(
+        /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+(@[^@\s/]+)?$/,
+        'a registry name, optionally @version: "io.github.owner/server@1.2.3"',
+      )
+      .optional(),
+    registry_url: z.url({ protocol: /^https?$/ }).optional(),
+    /** A bearer token the registry wants (another gateway's, behind its tokens). */
+    registry_token: z.string().min(1).optional(),
+    server_json: z.string().min(1).optional(),
+    prefer: z.enum(['package', 'remote']).optional(),
+    inputs: z.record(z.string(), z.string()).default({}),
+    // Each person's own credential is a stdio or HTTP backend's (the vault fills a known slot).
+    credential: z
+      .undefined({
+        error:
+          'a registry backend takes no per-person credential: declare its package or remote as a stdio or HTTP backend for that',
+      })
+      .optional(),
+    ...common,
+  })
+  .strict()
+  .refine((b) => (b.registry === undefined) !== (b.server_json === undefined), {
+    message: 'give `registry` (a name in a registry) or `server_json` (a local file), one of them',
+    path: ['registry'],
+  })
+  .refine((b) => b.registry_url === undefined || b.registry !== undefined, {
+    message: '`registry_url` is where `registry` is looked up: give `registry` too',
+    path: ['registry_url'],
+  });
+
 type StdioOut = z.output<typeof stdioBackend>;
 type HttpOut = z.output<typeof httpBackend>;
+type RegistryOut = z.output<typeof registryBackend>;
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -174,7 +217,16 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * A backend is stdio (`command`) or HTTP (`url`). Routing by key instead of a zod union keeps
  * every error pointed at its field (a union reports only "invalid input" for the whole entry).
  */
-const backendSchema = z.unknown().transform((value, ctx): StdioOut | HttpOut => {
+const backendSchema = z.unknown().transform((value, ctx): StdioOut | HttpOut | RegistryOut => {
+  const registry = isObject(value) && ('registry' in value || 'server_json' in value);
+  if (registry && ('url' in value || 'command' in value)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'a registry backend runs what its entry says: drop `command` / `url`',
+      path: [],
+    });
+    return z.NEVER;
+  }
   if (isObject(value) && 'url' in value && 'command' in value) {
     ctx.addIssue({
       code: 'custom',
@@ -183,8 +235,11 @@ const backendSchema = z.unknown().transform((value, ctx): StdioOut | HttpOut => 
     });
     return z.NEVER;
   }
-  const schema =
-    isObject(value) && 'url' in value && !('command' in value) ? httpBackend : stdioBackend;
+  const schema = registry
+    ? registryBackend
+    : isObject(value) && 'url' in value && !('command' in value)
+      ? httpBackend
+      : stdioBackend;
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   for (const issue of result.error.issues) {
@@ -408,6 +463,25 @@ export const configSchema = z
           )
           .max(50)
           .optional(),
+        /**
+         * The gateway as an MCP Registry (`GET /v0.1/servers`, over HTTP, behind its tokens):
+         * its entries are named `<namespace>/<backend>`, `<namespace>/servers.<name>` and
+         * `<namespace>/gateway.all` (default namespace `local.<gateway name>`). Entries named in
+         * `deprecated` or `deleted` (by what follows the slash) say so — another gateway
+         * installing a deleted one refuses it.
+         */
+        registry: z
+          .object({
+            enabled: z.boolean().default(true),
+            namespace: z
+              .string()
+              .regex(/^[a-zA-Z0-9.-]{1,100}$/, 'a reverse-DNS namespace: io.github.acme')
+              .optional(),
+            deprecated: z.array(z.string().min(1)).max(1000).optional(),
+            deleted: z.array(z.string().min(1)).max(1000).optional(),
+          })
+          .strict()
+          .optional(),
         /** Where approved tool definitions are kept (backends with `pin`): a SQLite file, or postgres://… shared by a fleet. */
         pins: z
           .object({ path: z.string().min(1).optional() })
@@ -527,10 +601,16 @@ export type GatewayConfig = z.infer<typeof configSchema>;
 export type BackendConfig = GatewayConfig['mcpServers'][string];
 export type StdioBackendConfig = z.infer<typeof stdioBackend>;
 export type HttpBackendConfig = z.infer<typeof httpBackend>;
+export type RegistryBackendConfig = z.infer<typeof registryBackend>;
+/** A backend as it runs: a stdio command or an HTTP URL (a registry backend once resolved). */
+export type RunnableBackendConfig = StdioBackendConfig | HttpBackendConfig;
 export type RestartPolicy = z.infer<typeof restartSchema>;
 export const DEFAULT_RESTART: RestartPolicy = restartSchema.parse({});
 
 export const isStdio = (b: BackendConfig): b is StdioBackendConfig => 'command' in b;
+/** A backend declared by its registry entry (resolved when it starts: registry/install.ts). */
+export const isRegistry = (b: BackendConfig): b is RegistryBackendConfig =>
+  'registry' in b || 'server_json' in b;
 
 /**
  * Validate a parsed config; every problem names its field — and, given the file's `text`, its

@@ -175,6 +175,8 @@ export interface GatewayOptions {
   pins?: PinRows;
   /** The hooks around every backend tool call (`loadHooks` of `gateway.hooks`). */
   hooks?: readonly InstalledHook[];
+  /** Where a backend's relative `server_json` is read from: the config file's directory. */
+  configDir?: string;
 }
 
 /**
@@ -227,6 +229,7 @@ export class Gateway {
   /** The virtual servers (`gateway.servers`): endpoints of their own, each a chosen set. */
   readonly virtual: VirtualServers;
   readonly #requestState: McpServerOptions['requestState'];
+  readonly #configDir: string | undefined;
   /** See {@link GatewayOptions.taskAfterMs}. */
   readonly #taskAfterMs: number | null;
   readonly #taskOptions: TaskRunnerOptions | undefined;
@@ -241,6 +244,7 @@ export class Gateway {
     this.config = config;
     this.events = options.events;
     this.#logger = options.logger;
+    this.#configDir = options.configDir;
     this.#announce = options.announce ?? ((uri) => void this.server.resourceUpdated(uri));
     this.fleet = options.fleet;
     this.policy = Policy.wanted(config) ? new Policy(config, options.events) : undefined;
@@ -417,6 +421,7 @@ export class Gateway {
       config,
       this.config.gateway.backend_timeout * 1000,
       this.#hooks,
+      this.#configDir,
     );
     if (backend.personal) backend.via = (ctx) => this.#target(backend, ctx);
     return backend;

@@ -21,6 +21,7 @@ import {
   defaultConfig,
   exposureWarnings,
   isPersonal,
+  isRegistry,
   isStdio,
   loadConfig,
 } from './config.js';
@@ -33,6 +34,7 @@ import type { PinRows } from './governance/pins.js';
 import { openPostgresPins } from './governance/postgres-pins.js';
 import { GATEWAY_OPTIONS } from './options.js';
 import { exitingEarly, releasePrestarted, releaseSignals } from './prestart.js';
+import { registryPage } from './registry/page.js';
 import { retryOnHangup, watchConfig } from './reload.js';
 import { virtualMounts } from './servers/mounts.js';
 import { observeGateway } from './status/metrics.js';
@@ -140,6 +142,7 @@ process.exitCode = await runCli({
     const gateway = new Gateway(config, {
       events,
       logger,
+      configDir: values.config ? dirname(resolve(values.config as string)) : process.cwd(),
       // Approved tool definitions (backends with `pin`) beside the event log's default.
       pinsPath: defaultStatePath('gateway-pins', values.config as string | undefined),
       hooks,
@@ -186,7 +189,12 @@ process.exitCode = await runCli({
     const slow = setTimeout(() => {
       for (const [name, b] of gateway.backends) {
         if (b.state !== 'starting') continue;
-        const what = isStdio(b.config) ? `command ${b.config.command}` : `url ${b.config.url}`;
+        const r = b.runnable;
+        const what = !r
+          ? `registry entry ${isRegistry(b.config) ? (b.config.registry ?? b.config.server_json) : ''}`
+          : isStdio(r)
+            ? `command ${r.command}`
+            : `url ${r.url}`;
         logger.info({ backend: name }, `waiting for backend '${name}' (${what})`);
       }
     }, 1000);
@@ -196,7 +204,7 @@ process.exitCode = await runCli({
       // Probed at the first stdio spawn already: say once when the backends got no parent-death
       // signal (setpriv denied by a seccomp filter, say), so a SIGKILLed gateway's orphans are
       // explained. The service manager's cgroup, or the gateway's own stop, still ends them.
-      const missing = [...gateway.backends.values()].some((b) => isStdio(b.config))
+      const missing = [...gateway.backends.values()].some((b) => b.runnable && isStdio(b.runnable))
         ? parentDeathSignalMissing()
         : undefined;
       if (missing !== undefined)
@@ -248,6 +256,9 @@ process.exitCode = await runCli({
       values.metrics === 'off' || values.transport !== 'http' ? undefined : new McpMetrics();
     if (metrics) observeGateway(gateway, metrics);
     const page = statusPage(gateway);
+    // The gateway as an MCP Registry (/v0.1/servers): its backends and virtual servers.
+    const publicUrl = (values['public-url'] as string | undefined)?.split(',')[0]?.trim();
+    const registry = registryPage(gateway, publicUrl ? { publicUrl } : {});
     // The virtual servers' endpoints (served at /servers/<name>/mcp; resources of the sign-in).
     const mounts = virtualMounts(gateway);
     // The scopes a token may hold here — each backend's, and gateway:admin for restart_backend.
@@ -335,7 +346,7 @@ process.exitCode = await runCli({
           ? { auth: { authenticate: (t: string, req: IncomingMessage) => checkToken(t, req) } }
           : {}),
         ...(metrics ? { metrics } : {}),
-        pages: signIn ? [signIn.page, page] : [page],
+        pages: signIn ? [signIn.page, page, registry] : [page, registry],
         health: { checks: { backends: () => backendsReadiness(gateway.backends.values()) } },
       },
       // With --auth-issuer, gateway.oauth or gateway.authorization_server (its own issuer).

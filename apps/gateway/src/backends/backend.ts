@@ -14,10 +14,14 @@ import {
   type BackendConfig,
   DEFAULT_RESTART,
   isPersonal,
+  isRegistry,
   isStdio,
   type RestartPolicy,
+  type RunnableBackendConfig,
 } from '../config.js';
 import { takePrestarted } from '../prestart.js';
+import { type RegistryOrigin, resolveRegistryBackend } from '../registry/install.js';
+import { RegistryEntryError } from '../registry/server-json.js';
 import type { CallTarget } from '../vault/personal.js';
 import { type BackendLink, type LinkEvents, openLink, RingBuffer } from './link.js';
 import { stdioSpec } from './spawn.js';
@@ -79,8 +83,15 @@ export class Backend {
   readonly name: string;
   /** The prefix of its tools and prompts (default: its name; `''`: none, `namespace: false`). */
   readonly namespace: string;
-  /** Its configuration. */
+  /** Its configuration, as declared. */
   readonly config: BackendConfig;
+  /**
+   * What it runs as: its config, or — declared by a registry entry — the stdio or HTTP backend
+   * the entry resolved to (undefined until its first start has looked it up).
+   */
+  runnable: RunnableBackendConfig | undefined;
+  /** The registry entry it was installed from (a `registry` or `server_json` backend). */
+  origin: RegistryOrigin | undefined;
   /** Deadline of each call forwarded to it, in ms. */
   readonly timeoutMs: number;
   /** Its calls go through each person's own link (a `credential`, or `per_identity`). */
@@ -128,11 +139,21 @@ export class Backend {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopping = false;
   #generation = 0;
+  /** Where a relative `server_json` is read from (the config file's directory). */
+  readonly #configDir: string;
 
-  constructor(name: string, config: BackendConfig, defaultTimeoutMs: number, hooks: BackendHooks) {
+  constructor(
+    name: string,
+    config: BackendConfig,
+    defaultTimeoutMs: number,
+    hooks: BackendHooks,
+    configDir: string = process.cwd(),
+  ) {
     this.name = name;
     this.namespace = config.namespace === false ? '' : (config.namespace ?? name);
     this.config = config;
+    this.runnable = isRegistry(config) ? undefined : config;
+    this.#configDir = configDir;
     this.timeoutMs = config.timeoutMs ?? defaultTimeoutMs;
     this.personal = isPersonal(config);
     this.#policy = config.restart ?? DEFAULT_RESTART;
@@ -170,9 +191,11 @@ export class Backend {
     this.#stopping = false;
     const generation = ++this.#generation;
     this.state = 'starting';
+    const config = this.runnable ?? (await this.#resolve(generation));
+    if (!config || generation !== this.#generation || this.#stopping) return;
     // A program that is not there fails the same way every time: said once, in one line, and
     // not retried (a reload or a restart asks again).
-    const missing = this.#missingCommand();
+    const missing = this.#missingCommand(config);
     if (missing) {
       this.#failed(generation, missing, { permanent: true });
       return;
@@ -196,15 +219,15 @@ export class Backend {
     try {
       // The child the CLI spawned for this backend before the gateway loaded, if it is the one
       // this config asks for (first start only: takePrestarted hands each out once).
-      const early = isStdio(this.config)
-        ? await takePrestarted(this.name, stdioSpec(this.config))
+      const early = isStdio(config)
+        ? await takePrestarted(this.name, stdioSpec(config))
         : undefined;
       if (generation !== this.#generation || this.#stopping) {
         // Stopped or started again while another early child was being stopped.
         void early?.process.close();
         return;
       }
-      opened = openLink(this.config, events, early);
+      opened = openLink(config, events, early);
     } catch (err) {
       this.#failed(generation, `could not start: ${(err as Error).message}`);
       return;
@@ -298,10 +321,39 @@ export class Backend {
     this.#hooks.notification(this, method, params);
   }
 
+  /**
+   * A registry backend's entry looked up and turned into what it runs as; undefined when that
+   * failed (recorded as a failure: permanent for what an operator must change — a deleted or
+   * unknown entry, a missing input — else retried with the restart backoff).
+   */
+  async #resolve(generation: number): Promise<RunnableBackendConfig | undefined> {
+    if (!isRegistry(this.config)) return this.config;
+    try {
+      const { config, origin } = await resolveRegistryBackend(this.config, {
+        configDir: this.#configDir,
+        timeoutMs: this.timeoutMs,
+      });
+      if (generation !== this.#generation || this.#stopping) return undefined;
+      this.runnable = config;
+      this.origin = origin;
+      this.#hooks.event(this, 'backend.installed', 'success', {
+        entry: `${origin.name}@${origin.version}`,
+        source: origin.source,
+        via: origin.via,
+        status: origin.status,
+      });
+      return config;
+    } catch (err) {
+      const permanent = RegistryEntryError.is(err);
+      this.#failed(generation, (err as Error).message, { permanent });
+      return undefined;
+    }
+  }
+
   /** Why a stdio backend's command cannot be run (not on its PATH), or undefined. */
-  #missingCommand(): string | undefined {
-    if (!isStdio(this.config)) return undefined;
-    const spec = stdioSpec(this.config);
+  #missingCommand(config: RunnableBackendConfig): string | undefined {
+    if (!isStdio(config)) return undefined;
+    const spec = stdioSpec(config);
     // StdioClientTransport's default environment takes the gateway's PATH.
     const path = spec.env.PATH ?? process.env.PATH ?? '';
     if (resolveCommand(spec.command, path, spec.cwd ?? process.cwd()) !== undefined)
@@ -480,6 +532,9 @@ export class Backend {
     this.startedAt = undefined;
     this.state = 'starting';
     this.restarts++;
+    // Asked for by an operator (or SIGHUP): a registry entry is looked up again — a withdrawn
+    // or new version is seen.
+    if (isRegistry(this.config)) this.runnable = undefined;
     this.#hooks.event(this, 'backend.restart_requested', 'pending', {});
     await link?.close();
     if (this.#stopping) return;

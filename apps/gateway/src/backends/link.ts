@@ -7,7 +7,7 @@ import {
   StdioClientTransport,
   StreamableHttpClientTransport,
 } from '@mcpkit/protocol';
-import { type BackendConfig, isStdio } from '../config.js';
+import { isStdio, type RunnableBackendConfig } from '../config.js';
 import type { Prestarted } from '../prestart.js';
 import { VERSION } from '../version.js';
 import { stdioSpec } from './spawn.js';
@@ -56,7 +56,7 @@ const FORWARDED = new Set([
  * `connect` starts the transport and runs initialize; until then nothing happens.
  */
 export function openLink(
-  config: BackendConfig,
+  config: RunnableBackendConfig,
   events: LinkEvents,
   early?: Prestarted,
   /** An HTTP backend's sign-in: a person's OAuth grant at its authorization server. */

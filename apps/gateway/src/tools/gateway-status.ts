@@ -60,6 +60,17 @@ export const gatewayStatus = (gateway: Gateway) =>
                 })),
               }
             : {}),
+          // Installed from a registry entry: which, from where, and what it runs as.
+          ...(b.origin
+            ? {
+                registry: {
+                  entry: `${b.origin.name}@${b.origin.version}`,
+                  source: b.origin.source,
+                  via: b.origin.via,
+                  status: b.origin.status,
+                },
+              }
+            : {}),
           ...(b.personal
             ? {
                 per_person: {

@@ -13,7 +13,7 @@ import {
 } from '@mcpkit/protocol';
 import type { Backend } from '../backends/backend.js';
 import { type BackendLink, type LinkEvents, openLink } from '../backends/link.js';
-import { type BackendConfig, isStdio } from '../config.js';
+import { type BackendConfig, isStdio, type RunnableBackendConfig } from '../config.js';
 import { connectRequired, NeedsConnect } from './connect-required.js';
 import { VaultError } from './keys.js';
 import type { Credential, CredentialVault } from './vault.js';
@@ -282,7 +282,10 @@ export class PersonalLinks {
             store: vault.oauthStore(subject, backend.name),
           })
         : undefined;
-    const opened = openLink(personalConfig(backend.config, credential), events, undefined, oauth);
+    // A personal backend is a stdio or HTTP one (a registry backend takes no credential): what
+    // it runs as is its config.
+    const runnable = backend.runnable as RunnableBackendConfig;
+    const opened = openLink(personalConfig(runnable, credential), events, undefined, oauth);
     void opened.link.exited.then(() => {
       if (this.#links.get(key) === entry) {
         this.#links.delete(key);
@@ -394,7 +397,10 @@ export class PersonalLinks {
 }
 
 /** The backend's config as one person's link uses it: their secret in the header or the env. */
-function personalConfig(config: BackendConfig, credential: Credential | undefined): BackendConfig {
+function personalConfig(
+  config: RunnableBackendConfig,
+  credential: Credential | undefined,
+): RunnableBackendConfig {
   const wanted = config.credential;
   if (isStdio(config)) {
     if (wanted?.type !== 'env' || credential?.type !== 'secret') return config;
