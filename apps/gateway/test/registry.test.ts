@@ -224,6 +224,40 @@ describe('the gateway as a registry (GET /v0.1/servers)', () => {
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
   });
+  it('answers any path and query under /v0.1/servers with JSON and a 2xx or 4xx, never a 5xx', async () => {
+    // Seeded: the same 200 requests every run (bounded in count).
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed;
+    };
+    const pieces = [
+      'versions',
+      'latest',
+      '%2F',
+      '%',
+      '..',
+      '',
+      'x'.repeat(300),
+      '%E0%A4%A',
+      NS,
+      '🙂',
+    ];
+    const params = ['limit', 'cursor', 'search', 'version', 'updated_since', 'include_deleted'];
+    const values = ['0', '-1', '1e9', 'abc', '', '%ZZ', 'ÿÿÿ', '2026-01-01T00:00:00Z', 'true'];
+    for (let i = 0; i < 200; i++) {
+      const segments = Array.from({ length: next() % 5 }, () => pieces[next() % pieces.length]);
+      const query = Array.from(
+        { length: next() % 3 },
+        () => `${params[next() % params.length]}=${values[next() % values.length]}`,
+      ).join('&');
+      const path = `/v0.1/servers${segments.length ? `/${segments.join('/')}` : ''}?${query}`;
+      const res = await fetch(`${a.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(res.status, path).toBeLessThan(500);
+      expect(res.headers.get('content-type'), path).toBe('application/json');
+      await res.json();
+    }
+  });
 });
 
 describe('a gateway installing from a registry (the other gateway)', () => {

@@ -89,7 +89,6 @@ function list(
 /** The registry endpoints of `gateway` as a page of its HTTP host. */
 export function registryPage(gateway: Gateway, options: RegistryPageOptions = {}): HttpPage {
   return {
-    anyOrigin: () => true,
     matches: (path) =>
       gateway.config.gateway.registry?.enabled !== false &&
       (path === PREFIX || path.startsWith(`${PREFIX}/`)),
