@@ -91,7 +91,11 @@ describe.each(READMES)('%s', (file) => {
       // gateway's README or another's (system-info's "Many hosts"). One that starts mcpkit's own
       // apps with node is held to the rule like any client config.
       const startsNode = Object.values(config.mcpServers).some((s) => s.command === 'node');
-      if (!startsNode && 'gateway' in config) continue;
+      // Backends by registry entry exist only in the gateway's format.
+      const fromRegistry = Object.values(config.mcpServers).some(
+        (s) => 'registry' in s || 'server_json' in s,
+      );
+      if (!startsNode && ('gateway' in config || fromRegistry)) continue;
       for (const [name, server] of Object.entries(config.mcpServers)) {
         expect(server.command, `${file} ${name}`).toBe('node');
         const script = server.args?.[0] ?? '';

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { killSpawned, removeTempDirs, tempDir } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config.js';
+import { isRegistry, parseConfig } from '../src/config.js';
 import { defaultRawConfig } from '../src/config-file.js';
 import { loadHooks } from '../src/governance/hooks.js';
 import { RuleSet } from '../src/governance/rules.js';
@@ -148,6 +148,15 @@ describe('README examples', () => {
       'search-budget',
       'github-all',
     ]);
+  });
+
+  it('Backends from an MCP Registry and the gateway as a registry: the configs are taken', () => {
+    const [install] = blocksOf('## Backends from an MCP Registry');
+    const env = { ...ENV, WEATHER_API_KEY: 'k', TEAM_GATEWAY_TOKEN: 't' };
+    const backends = parseConfig(install, env).mcpServers;
+    expect(Object.values(backends).map((b) => isRegistry(b))).toEqual([true, true, true]);
+    const [serve] = blocksOf('## The gateway as a registry');
+    expect(parseConfig(serve, ENV).gateway.registry?.namespace).toBe('io.github.acme');
   });
 
   it("Each person's own credentials: the config is taken, every backend personal", () => {
