@@ -139,6 +139,17 @@ describe('resolveRegistryBackend', () => {
       message: `registry ${base} answered HTTP 503 for ${ENTRY.name}@2.0.4`,
       permanent: false,
     });
+    expect(
+      (
+        await refused({
+          registry: ENTRY.name,
+          registry_url: 'http://10.0.0.1:9',
+          registry_token: 't',
+        })
+      ).message,
+    ).toBe(
+      'registry http://10.0.0.1:9: registry_token is sent over https only (or to 127.0.0.1): use an https registry_url',
+    );
     answers.set(path('latest'), {
       status: 200,
       body: JSON.stringify({

@@ -64,6 +64,15 @@ async function fromRegistry(
   const { name, version } = parseRegistryRef(ref);
   const base = (config.registry_url ?? OFFICIAL_REGISTRY).replace(/\/+$/, '');
   const asked = `${name}@${version ?? 'latest'}`;
+  // A token in the clear only to this machine (another gateway on loopback, a test).
+  if (
+    config.registry_token &&
+    !/^https:|^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(base)
+  ) {
+    throw new RegistryEntryError(
+      `registry ${base}: registry_token is sent over https only (or to 127.0.0.1): use an https registry_url`,
+    );
+  }
   const url = `${base}/v0.1/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version ?? 'latest')}`;
   let response: Response;
   try {
