@@ -14,9 +14,12 @@
  *    binary can be downloaded);
  * 4. imports every package, type-checks a consumer against the published .d.ts files, and runs
  *    each installed bin: `--help`, `--version` and a real stdio MCP session (initialize,
- *    tools/list, tools/call) — the gateway with the installed mcp-system-info as its backend.
+ *    tools/list, tools/call) — the gateway with the installed mcp-system-info as its backend;
+ * 5. builds each app's MCP Bundle (`.mcpb`) from that install, packs, validates and unpacks it
+ *    with the mcpb CLI, and runs the unpacked server as a desktop host would (scripts/bundles.mjs).
  *
- * Prints a report and exits 1 on any failure. Flags: --skip-build, --keep (leave the temp dir).
+ * Prints a report and exits 1 on any failure. Flags: --skip-build, --keep (leave the temp dir),
+ * --bundles-out <dir> (copy the .mcpb files there, e.g. for a release).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -33,11 +36,14 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { buildBundles } from './bundles.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const argv = new Set(process.argv.slice(2));
 const KEEP = argv.has('--keep');
 const SKIP_BUILD = argv.has('--skip-build');
+const outFlag = process.argv.indexOf('--bundles-out');
+const BUNDLES_OUT = outFlag > 0 ? process.argv[outFlag + 1] : undefined;
 const TOTAL_TIMEOUT_MS = 20 * 60_000;
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 const SESSION_TIMEOUT_MS = 60_000;
@@ -723,6 +729,16 @@ async function main() {
       );
     }
   });
+
+  await phase('MCP Bundles (mcpb)', () =>
+    buildBundles({
+      tmp,
+      project: app,
+      packages,
+      out: BUNDLES_OUT,
+      helpers: { check, pass, fail, run, describe, tail, stdioSession },
+    }),
+  );
 }
 
 let crashed;
