@@ -1,16 +1,19 @@
 /**
  * gateway: the cost of the hop. The same `tools/call echo` of the gateway's `rich` fixture is
- * sent straight to the fixture over stdio and through `mcp-gateway` (stdio in front, the fixture
- * as its stdio backend), by the same client (McpClient, from the testing kit's `spawnServer`), in
- * one run:
+ * sent straight to the fixture over stdio, through a relay that only parses and re-serialises
+ * every frame (servers/relay.ts: the baseline #35 holds the gateway to) and through
+ * `mcp-gateway` (stdio in front, the fixture as its stdio backend), by the same client
+ * (McpClient, from the testing kit's `spawnServer`), in one run:
  *
  *   - concurrency 1: sequential calls, p50/p99 latency per side and the latency the gateway adds
- *     (gateway − direct). The sides are measured in interleaved blocks so drift hits both.
- *   - concurrency 32: a fixed number of calls kept 32 in flight; throughput gateway / direct.
+ *     (gateway − direct), as a ratio of the direct round trip. The sides are measured in
+ *     interleaved blocks so drift hits all alike.
+ *   - concurrency 32: a fixed number of calls kept 32 in flight, in interleaved thirds;
+ *     throughput gateway / relay (the target) and gateway / direct.
  *   - large replies (1 KB, 64 KB, 1 MB from the fixture's `big` tool): ms per call each side —
  *     the gateway parses each reply and writes it again, so this is where that cost shows.
  *
- * Both sides are warmed up first (JIT, the gateway's event log). The children are stopped by
+ * Every side is warmed up first (JIT, the gateway's event log). The children are stopped by
  * closing their stdin (then SIGTERM, SIGKILL to their group) in `finally` whatever happens.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,9 +29,14 @@ const CONCURRENT = size(20_000, 5000);
 const CONCURRENCY = 32;
 const WARMUP_SEQUENTIAL = size(1000, 300);
 const WARMUP_CONCURRENT = size(5000, 1000);
-const TARGET_ADDED_P50_US = 40;
-const TARGET_ADDED_P99_US = 400;
-const TARGET_RATIO = 0.5;
+/**
+ * #35's targets, ratios in one run (the absolute ones were below a 2-core machine's floor): the
+ * latency the gateway adds at most the direct round trip's (p50) and twice it (p99); at c=32 at
+ * least 0.75 of a relay that only parses and re-serialises every frame (servers/relay.ts).
+ */
+const TARGET_ADDED_P50_RATIO = 1;
+const TARGET_ADDED_P99_RATIO = 2;
+const TARGET_RELAY_RATIO = 0.75;
 /** Reply sizes of the large-payload rows (the `big` tool), and calls per side for each. */
 const PAYLOADS: readonly { label: string; mb: number; calls: number }[] = [
   { label: '1 KB', mb: 1 / 1024, calls: 2000 },
@@ -40,6 +48,7 @@ const PAYLOAD_CONCURRENCY = 4;
 const gatewayDist = dirname(fileURLToPath(import.meta.resolve('@mcpkit/gateway')));
 const RICH = join(gatewayDist, 'fixtures', 'rich.js');
 const CLI = join(gatewayDist, 'cli.js');
+const RELAY = fileURLToPath(new URL('./servers/relay.js', import.meta.url));
 
 interface Side {
   label: string;
@@ -127,8 +136,9 @@ export async function gatewayBench(): Promise<boolean> {
       servers.push(server);
       return server;
     };
-    const [directServer, gatewayServer] = await Promise.all([
+    const [directServer, relayServer, gatewayServer] = await Promise.all([
       start('direct', [RICH]),
+      start('relay', [RELAY, process.execPath, RICH]),
       start('gateway', [
         CLI,
         '--config',
@@ -141,6 +151,7 @@ export async function gatewayBench(): Promise<boolean> {
     ]);
 
     const direct: Side = { label: 'direct', server: directServer, tool: 'echo' };
+    const relay: Side = { label: 'relay', server: relayServer, tool: 'echo' };
     const gateway: Side = { label: 'gateway', server: gatewayServer, tool: 'rich__echo' };
     const listed = await gatewayServer.client.listTools();
     if (!listed.some((t) => t.name === 'rich__echo'))
@@ -149,17 +160,18 @@ export async function gatewayBench(): Promise<boolean> {
     const whoText = who.content[0];
     backendPid = Number(whoText?.type === 'text' ? whoText.text : NaN) || undefined;
 
-    for (const side of [direct, gateway]) {
+    for (const side of [direct, relay, gateway]) {
       await sequential(side, WARMUP_SEQUENTIAL);
       await concurrent(side, WARMUP_CONCURRENT, CONCURRENCY);
     }
 
     const samples = new Map<Side, number[]>([
       [direct, []],
+      [relay, []],
       [gateway, []],
     ]);
     for (let done = 0; done < SEQUENTIAL; done += BLOCK) {
-      for (const side of [direct, gateway]) {
+      for (const side of [direct, relay, gateway]) {
         await sequential(side, Math.min(BLOCK, SEQUENTIAL - done), samples.get(side));
       }
     }
@@ -168,10 +180,27 @@ export async function gatewayBench(): Promise<boolean> {
       return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
     };
     const d = stats(direct);
+    const rl = stats(relay);
     const g = stats(gateway);
 
-    const directRate = await concurrent(direct, CONCURRENT, CONCURRENCY);
-    const gatewayRate = await concurrent(gateway, CONCURRENT, CONCURRENCY);
+    // Interleaved thirds, so that drift in the machine's load hits the three alike.
+    const rates = new Map<Side, number[]>([
+      [direct, []],
+      [relay, []],
+      [gateway, []],
+    ]);
+    for (let third = 0; third < 3; third++) {
+      for (const side of [direct, relay, gateway]) {
+        rates.get(side)?.push(await concurrent(side, Math.round(CONCURRENT / 3), CONCURRENCY));
+      }
+    }
+    const rateOf = (side: Side) => {
+      const sorted = [...(rates.get(side) ?? [])].sort((a, b) => a - b);
+      return sorted[1] as number;
+    };
+    const directRate = rateOf(direct);
+    const relayRate = rateOf(relay);
+    const gatewayRate = rateOf(gateway);
     // Large replies: where parsing and re-serialising the reply could dominate the hop.
     const payloads: { label: string; direct: number; gateway: number }[] = [];
     for (const payload of PAYLOADS) {
@@ -186,10 +215,15 @@ export async function gatewayBench(): Promise<boolean> {
     const rate = (n: number) => Math.round(n).toLocaleString('en-US').padStart(11);
     const addedP50 = g.p50 - d.p50;
     const addedP99 = g.p99 - d.p99;
+    const p50Ratio = addedP50 / d.p50;
+    const p99Ratio = addedP99 / d.p99;
     const ratio = gatewayRate / directRate;
+    const relayRatio = gatewayRate / relayRate;
     const verdict = (pass: boolean) => (pass ? 'OK' : 'MISSED');
-    const ok =
-      addedP50 <= TARGET_ADDED_P50_US && addedP99 <= TARGET_ADDED_P99_US && ratio >= TARGET_RATIO;
+    const p50Ok = p50Ratio <= TARGET_ADDED_P50_RATIO;
+    const p99Ok = p99Ratio <= TARGET_ADDED_P99_RATIO;
+    const relayOk = relayRatio >= TARGET_RELAY_RATIO;
+    const ok = p50Ok && p99Ok && relayOk;
     console.log(
       `\ngateway: tools/call echo of the rich fixture over stdio, direct vs through mcp-gateway`,
     );
@@ -198,15 +232,23 @@ export async function gatewayBench(): Promise<boolean> {
     );
     console.log(`  ${''.padEnd(36)}        p50         p99`);
     console.log(`  ${'direct to the backend'.padEnd(36)}${us(d.p50)} ${us(d.p99)}`);
+    console.log(`  ${'through the parse/serialise relay'.padEnd(36)}${us(rl.p50)} ${us(rl.p99)}`);
     console.log(`  ${'through the gateway'.padEnd(36)}${us(g.p50)} ${us(g.p99)}`);
+    console.log(`  ${'added by the gateway'.padEnd(36)}${us(addedP50)} ${us(addedP99)}`);
     console.log(
-      `  ${'added by the gateway'.padEnd(36)}${us(addedP50)} ${us(addedP99)}   target p50 ≤ ${TARGET_ADDED_P50_US} µs ${verdict(addedP50 <= TARGET_ADDED_P50_US)}, p99 ≤ ${TARGET_ADDED_P99_US} µs ${verdict(addedP99 <= TARGET_ADDED_P99_US)}`,
+      `  ${'added / direct'.padEnd(36)}${`${p50Ratio.toFixed(2)} ×`.padStart(11)} ${`${p99Ratio.toFixed(2)} ×`.padStart(11)}   target p50 ≤ ${TARGET_ADDED_P50_RATIO} × ${verdict(p50Ok)}, p99 ≤ ${TARGET_ADDED_P99_RATIO} × ${verdict(p99Ok)}`,
     );
-    console.log(`  concurrency ${CONCURRENCY}: ${CONCURRENT} calls per side (calls/s)`);
+    console.log(
+      `  concurrency ${CONCURRENCY}: ${CONCURRENT} calls per side in 3 interleaved thirds (calls/s, the median third)`,
+    );
     console.log(`  ${'direct to the backend'.padEnd(36)}${rate(directRate)}`);
+    console.log(`  ${'through the parse/serialise relay'.padEnd(36)}${rate(relayRate)}`);
     console.log(`  ${'through the gateway'.padEnd(36)}${rate(gatewayRate)}`);
     console.log(
-      `  ${'ratio gateway / direct'.padEnd(36)}${`${(ratio * 100).toFixed(0)} %`.padStart(11)}   target ≥ ${TARGET_RATIO * 100} %  ${verdict(ratio >= TARGET_RATIO)}`,
+      `  ${'ratio gateway / direct'.padEnd(36)}${`${(ratio * 100).toFixed(0)} %`.padStart(11)}   (relay / direct ${((relayRate / directRate) * 100).toFixed(0)} %)`,
+    );
+    console.log(
+      `  ${'ratio gateway / relay'.padEnd(36)}${`${relayRatio.toFixed(2)} ×`.padStart(11)}   target ≥ ${TARGET_RELAY_RATIO} ×  ${verdict(relayOk)}`,
     );
     console.log(
       `  large replies (the big tool), concurrency ${PAYLOAD_CONCURRENCY}: ms per call, direct / gateway / added`,

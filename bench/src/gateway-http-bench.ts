@@ -42,8 +42,8 @@ const DURATION_SEC = size(3, 2);
 const WARMUP_SEC = 1;
 const COLD_TRIES = size(5, 3);
 const TARGET_RATIO = 6;
-const TARGET_RSS_MB = 100;
-const TARGET_COLD_MS = 250;
+/** #35: the gateway's cold start at most 1.4 × its backend's own, measured in the same run. */
+const TARGET_COLD_RATIO = 1.4;
 const SESSION_VERSION = '2025-06-18';
 const MODERN_VERSION = '2026-07-28';
 
@@ -718,7 +718,12 @@ export async function gatewayHttpBench(rounds: number): Promise<boolean> {
     const worstRss = gatewayRss.every((x) => x !== undefined)
       ? Math.max(...(gatewayRss as number[]))
       : undefined;
-    const rssOk = worstRss !== undefined && worstRss <= TARGET_RSS_MB;
+    // #35: ahead of every peer in the same run (no launcher re-executing Node to trim it).
+    const peersRss = [proxy, superGw].map((t) => defined(of(t).map((x) => x.rssMb)));
+    const bestPeerRss = peersRss.every((x) => x !== undefined)
+      ? Math.min(...(peersRss as number[]))
+      : undefined;
+    const rssOk = worstRss !== undefined && bestPeerRss !== undefined && worstRss <= bestPeerRss;
     // Its file-backed part (RssFile) is the node binary and the libraries mapped from disk (~35 MB
     // for a bare node, ~45 MB with what the gateway loads): only the rest (V8 heaps, malloc) is
     // the gateway's to shrink.
@@ -728,23 +733,24 @@ export async function gatewayHttpBench(rounds: number): Promise<boolean> {
       .map((t) => `${t.short} ${num(defined(of(t).map((x) => x.rssMb)), 1, 0)} MB`)
       .join(', ');
     console.log(
-      `  ${'gateway RSS after the c=50 run (worst path)'.padEnd(48)} ${num(worstRss, 1, 6)} MB  target ≤ ${TARGET_RSS_MB} MB  ${verdict(rssOk)}   (file-backed ${num(worstFile, 1, 0)} MB; ${peerRss})`,
+      `  ${'gateway RSS after the c=50 run (worst path)'.padEnd(48)} ${num(worstRss, 1, 6)} MB  target ≤ every peer's  ${verdict(rssOk)}   (file-backed ${num(worstFile, 1, 0)} MB; ${peerRss})`,
     );
     const coldGateway = median(cold.gateway.map((c) => c.called));
-    const coldOk = coldGateway <= TARGET_COLD_MS;
+    const coldDirect = median(cold.direct.map((c) => c.called));
+    const coldRatio = coldGateway / coldDirect;
+    const coldOk = coldRatio <= TARGET_COLD_RATIO;
     const tries = (xs: ColdStart[]) => xs.map((c) => c.called.toFixed(0)).join(', ');
     console.log(
       `  cold start over stdio: spawn → first successful tools/call, median of ${COLD_TRIES} interleaved tries`,
     );
     console.log(
-      `  ${'through the gateway (rich fixture as backend)'.padEnd(48)} ${coldGateway.toFixed(0).padStart(6)} ms  target ≤ ${TARGET_COLD_MS} ms  ${verdict(coldOk)}   (tries ${tries(cold.gateway)}; initialize answered at ${median(cold.gateway.map((c) => c.initialized)).toFixed(0)} ms)`,
+      `  ${'through the gateway (rich fixture as backend)'.padEnd(48)} ${coldGateway.toFixed(0).padStart(6)} ms  (tries ${tries(cold.gateway)}; initialize answered at ${median(cold.gateway.map((c) => c.initialized)).toFixed(0)} ms)`,
     );
     console.log(
-      `  ${'direct to the fixture (reference)'.padEnd(48)} ${median(
-        cold.direct.map((c) => c.called),
-      )
-        .toFixed(0)
-        .padStart(6)} ms  (tries ${tries(cold.direct)})`,
+      `  ${'direct to the fixture (the backend alone)'.padEnd(48)} ${coldDirect.toFixed(0).padStart(6)} ms  (tries ${tries(cold.direct)})`,
+    );
+    console.log(
+      `  ${'ratio gateway / backend alone'.padEnd(48)} ${coldRatio.toFixed(2).padStart(6)} ×   target ≤ ${TARGET_COLD_RATIO} ×  ${verdict(coldOk)}`,
     );
     return clean && ratiosOk && rssOk && coldOk;
   } finally {
