@@ -664,15 +664,22 @@ async function throughKill(
   console.error(
     `fleet (${f.app}): ${failures.length} failed call(s) around the kill: ${JSON.stringify(failures)}; updates v1 ${v1Updates.length}, v2 ${v2Updates.length}`,
   );
-  // At most the one call each client had in flight on the killed instance, failed cleanly.
-  expect(
-    failures.filter((f) => f.client === 'v1').length,
-    JSON.stringify(failures),
-  ).toBeLessThanOrEqual(1);
-  expect(
-    failures.filter((f) => f.client === 'v2').length,
-    JSON.stringify(failures),
-  ).toBeLessThanOrEqual(1);
+  // At most the call each client had in flight on the killed instance, failed cleanly — and the
+  // next one if it met the dying process: between SIGKILL and the kernel closing its listener, a
+  // connection may still be accepted and then dropped, which HAProxy answers 502 (it retries
+  // only connections that failed, never a request that reached an instance: tools are not
+  // idempotent). Seen once in a clean-clone CI run on the 2-core machine.
+  for (const client of ['v1', 'v2']) {
+    const theirs = failures.filter((f) => f.client === client);
+    expect(theirs.length, JSON.stringify(failures)).toBeLessThanOrEqual(2);
+    // Failures around the kill only: consecutive calls, not a spread over the run.
+    if (theirs.length === 2) {
+      expect(
+        Math.abs((theirs[1]?.call ?? 0) - (theirs[0]?.call ?? 0)),
+        JSON.stringify(failures),
+      ).toBe(1);
+    }
+  }
   // The session survived the kill: same id, never re-initialized.
   expect(v1Transport.sessionId).toBe(v1Session);
   // Both subscriptions heard their own writes (each user owns its projects).
