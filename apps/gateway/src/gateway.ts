@@ -39,7 +39,7 @@ import { Policy } from './governance/policy.js';
 import { ToolQuarantine } from './governance/quarantine.js';
 import { Quotas } from './governance/quotas.js';
 import { modernGatewayError } from './modern-errors.js';
-import { advertisedName, disambiguate } from './names.js';
+import { advertisedName, disambiguate, gatewayTemplate, gatewayUri } from './names.js';
 import {
   clientError,
   proxyPrompt,
@@ -645,13 +645,19 @@ export class Gateway {
         if (typeof entry.uri !== 'string') continue;
         // A URI two backends share is rewritten for the second: gateway://<ns>/<uri>.
         const uri = resources.has(entry.uri)
-          ? `gateway://${backend.namespace || backend.name}/${encodeURIComponent(entry.uri)}`
+          ? gatewayUri(backend.namespace || backend.name, entry.uri)
           : entry.uri;
         resources.set(uri, { backend, original: entry.uri, entry });
       }
       for (const entry of d.templates) {
-        if (typeof entry.uriTemplate !== 'string' || templates.has(entry.uriTemplate)) continue;
-        templates.set(entry.uriTemplate, { backend, original: entry.uriTemplate, entry });
+        if (typeof entry.uriTemplate !== 'string') continue;
+        // A template two backends share is rewritten for the second as its URIs are (several
+        // hosts of one server behind the gateway each keep theirs reachable).
+        const template = templates.has(entry.uriTemplate)
+          ? gatewayTemplate(backend.namespace || backend.name, entry.uriTemplate)
+          : entry.uriTemplate;
+        if (templates.has(template)) continue;
+        templates.set(template, { backend, original: entry.uriTemplate, entry });
       }
     }
     // Recorded once, when a collision first appears, not on every rebuild.

@@ -33,3 +33,33 @@ export function disambiguate(name: string, backend: string): string {
   const hash = shortHash(`${backend}\0${name}`);
   return `${name.slice(0, 64 - hash.length - 1)}_${hash}`;
 }
+
+/**
+ * A resource URI two backends share, as the second one's is advertised: `gateway://<namespace>/`
+ * and the URI percent-encoded — unique, and read back by {@link originalUri}.
+ */
+export function gatewayUri(namespace: string, uri: string): string {
+  return `gateway://${namespace}/${encodeURIComponent(uri)}`;
+}
+
+/**
+ * A resource template two backends share, as the second one's is advertised: its literal parts
+ * encoded as {@link gatewayUri} encodes a URI, its `{expressions}` kept, so that what a client
+ * expands from it is the rewritten URI of what the backend's own template expands to.
+ */
+export function gatewayTemplate(namespace: string, uriTemplate: string): string {
+  const parts = uriTemplate.split(/(\{[^}]*\})/);
+  const encoded = parts.map((p) => (p.startsWith('{') ? p : encodeURIComponent(p))).join('');
+  return `gateway://${namespace}/${encoded}`;
+}
+
+/** The backend's URI of a rewritten one (`gateway://<namespace>/…`), or the URI as it is. */
+export function originalUri(uri: string, namespace: string): string {
+  const prefix = `gateway://${namespace}/`;
+  if (!uri.startsWith(prefix)) return uri;
+  try {
+    return decodeURIComponent(uri.slice(prefix.length));
+  } catch {
+    return uri;
+  }
+}

@@ -16,6 +16,7 @@ import {
   withoutReservedMeta,
 } from '@mcpkit/protocol';
 import type { Backend } from './backends/backend.js';
+import { originalUri } from './names.js';
 
 /** Where an advertised name leads: the backend and the name (or URI) it knows. */
 export interface Route {
@@ -189,19 +190,30 @@ export function proxyTemplate(uriTemplate: string, route: RouteEntry): ResourceT
     template,
     requiredScopes: route.backend.config.scopes ?? [],
     name: typeof route.entry.name === 'string' ? route.entry.name : uriTemplate,
-    listEntry: route.entry,
+    listEntry: { ...route.entry, uriTemplate },
     list: undefined,
     complete,
     mimeType: undefined,
     read: async (uri, _vars, ctx) => {
+      // A rewritten template (a second backend's copy) expands to rewritten URIs.
+      const rewritten = uriTemplate !== route.original;
+      const original = rewritten
+        ? originalUri(uri, route.backend.namespace || route.backend.name)
+        : uri;
       try {
-        return ownResult(
+        const result = ownResult(
           await (await route.backend.via(ctx)).call<ReadResourceResult>(
             'resources/read',
-            { uri },
+            { uri: original },
             { cancelledBy: ctx },
           ),
         );
+        if (!rewritten) return result;
+        // Contents carry the URI the client asked for.
+        return {
+          ...result,
+          contents: result.contents.map((c) => (c.uri === original ? { ...c, uri } : c)),
+        };
       } catch (err) {
         throw clientError(route.backend, err);
       }
