@@ -14,7 +14,7 @@ import {
 import { CliUsageError, runCli, type StaticToken, staticTokens } from '@mcpkit/node';
 import { McpMetrics } from '@mcpkit/observability';
 import { parentDeathSignalMissing } from '@mcpkit/protocol';
-import { type AuthorizationServerMode, startAuthorizationServerMode } from './auth/mode.js';
+import type { AuthorizationServerMode } from './auth/mode.js';
 import { COMMANDS, runCommand } from './commands.js';
 import {
   ConfigError,
@@ -31,17 +31,13 @@ import { defaultEventLogPath, EventLog } from './events.js';
 import { Gateway, VERSION } from './gateway.js';
 import { loadHooks } from './governance/hooks.js';
 import type { PinRows } from './governance/pins.js';
-import { openPostgresPins } from './governance/postgres-pins.js';
 import { GATEWAY_OPTIONS } from './options.js';
 import { exitingEarly, releasePrestarted, releaseSignals } from './prestart.js';
 import { registryPage } from './registry/page.js';
 import { retryOnHangup, watchConfig } from './reload.js';
 import { virtualMounts } from './servers/mounts.js';
-import { observeGateway } from './status/metrics.js';
 import { statusPage } from './status/page.js';
 import { backendsReadiness } from './status/readiness.js';
-import { revokeSignIn } from './tools/revoke-sign-in.js';
-import { CONNECT_CALLBACK, CONNECT_PATH } from './vault/connect-page.js';
 
 /** How long the first lists wait for backends to start; later ones join via list_changed. */
 const STARTUP_WAIT_MS = 15_000;
@@ -92,6 +88,8 @@ process.exitCode = await runCli({
     const pinsPath = config.gateway.pins?.path;
     if (pinsPath && isPostgresTarget(pinsPath)) {
       try {
+        // Loaded only for a fleet's pins: pg (and what it loads) is not a stdio start's cost.
+        const { openPostgresPins } = await import('./governance/postgres-pins.js');
         pins = await openPostgresPins(pinsPath, {
           onError: (err) => logger.warn({ err: err.message }, 'pins: PostgreSQL'),
         });
@@ -254,7 +252,8 @@ process.exitCode = await runCli({
     // Served over HTTP only: over stdio there is nobody to scrape them, and nothing is counted.
     const metrics =
       values.metrics === 'off' || values.transport !== 'http' ? undefined : new McpMetrics();
-    if (metrics) observeGateway(gateway, metrics);
+    // prom-client (and the OpenTelemetry API it loads) only where metrics are served.
+    if (metrics) (await import('./status/metrics.js')).observeGateway(gateway, metrics);
     const page = statusPage(gateway);
     // The gateway as an MCP Registry (/v0.1/servers): its backends and virtual servers.
     const publicUrl = (values['public-url'] as string | undefined)?.split(',')[0]?.trim();
@@ -275,6 +274,16 @@ process.exitCode = await runCli({
         ? watchConfig(gateway, values.config as string, logger, process.env, reloadTokens)
         : retryOnHangup(gateway, logger);
       if (config.gateway.authorization_server && values.transport === 'http') {
+        // The authorization server (oidc-provider, jose, the vault) only when the gateway is one.
+        const [
+          { startAuthorizationServerMode },
+          { revokeSignIn },
+          { CONNECT_CALLBACK, CONNECT_PATH },
+        ] = await Promise.all([
+          import('./auth/mode.js'),
+          import('./tools/revoke-sign-in.js'),
+          import('./vault/connect-page.js'),
+        ]);
         signIn = await startAuthorizationServerMode({
           config: config.gateway.authorization_server,
           values,

@@ -12,18 +12,22 @@ import {
   hasBrand,
   loopbackHttpAllowed,
 } from '@mcpkit/protocol';
-import {
-  createRemoteJWKSet,
-  decodeProtectedHeader,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-  errors as jose,
-  jwtVerify,
-  type ProtectedHeaderParameters,
-} from 'jose';
+import type { JWTPayload, JWTVerifyGetKey, ProtectedHeaderParameters } from 'jose';
 import * as oauth from 'oauth4webapi';
 
 const UNAVAILABLE_BRAND = Symbol.for('mcpkit.AuthorizationServerUnavailableError');
+
+type Jose = typeof import('jose');
+let joseModule: Jose | undefined;
+/**
+ * `jose`, loaded with the first JWT checked rather than with the package: every app imports
+ * this package, and most never see an OAuth token (its ~50 modules were a tenth of a stdio
+ * gateway's start-up).
+ */
+async function loadJose(): Promise<Jose> {
+  joseModule ??= await import('jose');
+  return joseModule;
+}
 
 /** What {@link createOAuthResourceServer} takes. */
 export interface OAuthResourceOptions {
@@ -207,7 +211,7 @@ class JwtResourceServer implements OAuthResourceServer {
     }
     const audience = resource ?? this.audience;
     if (audience === undefined) return undefined;
-    const header = jwtHeader(token);
+    const header = isJwtShaped(token) ? jwtHeaderOf(await loadJose(), token) : undefined;
     let verified: Verified | undefined;
     if (header) verified = await this.#verifyJwt(token, header, audience);
     else if (this.#options.introspection)
@@ -233,6 +237,7 @@ class JwtResourceServer implements OAuthResourceServer {
     if (typeof header.typ !== 'string' || !this.#types.has(normalType(header.typ)))
       return undefined;
     try {
+      const { jwtVerify } = await loadJose();
       const { payload } = await jwtVerify(token, await this.#jwks(), {
         issuer: this.issuer,
         audience,
@@ -354,6 +359,7 @@ class JwtResourceServer implements OAuthResourceServer {
         `the authorization server's metadata has no jwks_uri (${this.issuer})`,
       );
     }
+    const { createRemoteJWKSet } = await loadJose();
     this.#keys = createRemoteJWKSet(new URL(jwksUri), {
       timeoutDuration: FETCH_TIMEOUT_MS,
       cooldownDuration: 30_000,
@@ -395,11 +401,15 @@ interface Verified {
   until: number;
 }
 
-/** The protected header of a JWT-shaped token; undefined for anything else (opaque tokens). */
-function jwtHeader(token: string): ProtectedHeaderParameters | undefined {
-  if (token.split('.').length !== 3) return undefined;
+/** Whether a token is JWT-shaped (three dot-separated parts); opaque tokens are not. */
+function isJwtShaped(token: string): boolean {
+  return token.split('.').length === 3;
+}
+
+/** The protected header of a JWT-shaped token; undefined when it does not decode. */
+function jwtHeaderOf(jose: Jose, token: string): ProtectedHeaderParameters | undefined {
   try {
-    return decodeProtectedHeader(token);
+    return jose.decodeProtectedHeader(token);
   } catch {
     return undefined;
   }
@@ -427,7 +437,9 @@ function normalType(typ: string): string {
 /** Whether a verification failed because the keys could not be had (not because of the token). */
 function unavailable(err: unknown): boolean {
   if (AuthorizationServerUnavailableError.is(err)) return true;
-  if (err instanceof jose.JWKSTimeout || err instanceof jose.JWKSInvalid) return true;
+  // Only after a verification, so jose is loaded.
+  const { errors } = joseModule as Jose;
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) return true;
   // fetch's own failure (refused, reset): not a JOSE error at all.
-  return !(err instanceof jose.JOSEError);
+  return !(err instanceof errors.JOSEError);
 }
