@@ -14,8 +14,21 @@
  * one does not hide the tool, an `allow` one lists it — so a listed tool can be called with some
  * arguments, and a tool no arguments could make callable is not listed.
  */
-import { parse } from '@marcbachmann/cel-js';
+import { createRequire } from 'node:module';
 import { hasBrand } from '@mcpkit/protocol';
+
+type Cel = typeof import('@marcbachmann/cel-js');
+let cel: Cel | undefined;
+/**
+ * cel-js, loaded with the first rule compiled rather than with the gateway: its standard library
+ * registers its overloads when it loads (~26 ms here), a start-up cost for every gateway without
+ * rules (#35). Loaded with `require` so that compiling stays synchronous (the config's validation
+ * compiles the rules); Node.js ≥ 20.19 requires ES modules.
+ */
+function celJs(): Cel {
+  cel ??= createRequire(import.meta.url)('@marcbachmann/cel-js') as Cel;
+  return cel;
+}
 
 /** One rule as the config gives it. */
 export interface RuleConfig {
@@ -121,7 +134,7 @@ export class RuleSet {
     const compiled = rules.map((rule, index) => {
       let test: Compiled['test'];
       try {
-        const parsed = parse(rule.when);
+        const parsed = celJs().parse(rule.when);
         const checked = parsed.check() as { valid: boolean; type?: string; error?: Error };
         if (!checked.valid) throw checked.error ?? new Error('does not type-check');
         if (checked.type && checked.type !== 'bool' && checked.type !== 'dyn') {
