@@ -23,7 +23,7 @@ const ENTRY = {
 };
 
 /** A registry that answers each path as the test scripted it (status and body). */
-const answers = new Map<string, { status: number; body: string }>();
+const answers = new Map<string, { status: number; body: string; chunked?: boolean }>();
 let registry: Server;
 let base: string;
 let dir: string;
@@ -33,7 +33,13 @@ beforeAll(async () => {
   registry = createServer((req, res) => {
     const a = answers.get(req.url ?? '') ?? { status: 404, body: '{"error":"Server not found"}' };
     res.writeHead(a.status, { 'content-type': 'application/json' });
-    res.end(a.body);
+    if (!a.chunked) {
+      res.end(a.body);
+      return;
+    }
+    // Without a Content-Length: the size shows only as it is read.
+    for (let i = 0; i < a.body.length; i += 64 * 1024) res.write(a.body.slice(i, i + 64 * 1024));
+    res.end();
   });
   await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(registry.address() as AddressInfo).port}`;
@@ -133,6 +139,15 @@ describe('resolveRegistryBackend', () => {
     expect((await refused({ registry: `${ENTRY.name}@2.0.3`, ...at })).message).toContain(
       'is over 1 MiB',
     );
+    answers.set(path('2.0.5'), {
+      status: 200,
+      body: JSON.stringify({ server: ENTRY, pad: 'x'.repeat(1024 * 1024) }),
+      chunked: true,
+    });
+    expect(await refused({ registry: `${ENTRY.name}@2.0.5`, ...at })).toEqual({
+      message: `registry ${base}: the entry ${ENTRY.name}@2.0.5 is over 1 MiB`,
+      permanent: true,
+    });
     answers.set(path('2.0.4'), { status: 503, body: '{}' });
     // A registry that fails may come back: not permanent (the backend's restart backoff retries).
     expect(await refused({ registry: `${ENTRY.name}@2.0.4`, ...at })).toEqual({

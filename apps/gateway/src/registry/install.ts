@@ -55,6 +55,32 @@ export function parseRegistryRef(ref: string): { name: string; version: string |
     : { name: ref.slice(0, at), version: ref.slice(at + 1) };
 }
 
+/**
+ * A response's body as text, or undefined once it passes `max` bytes — read no further than that,
+ * whatever its Content-Length says (a chunked answer has none).
+ */
+async function readAtMost(response: Response, max: number): Promise<string | undefined> {
+  if (Number(response.headers.get('content-length') ?? 0) > max) {
+    void response.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      void reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** One entry from a registry's `GET /v0.1/servers/{name}/versions/{version}`. */
 async function fromRegistry(
   config: RegistryBackendConfig,
@@ -87,12 +113,7 @@ async function fromRegistry(
     // Down, refused, timed out: worth trying again (the restart backoff does).
     throw new Error(`registry ${base} did not answer for ${asked}: ${(err as Error).message}`);
   }
-  const length = Number(response.headers.get('content-length') ?? 0);
-  if (length > MAX_ANSWER_BYTES) {
-    void response.body?.cancel();
-    throw new RegistryEntryError(`registry ${base}: the entry ${asked} is over 1 MiB`);
-  }
-  const text = await response.text();
+  if (!response.ok) void response.body?.cancel().catch(() => undefined);
   if (response.status === 404) {
     throw new RegistryEntryError(`${asked} is not in the registry at ${base}`);
   }
@@ -103,7 +124,16 @@ async function fromRegistry(
   }
   if (!response.ok)
     throw new Error(`registry ${base} answered HTTP ${response.status} for ${asked}`);
-  if (text.length > MAX_ANSWER_BYTES) {
+  let text: string | undefined;
+  try {
+    text = await readAtMost(response, MAX_ANSWER_BYTES);
+  } catch (err) {
+    // Reset or timed out mid-answer: worth trying again, as a registry that did not answer.
+    throw new Error(
+      `registry ${base} broke off its answer for ${asked}: ${(err as Error).message}`,
+    );
+  }
+  if (text === undefined) {
     throw new RegistryEntryError(`registry ${base}: the entry ${asked} is over 1 MiB`);
   }
   let body: unknown;
