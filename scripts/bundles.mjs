@@ -322,8 +322,12 @@ async function withSession(stdioSession, cmd, args, { env, cwd }, use) {
  * The manifest of an app's bundle, from its package.json, its {@link APPS} entry, the tools its
  * server listed and the native addons in its node_modules.
  */
-function manifestFor(json, app, spec, tools, native) {
-  const entryPoint = `server/node_modules/${json.name}/dist/cli.js`;
+function manifestFor(json, app, spec, tools, native, dir) {
+  // The bundled CLI where the app has one (scripts/bundle-cli.mjs: a faster start).
+  const bundled = `server/node_modules/${json.name}/dist/bundle/cli.js`;
+  const entryPoint = existsSync(join(dir, bundled))
+    ? bundled
+    : `server/node_modules/${json.name}/dist/cli.js`;
   const floor = engineFloor(json.engines?.node);
   let compatibility;
   let longDescription;
@@ -472,7 +476,7 @@ export async function buildBundles({ tmp, project, packages, out, helpers }) {
         { env, cwd: home },
         async () => '',
       );
-      const manifest = manifestFor(p.json, app, spec, listed.tools, server.native);
+      const manifest = manifestFor(p.json, app, spec, listed.tools, server.native, dir);
       writeFileSync(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       const entry = join(dir, manifest.server.entry_point);
       if (!check(existsSync(entry), `${label}: entry point`, manifest.server.entry_point)) continue;

@@ -47,7 +47,8 @@ const PAYLOAD_CONCURRENCY = 4;
 
 const gatewayDist = dirname(fileURLToPath(import.meta.resolve('@mcpkit/gateway')));
 const RICH = join(gatewayDist, 'fixtures', 'rich.js');
-const CLI = join(gatewayDist, 'cli.js');
+/** The `mcp-gateway` command as installed: its bin, which starts the bundled CLI (dist/bundle). */
+const CLI = join(gatewayDist, '..', 'bin', 'mcp-gateway.js');
 const RELAY = fileURLToPath(new URL('./servers/relay.js', import.meta.url));
 
 interface Side {

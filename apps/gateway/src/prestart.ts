@@ -15,7 +15,8 @@
  * start that fails once the config was read (invalid in a field spawning does not read, an event
  * log that cannot be opened) has started the backends for a moment, and stops them.
  */
-import { type ClientTransport, type FrameSink, StdioClientTransport } from '@mcpkit/protocol';
+// The stdio entry point alone: the main one would load the whole engine (zod …) before the spawn.
+import { type ClientTransport, type FrameSink, StdioClientTransport } from '@mcpkit/protocol/stdio';
 import { type StdioSpec, sameSpec, stdioSpec } from './backends/spawn.js';
 import { defaultRawConfig, interpolate, readConfigFile } from './config-file.js';
 

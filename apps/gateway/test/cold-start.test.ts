@@ -9,7 +9,15 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive, removeTempDirs, runProcess, sleep, tempDir, waitFor } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, fixture, handshake, killAllGateways, startGateway, textOf } from './helpers.js';
+import {
+  CLI,
+  fixture,
+  handshake,
+  killAllGateways,
+  startGateway,
+  textOf,
+  UNBUNDLED_CLI,
+} from './helpers.js';
 
 afterAll(async () => {
   await killAllGateways();
@@ -36,17 +44,26 @@ async function expectSpawnedOnceAndStopped(log: string): Promise<void> {
 }
 
 describe('the gateway CLI at cold start', () => {
-  it('spawns each stdio backend once, and serves calls through that very process', async () => {
-    const log = join(tempDir('gw-cold-'), 'starts');
-    const gw = startGateway({ mcpServers: { rich: recorded(log) } });
-    await handshake(gw);
-    const who = await gw.request('tools/call', { name: 'rich__who', arguments: {} }, 15_000);
-    const pid = Number(textOf(who));
-    expect(startsIn(log)).toStrictEqual([pid]);
-    expect((await gw.status()).backends.rich?.pid).toBe(pid);
-    expect(await gw.end()).toStrictEqual({ code: 0, signal: null });
-    expect(startsIn(log)).toStrictEqual([pid]);
-  }, 30_000);
+  // The bundle (the bin's) and the unbundled CLI alike: the early child is handed over only if
+  // the early spawn and the gateway share one prestart module (one chunk in the bundle).
+  it.each([
+    ['the bundled CLI (the bin)', CLI],
+    ['the unbundled CLI', UNBUNDLED_CLI],
+  ])(
+    '%s spawns each stdio backend once, and serves calls through that very process',
+    async (_, cli) => {
+      const log = join(tempDir('gw-cold-'), 'starts');
+      const gw = startGateway({ mcpServers: { rich: recorded(log) } }, { cli });
+      await handshake(gw);
+      const who = await gw.request('tools/call', { name: 'rich__who', arguments: {} }, 15_000);
+      const pid = Number(textOf(who));
+      expect(startsIn(log)).toStrictEqual([pid]);
+      expect((await gw.status()).backends.rich?.pid).toBe(pid);
+      expect(await gw.end()).toStrictEqual({ code: 0, signal: null });
+      expect(startsIn(log)).toStrictEqual([pid]);
+    },
+    30_000,
+  );
 
   it('spawns nothing for --help', async () => {
     const dir = tempDir('gw-cold-');

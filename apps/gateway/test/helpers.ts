@@ -22,7 +22,14 @@ import { EventLog } from '../src/events.js';
 import { Gateway } from '../src/gateway.js';
 
 export const GATEWAY_DIR = fileURLToPath(new URL('..', import.meta.url));
-export const CLI = join(GATEWAY_DIR, 'dist', 'cli.js');
+/**
+ * The `mcp-gateway` command the tests start: its bin, which runs the bundled CLI (dist/bundle,
+ * built by scripts/bundle-cli.mjs) — what a user runs, so every process test covers the bundle.
+ */
+export const CLI = join(GATEWAY_DIR, 'bin', 'mcp-gateway.js');
+/** The unbundled CLI (dist/cli.js), which `pnpm start` runs. */
+export const UNBUNDLED_CLI = join(GATEWAY_DIR, 'dist', 'cli.js');
+const BUNDLED_CLI = join(GATEWAY_DIR, 'dist', 'bundle', 'cli.js');
 
 export type FixtureName =
   | 'chora'
@@ -296,6 +303,13 @@ export interface GatewayStatus {
 
 const children = new Set<GatewayChild>();
 
+/** The bin falls back to the unbundled CLI: a test run must not, silently. */
+function builtOrThrow(): void {
+  for (const file of [UNBUNDLED_CLI, BUNDLED_CLI]) {
+    if (!existsSync(file)) throw new Error(`${file} is missing: run \`pnpm build\` first`);
+  }
+}
+
 export interface StartOptions {
   /** An events db to reuse (events survive a restart); default a new temp file. */
   events?: string;
@@ -303,11 +317,13 @@ export interface StartOptions {
   args?: string[];
   logLevel?: string;
   env?: NodeJS.ProcessEnv;
+  /** The CLI to run; default {@link CLI}. */
+  cli?: string;
 }
 
-/** Start `node dist/cli.js --config <tmp> --events <tmp>` as a child, leading its own group. */
+/** Start `mcp-gateway --config <tmp> --events <tmp>` as a child, leading its own group. */
 export function startGateway(config: unknown, options: StartOptions = {}): GatewayChild {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`pnpm build\` first`);
+  builtOrThrow();
   const dir = tempDir('gw-e2e-');
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify(config, null, 2));
@@ -315,7 +331,7 @@ export function startGateway(config: unknown, options: StartOptions = {}): Gatew
   const raw = spawnRaw(
     process.execPath,
     [
-      CLI,
+      options.cli ?? CLI,
       '--config',
       configPath,
       '--events',
@@ -511,7 +527,7 @@ export async function spawnHttpGateway(
   config: unknown,
   options: { args?: string[]; env?: NodeJS.ProcessEnv; dir?: string } = {},
 ): Promise<HttpProcess> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`pnpm build\` first`);
+  builtOrThrow();
   const dir = options.dir ?? tempDir('gw-http-');
   const configPath = join(dir, 'gateway.json');
   writeFileSync(configPath, JSON.stringify(config));
