@@ -450,8 +450,9 @@ async function main() {
         bad.slice(0, 10).join(', '),
       );
 
+      // dist/bundle/ is made from dist/ itself (scripts/bundle-cli.mjs), after it: checked below.
       const stale = files
-        .filter((f) => /^dist\/.*\.js$/.test(f))
+        .filter((f) => /^dist\/.*\.js$/.test(f) && !f.startsWith('dist/bundle/'))
         .filter(
           (f) => !existsSync(join(p.dir, f.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'))),
         );
@@ -461,6 +462,21 @@ async function main() {
         'every dist/*.js has its src/*.ts',
         `no source for: ${stale.join(', ')}`,
       );
+      if (files.includes('dist/bundle/cli.js')) {
+        const bundled = statSync(join(p.dir, 'dist/bundle/cli.js')).mtimeMs;
+        const newer = files.filter(
+          (f) =>
+            /^dist\/.*\.js$/.test(f) &&
+            !f.startsWith('dist/bundle/') &&
+            statSync(join(p.dir, f)).mtimeMs > bundled,
+        );
+        check(
+          newer.length === 0,
+          `${name}: the bundled CLI is current`,
+          'dist/bundle/cli.js built after every dist/*.js',
+          `built since the bundle: ${newer.slice(0, 5).join(', ')}`,
+        );
+      }
 
       for (const [bin, target] of Object.entries(manifest.bin ?? {})) {
         const file = target.replace(/^\.\//, '');
@@ -555,6 +571,7 @@ async function main() {
     const imports = {
       '@mcpkit/protocol': ['McpServer', 'McpClient', 'defineTool', 'serveMcpStdio'],
       '@mcpkit/protocol/testing': ['connectRaw', 'connectClient'],
+      '@mcpkit/protocol/stdio': ['StdioClientTransport', 'defaultServerEnv'],
       '@mcpkit/node': ['runCli', 'createMcpHttpServer', 'serveHttp', 'createLogger'],
       '@mcpkit/fleet': ['MemoryStateStore', 'createRedisStateStore', 'shareNotifications'],
       '@mcpkit/observability': ['McpMetrics', 'startTracing', 'withTraceContext'],
