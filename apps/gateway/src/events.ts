@@ -379,8 +379,10 @@ export class EventLog {
         );
       }
     }
-    const trace_id =
-      event.trace_id === undefined ? nextTraceId() : requiredString('trace_id', event.trace_id);
+    // A fresh trace id only for a row stored on its own or handed out: a call folded into an
+    // aggregate would have it thrown away (the aggregate's row gets its own).
+    const given =
+      event.trace_id === undefined ? undefined : requiredString('trace_id', event.trace_id);
     const event_type = requiredString('event_type', event.event_type);
     const source = requiredString('source', event.source);
     const backend = nullableString('backend', event.backend);
@@ -393,7 +395,18 @@ export class EventLog {
     if (this.#closed) {
       return wanted
         ? recordedEvent(
-            [ts, trace_id, event_type, status, source, backend, tool, duration_ms, null, instance],
+            [
+              ts,
+              given ?? nextTraceId(),
+              event_type,
+              status,
+              source,
+              backend,
+              tool,
+              duration_ms,
+              null,
+              instance,
+            ],
             data,
           )
         : undefined;
@@ -401,7 +414,7 @@ export class EventLog {
     this.#recorded++;
     const row: EventRow = [
       ts,
-      trace_id,
+      given ?? '',
       event_type,
       status,
       source,
@@ -423,16 +436,16 @@ export class EventLog {
       this.#aggregate(row);
     } else {
       // Stored on its own: its details are worth their serialization now.
+      if (given === undefined) row[1] = nextTraceId();
       if (event.detail && data === null) row[8] = serializeData(event.detail);
       this.#queue.push(row);
       if (this.#queue.length + this.#inflightRows > MAX_RETAINED) this.#drop(1);
       if (this.#queue.length >= FLUSH_AT_QUEUED && !this.#failing) this.#shipQuietly();
       else this.#schedule(this.#flushIntervalMs);
     }
-    const recorded =
-      wanted || this.#listeners.size > 0
-        ? recordedEvent(row, data ?? event.detail ?? null)
-        : undefined;
+    const handedOut = wanted || this.#listeners.size > 0;
+    if (handedOut && row[1] === '') row[1] = nextTraceId();
+    const recorded = handedOut ? recordedEvent(row, data ?? event.detail ?? null) : undefined;
     if (recorded && this.#listeners.size > 0) {
       for (const listener of this.#listeners) {
         try {

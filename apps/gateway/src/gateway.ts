@@ -56,7 +56,6 @@ import { gatewayStatus } from './tools/gateway-status.js';
 import { getEvents } from './tools/get-events.js';
 import { restartBackend } from './tools/restart-backend.js';
 import { search } from './tools/search.js';
-import { nextTraceId } from './trace-id.js';
 import { askForUrls, refusedUrls, urlElicitationsOf } from './url-elicitation.js';
 import { type CallTarget, PersonalLinks, type PersonalLinksOptions } from './vault/personal.js';
 import { VERSION } from './version.js';
@@ -904,7 +903,6 @@ export class Gateway {
     },
   ): Promise<CallToolResult> {
     const { backend, original } = route;
-    const trace = nextTraceId();
     const started = performance.now();
     const sink = task?.sink ?? park ?? clientSink(ctx);
     const clientToken = ctx.meta?.progressToken;
@@ -954,10 +952,10 @@ export class Gateway {
             }
           : { cancelledBy: park ?? ctx },
       );
-      this.#recordCall(trace, backend, name, started, rule, 'success');
+      this.#recordCall(backend, name, started, rule, 'success');
       return result;
     } catch (err) {
-      this.#recordCall(trace, backend, name, started, rule, 'failure', err);
+      this.#recordCall(backend, name, started, rule, 'failure', err);
       throw clientError(backend, err);
     } finally {
       sinks.delete(sink);
@@ -967,7 +965,6 @@ export class Gateway {
   }
 
   #recordCall(
-    trace: string,
     backend: Backend,
     tool: string,
     started: number,
@@ -980,7 +977,6 @@ export class Gateway {
     // The rule that allowed the call: kept with the call's own row, not in an aggregate.
     const data = error === undefined ? null : rule === undefined ? { error } : { error, rule };
     this.events.note({
-      trace_id: trace,
       event_type: 'gateway.tool_call',
       status,
       source: this.config.gateway.name,

@@ -5,6 +5,7 @@ import {
   type RequestOptions,
   RequestTimeoutError,
 } from '../jsonrpc/client.js';
+import { encodeMessage } from '../jsonrpc/codec.js';
 import { JsonRpcConnection } from '../jsonrpc/connection.js';
 import { Dispatcher, type EngineLogger } from '../jsonrpc/dispatcher.js';
 import { McpErrorCode, RpcError } from '../jsonrpc/errors.js';
@@ -347,6 +348,8 @@ export class McpClient {
   #closed: Promise<void> | undefined;
   /** Modern era: what every request carries in `_meta`. Undefined on a legacy connection. */
   #envelope: Record<string, unknown> | undefined;
+  /** {@link #envelope} as JSON, encoded once: what most requests' `_meta` is on the wire. */
+  #envelopeJson: string | undefined;
   #era: 'legacy' | 'modern' | undefined;
   #discover: DiscoverResult | undefined;
   #serverInfo: Implementation | undefined;
@@ -462,7 +465,7 @@ export class McpClient {
       return init;
     } catch (err) {
       this.#era = undefined;
-      this.#envelope = undefined;
+      this.#setEnvelope(undefined);
       await connection.close();
       throw err;
     }
@@ -533,14 +536,14 @@ export class McpClient {
           version = verdict.version;
           continue;
         }
-        this.#envelope = undefined;
+        this.#setEnvelope(undefined);
         transport.setEra?.('legacy');
         return this.#initialize(connection, transport, timeoutMs, verdict.version);
       }
       if (!isObject(result) || !Array.isArray(result.supportedVersions)) {
         // Answered, but not with a DiscoverResult: no modern server does that.
         if (!auto) throw new UnsupportedVersionError(version, 'no supportedVersions');
-        this.#envelope = undefined;
+        this.#setEnvelope(undefined);
         transport.setEra?.('legacy');
         return this.#initialize(connection, transport, timeoutMs);
       }
@@ -562,7 +565,7 @@ export class McpClient {
 
   /** From now on every request carries the envelope of `version` (HTTP: and its headers). */
   #useModern(version: ModernProtocolVersion, transport: ClientTransport): void {
-    this.#envelope = this.#buildEnvelope(version);
+    this.#setEnvelope(this.#buildEnvelope(version));
     transport.setEra?.('modern', version);
   }
 
@@ -585,6 +588,11 @@ export class McpClient {
     this.#init = init;
     this.#era = 'modern';
     return init;
+  }
+
+  #setEnvelope(envelope: Record<string, unknown> | undefined): void {
+    this.#envelope = envelope;
+    this.#envelopeJson = envelope === undefined ? undefined : encodeMessage(envelope);
   }
 
   #buildEnvelope(version: string): Record<string, unknown> {
@@ -700,6 +708,12 @@ export class McpClient {
     // A task's own requests need the extension declared, whatever the client's option (the
     // task came from a call that declared it per request: a gateway's link does so).
     const declare = task.declare ?? (TASK_METHODS.has(name) ? true : undefined);
+    if (own === undefined && declare === undefined) {
+      // The common case (a gateway forwarding a call): the params go out as they came, not
+      // copied, and the envelope as the JSON encoded once for the connection.
+      const sent = (params ?? {}) as Record<string, unknown>;
+      return this.#rounds<R>(connection, name, sent, options ?? {}, 0, task, this.#envelopeJson);
+    }
     const declared = declare === undefined ? envelope : this.#declaring(envelope, declare);
     const sent = {
       ...params,
@@ -711,7 +725,8 @@ export class McpClient {
   /**
    * One round of a modern request (spec `basic/patterns/mrtr`): a complete result is the
    * answer; `input_required` is answered by the handlers and sent again with a new id, the same
-   * params, `inputResponses` and the `requestState` exactly as the server sent it.
+   * params, `inputResponses` and the `requestState` exactly as the server sent it. `metaJson`:
+   * the envelope as JSON, the `_meta` of `sent`, which has none of its own (see #request).
    */
   async #rounds<R>(
     connection: JsonRpcConnection,
@@ -720,8 +735,14 @@ export class McpClient {
     options: RequestOptions,
     round: number,
     task: TaskHandling,
+    metaJson?: string,
   ): Promise<R> {
-    const result = await this.#send(connection, name, sent, options);
+    const result = await this.#send(
+      connection,
+      name,
+      sent,
+      metaJson === undefined ? options : { ...options, metaJson },
+    );
     if (isObject(result) && result.resultType === 'task' && typeof result.taskId === 'string') {
       // A task (tasks extension): the caller that asked for it gets it; any other, its end.
       if (task.keep) return result as R;
@@ -741,6 +762,7 @@ export class McpClient {
     }
     const retry = (responses: Record<string, unknown>) => {
       const next: Record<string, unknown> = { ...sent, inputResponses: responses };
+      if (metaJson !== undefined) next._meta = JSON.parse(metaJson);
       if (result.requestState === undefined) delete next.requestState;
       else next.requestState = result.requestState;
       return this.#rounds<R>(connection, name, next, options, round + 1, task);
@@ -1239,7 +1261,7 @@ export class McpClient {
     const envelope = this.#envelope;
     if (envelope !== undefined) {
       this.#logLevel = level;
-      this.#envelope = this.#buildEnvelope(envelope[META.protocolVersion] as string);
+      this.#setEnvelope(this.#buildEnvelope(envelope[META.protocolVersion] as string));
       return;
     }
     await this.#call('logging/setLevel', { level }, options);

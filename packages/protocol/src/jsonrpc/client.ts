@@ -1,5 +1,5 @@
 import { hasBrand } from './brand.js';
-import { encodeMessage } from './codec.js';
+import { encodeMessage, encodeRequestWithMeta } from './codec.js';
 import { Deadlines } from './deadlines.js';
 import { RpcError } from './errors.js';
 import type { JsonRpcParams, JsonRpcResponse } from './types.js';
@@ -58,6 +58,12 @@ export interface RequestOptions {
   cancelledBy?: CancelSource;
   /** Send this request's frame here instead of the client's default path (an SSE stream). */
   via?: (frame: string) => void;
+  /**
+   * The request's `params._meta` as JSON text, written into the frame as it is: an envelope
+   * that is the same for every request of a connection (MCP 2026-07-28's reserved keys) is
+   * encoded once, not with each request. The params must then be an object without `_meta`.
+   */
+  metaJson?: string;
 }
 
 /** Something that tells its listeners once when it is cancelled (see `RequestOptions.cancelledBy`). */
@@ -147,11 +153,14 @@ export class JsonRpcClient {
     const id = this.#nextId++;
     let frame: string;
     try {
-      frame = encodeMessage(
-        params === undefined
-          ? { jsonrpc: '2.0', id, method }
-          : { jsonrpc: '2.0', id, method, params },
-      );
+      frame =
+        options.metaJson !== undefined
+          ? encodeRequestWithMeta(id, method, params, options.metaJson)
+          : encodeMessage(
+              params === undefined
+                ? { jsonrpc: '2.0', id, method }
+                : { jsonrpc: '2.0', id, method, params },
+            );
     } catch (err) {
       return Promise.reject(err);
     }

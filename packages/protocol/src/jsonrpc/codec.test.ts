@@ -4,6 +4,7 @@ import {
   decodeFrame,
   encodeBatch,
   encodeMessage,
+  encodeRequestWithMeta,
   encodeResponse,
   type Incoming,
 } from './codec.js';
@@ -661,5 +662,41 @@ describe("error data in the shape the CODEFLUSS MCP server's JSON-RPC protocol p
         },
       },
     });
+  });
+});
+
+describe('encodeRequestWithMeta', () => {
+  const meta = encodeMessage({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28', n: [1] });
+
+  it('writes the params with the _meta text as it is, the same JSON as the whole object', () => {
+    const params = { name: 'echo', arguments: { text: 'hi "there"' } };
+    const frame = encodeRequestWithMeta(7, 'tools/call', params, meta);
+    expect(JSON.parse(frame)).toStrictEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { ...params, _meta: JSON.parse(meta) },
+    });
+    // The caller's params are not touched.
+    expect(params).toStrictEqual({ name: 'echo', arguments: { text: 'hi "there"' } });
+  });
+
+  it('writes params of their own _meta only for empty or absent params', () => {
+    expect(JSON.parse(encodeRequestWithMeta('a', 'tools/list', {}, meta)).params).toStrictEqual({
+      _meta: JSON.parse(meta),
+    });
+    expect(
+      JSON.parse(encodeRequestWithMeta('a', 'tools/list', undefined, meta)).params,
+    ).toStrictEqual({ _meta: JSON.parse(meta) });
+  });
+
+  it('writes a bigint id and bigint values digit for digit', () => {
+    const frame = encodeRequestWithMeta(2n ** 64n, 'x', { big: 2n ** 70n }, meta);
+    expect(frame).toContain(`"id":${2n ** 64n}`);
+    expect(frame).toContain(`"big":${2n ** 70n}`);
+  });
+
+  it('refuses positional params, which have no place for _meta', () => {
+    expect(() => encodeRequestWithMeta(1, 'x', [1, 2], meta)).toThrow(TypeError);
   });
 });

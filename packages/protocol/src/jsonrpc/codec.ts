@@ -398,6 +398,22 @@ export function encodeMessage(message: unknown): string {
   );
 }
 
+/**
+ * A request whose `params._meta` is `metaJson`, JSON text written as it is (see
+ * `RequestOptions.metaJson`); `params` is an object without `_meta` of its own, or undefined.
+ */
+export function encodeRequestWithMeta(
+  id: JsonRpcId,
+  method: string,
+  params: JsonRpcParams | undefined,
+  metaJson: string,
+): string {
+  if (Array.isArray(params)) throw new TypeError(`'${method}': _meta needs named params`);
+  const rest = params === undefined ? '{}' : encodeMessage(params);
+  const body = rest === '{}' ? `{"_meta":${metaJson}}` : `{"_meta":${metaJson},${rest.slice(1)}`;
+  return `{"jsonrpc":"2.0","id":${encodeId(id)},"method":${JSON.stringify(method)},"params":${body}}`;
+}
+
 /** An id as JSON text; a `bigint` (an integer id beyond 2^53) is written digit for digit. */
 function encodeId(id: JsonRpcId): string {
   return typeof id === 'number' || typeof id === 'bigint' ? String(id) : JSON.stringify(id);
