@@ -47,7 +47,7 @@ const PAYLOAD_CONCURRENCY = 4;
 
 const gatewayDist = dirname(fileURLToPath(import.meta.resolve('@mcpkit/gateway')));
 const RICH = join(gatewayDist, 'fixtures', 'rich.js');
-/** The `mcp-gateway` command as installed: its bin, which starts the bundled CLI (dist/bundle). */
+/** The `mcp-gateway` command as installed: its bin (over stdio the bundled CLI, over HTTP not). */
 const CLI = join(gatewayDist, '..', 'bin', 'mcp-gateway.js');
 const RELAY = fileURLToPath(new URL('./servers/relay.js', import.meta.url));
 

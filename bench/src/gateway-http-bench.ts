@@ -49,7 +49,7 @@ const MODERN_VERSION = '2026-07-28';
 
 const gatewayDist = dirname(fileURLToPath(import.meta.resolve('@mcpkit/gateway')));
 const RICH = join(gatewayDist, 'fixtures', 'rich.js');
-/** The `mcp-gateway` command as installed: its bin, which starts the bundled CLI (dist/bundle). */
+/** The `mcp-gateway` command as installed: its bin (over stdio the bundled CLI, over HTTP not). */
 const CLI = join(gatewayDist, '..', 'bin', 'mcp-gateway.js');
 const binOf = (pkg: string, name: string) => {
   const { bin } = JSON.parse(readFileSync(pkg, 'utf8')) as { bin: Record<string, string> };

@@ -1,9 +1,9 @@
 // @module-tag process
 /**
- * What only the bundled CLI (dist/bundle, which the bin runs; scripts/bundle-cli.mjs) could get
- * wrong: what loads before the early spawn, and what its modules load at run time from their
- * unbundled places — pino-pretty through `createRequire`, ioredis through @mcpkit/fleet's late
- * import, the version from package.json. The rest of the suite runs the bin too (helpers.CLI).
+ * What only the bundled CLI (dist/bundle, which the bin runs over stdio; scripts/bundle-cli.mjs)
+ * could get wrong: what loads before the early spawn, and what its modules load at run time from
+ * their unbundled places — pino-pretty through `createRequire`, ioredis through @mcpkit/fleet's
+ * late import, the version from package.json. The rest of the suite runs the bin too.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { createRedisStateStore } from '@mcpkit/fleet';
 import { removeTempDirs, runProcess } from '@mcpkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  BUNDLED_CLI,
   backend,
   CLI,
   GATEWAY_DIR,
@@ -103,6 +104,8 @@ describe('the bundled gateway CLI (the bin)', () => {
     const gateway = await spawnHttpGateway(
       { mcpServers: { rich: backend('rich') } },
       {
+        // The bundle itself: over HTTP the bin runs the unbundled CLI.
+        cli: BUNDLED_CLI,
         args: ['--redis-url', REDIS_URL, '--redis-prefix', prefix, '--log-level', 'info'],
       },
     );

@@ -23,13 +23,14 @@ import { Gateway } from '../src/gateway.js';
 
 export const GATEWAY_DIR = fileURLToPath(new URL('..', import.meta.url));
 /**
- * The `mcp-gateway` command the tests start: its bin, which runs the bundled CLI (dist/bundle,
- * built by scripts/bundle-cli.mjs) — what a user runs, so every process test covers the bundle.
+ * The `mcp-gateway` command the tests start: its bin — what a user runs — which runs the bundled
+ * CLI over stdio (dist/bundle, built by scripts/bundle-cli.mjs) and the unbundled one over HTTP.
  */
 export const CLI = join(GATEWAY_DIR, 'bin', 'mcp-gateway.js');
-/** The unbundled CLI (dist/cli.js), which `pnpm start` runs. */
+/** The unbundled CLI (dist/cli.js), which `pnpm start` and the bin over HTTP run. */
 export const UNBUNDLED_CLI = join(GATEWAY_DIR, 'dist', 'cli.js');
-const BUNDLED_CLI = join(GATEWAY_DIR, 'dist', 'bundle', 'cli.js');
+/** The bundled CLI, which the bin runs over stdio. */
+export const BUNDLED_CLI = join(GATEWAY_DIR, 'dist', 'bundle', 'cli.js');
 
 export type FixtureName =
   | 'chora'
@@ -525,7 +526,7 @@ export async function startInProcess(
  */
 export async function spawnHttpGateway(
   config: unknown,
-  options: { args?: string[]; env?: NodeJS.ProcessEnv; dir?: string } = {},
+  options: { args?: string[]; env?: NodeJS.ProcessEnv; dir?: string; cli?: string } = {},
 ): Promise<HttpProcess> {
   builtOrThrow();
   const dir = options.dir ?? tempDir('gw-http-');
@@ -534,7 +535,7 @@ export async function spawnHttpGateway(
   return spawnHttpServer(
     process.execPath,
     [
-      CLI,
+      options.cli ?? CLI,
       '--transport',
       'http',
       '--port',

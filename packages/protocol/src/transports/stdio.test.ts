@@ -49,15 +49,15 @@ function harness(options: { maxFrameBytes?: number; output?: Writable } = {}) {
 }
 
 describe('StdioTransport with a connection', () => {
-  it('answers each request of a chunk and coalesces the replies, eight to a write', async () => {
+  it('answers each request of a chunk and coalesces the replies, sixteen to a write', async () => {
     const h = harness();
     const batch = Array.from({ length: 50 }, (_, i) =>
       JSON.stringify({ jsonrpc: '2.0', id: i, method: 'echo', params: [i] }),
     );
     h.input.write(`${batch.join('\n')}\n`);
     await h.until(50);
-    // Not one write of 50: the reader starts on the first eight while the rest are answered.
-    expect(h.writes.map((w) => w.split('\n').length - 1)).toStrictEqual([8, 8, 8, 8, 8, 8, 2]);
+    // Not one write of 50: the reader starts on the first ones while the rest are answered.
+    expect(h.writes.map((w) => w.split('\n').length - 1)).toStrictEqual([16, 16, 16, 2]);
     expect(h.replies().map((r) => r.result[0])).toEqual(Array.from({ length: 50 }, (_, i) => i));
   });
 
