@@ -465,7 +465,7 @@ export class Backend {
    * Forward one request over another link to the same server — a person's own (see
    * vault/personal.ts) — counted and timed as this backend's.
    */
-  async callOn<R = unknown>(
+  callOn<R = unknown>(
     client: McpClient,
     method: string,
     params: JsonRpcParams | undefined,
@@ -473,17 +473,25 @@ export class Backend {
   ): Promise<R> {
     this.calls++;
     const started = performance.now();
+    // One reaction on the link's promise, not an async wrapper around it: every forwarded call
+    // takes this path.
+    let sent: Promise<R>;
     try {
-      return await client.request<R>(method, params, {
-        timeoutMs: this.timeoutMs,
-        ...options,
-      });
+      sent = client.request<R>(method, params, { timeoutMs: this.timeoutMs, ...options });
     } catch (err) {
-      this.errors++;
-      throw err;
-    } finally {
-      this.#latencies[this.#latencyCount++ % LATENCY_SAMPLES] = performance.now() - started;
+      sent = Promise.reject(err);
     }
+    return sent.then(
+      (result) => {
+        this.#latencies[this.#latencyCount++ % LATENCY_SAMPLES] = performance.now() - started;
+        return result;
+      },
+      (err: unknown) => {
+        this.errors++;
+        this.#latencies[this.#latencyCount++ % LATENCY_SAMPLES] = performance.now() - started;
+        throw err;
+      },
+    );
   }
 
   /** Watch a resource of the backend (`resources/subscribe`, or a modern link's listen). */

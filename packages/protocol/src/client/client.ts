@@ -789,7 +789,7 @@ export class McpClient {
    * the ones the call went out with, it is sent once more with the new headers (spec
    * `basic/transports/streamable-http` §Client Behavior). Otherwise the error stands.
    */
-  async #send(
+  #send(
     connection: JsonRpcConnection,
     name: string,
     sent: Record<string, unknown>,
@@ -797,9 +797,22 @@ export class McpClient {
   ): Promise<unknown> {
     const declared = this.#toolHeaders;
     const tool = sent.name;
+    // Not async: a request without header declarations (stdio, most calls) is the connection's
+    // own promise, with no wrapper to settle after it.
     if (name !== 'tools/call' || declared === undefined || typeof tool !== 'string') {
       return connection.request<unknown>(name, sent, options);
     }
+    return this.#sendWithHeaders(connection, name, sent, options, declared, tool);
+  }
+
+  async #sendWithHeaders(
+    connection: JsonRpcConnection,
+    name: string,
+    sent: Record<string, unknown>,
+    options: RequestOptions,
+    declared: Map<string, readonly HeaderParam[]>,
+    tool: string,
+  ): Promise<unknown> {
     const sentWith = JSON.stringify(declared.get(tool) ?? []);
     try {
       return await connection.request<unknown>(name, sent, options);
