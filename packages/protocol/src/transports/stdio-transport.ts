@@ -96,7 +96,7 @@ export class StdioTransport implements FrameTransport {
    * The write waits for the end of the event loop's I/O phase (setImmediate), not the end of the
    * current task: a gateway forwarding calls that arrived on many sockets in one poll sends them
    * to a backend in one write instead of one each (the write syscall dominated its HTTP path).
-   * A queue of {@link FRAMES_PER_WRITE} frames is written at once.
+   * A queue of sixteen frames is written at once (see FRAMES_PER_WRITE).
    */
   send(frame: string): void {
     if (this.#outputBroken) return;
