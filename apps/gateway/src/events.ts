@@ -392,26 +392,6 @@ export class EventLog {
     const d = event.duration_ms;
     const duration_ms = typeof d === 'number' && Number.isFinite(d) ? d : null;
     const data = event.data ?? null;
-    if (this.#closed) {
-      return wanted
-        ? recordedEvent(
-            [
-              ts,
-              given ?? nextTraceId(),
-              event_type,
-              status,
-              source,
-              backend,
-              tool,
-              duration_ms,
-              null,
-              instance,
-            ],
-            data,
-          )
-        : undefined;
-    }
-    this.#recorded++;
     const row: EventRow = [
       ts,
       given ?? '',
@@ -421,9 +401,16 @@ export class EventLog {
       backend,
       tool,
       duration_ms,
-      data === null ? null : serializeData(data),
+      null,
       instance,
     ];
+    if (this.#closed) {
+      if (!wanted) return undefined;
+      if (given === undefined) row[1] = nextTraceId();
+      return recordedEvent(row, data);
+    }
+    this.#recorded++;
+    if (data !== null) row[8] = serializeData(data);
     if (
       status === 'success' &&
       data === null &&
