@@ -2,7 +2,7 @@
  * The READMEs' commands and client configs work as copied (#18 items 16–18): the packages are not
  * on npm yet, so every "Run it" and Claude Desktop / Cursor block leads with the checkout's
  * `node …/dist/cli.js` (absolute in client configs: a client starts servers from a directory of
- * its own), npx is "once published", pnpm runs through `npx -y pnpm@10.34.8` as in the Quick
+ * its own; the gateway's configs start its bin, which runs the bundled CLI over stdio), npx is "once published", pnpm runs through `npx -y pnpm@10.34.8` as in the Quick
  * start, and the root README never registers the gateway beside the servers it already brings.
  * The Quick start's `start` says on stderr that it is building before a cold build (#37 item 8).
  */
@@ -99,8 +99,9 @@ describe.each(READMES)('%s', (file) => {
       for (const [name, server] of Object.entries(config.mcpServers)) {
         expect(server.command, `${file} ${name}`).toBe('node');
         const script = server.args?.[0] ?? '';
+        // The gateway by its bin: over stdio that runs its bundled CLI, which starts sooner.
         expect(script, `${file} ${name}`).toMatch(
-          /^\/path\/to\/mcpkit\/apps\/[\w-]+\/dist\/cli\.js$/,
+          /^\/path\/to\/mcpkit\/apps\/([\w-]+\/dist\/cli|gateway\/bin\/mcp-gateway)\.js$/,
         );
       }
     }
