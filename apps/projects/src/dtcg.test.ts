@@ -5,6 +5,7 @@ import {
   TOKEN_LIMITS,
   tokenDocument,
   tokenLimitProblem,
+  tokenLimitSteps,
   validateTokens,
   validateTokensSliced,
 } from './dtcg.js';
@@ -272,5 +273,38 @@ describe('tokenDocument', () => {
       'com.other': { x: 1 },
       [EXTENSION_KEY]: { projectId: 'proj_1', updatedAt: 't' },
     });
+  });
+});
+
+describe('tokenLimitSteps', () => {
+  /** Runs it to its end: the problem found, and how often it paused. */
+  const run = (doc: unknown) => {
+    const steps = tokenLimitSteps(doc);
+    let pauses = 0;
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return { problem: step.value, pauses };
+      pauses++;
+    }
+  };
+  const tokens = (n: number) => ({
+    n: {
+      $type: 'number',
+      ...Object.fromEntries(Array.from({ length: n }, (_, i) => [`t${i}`, { $value: i }])),
+    },
+  });
+
+  it('pauses while it measures and counts a large document (#35), and finds what tokenLimitProblem finds', () => {
+    const within = run(tokens(TOKEN_LIMITS.tokens));
+    expect(within.problem).toBeUndefined();
+    // Every 128 tokens counted, and every 2,048 members measured before.
+    expect(within.pauses).toBeGreaterThanOrEqual(TOKEN_LIMITS.tokens / 128);
+    const over = tokens(TOKEN_LIMITS.tokens + 1);
+    expect(run(over).problem).toStrictEqual(tokenLimitProblem(over));
+    expect(run(over).problem?.error).toContain('at most 10,000 tokens');
+  });
+
+  it('does not pause for a small document', () => {
+    expect(run(tokens(10))).toStrictEqual({ problem: undefined, pauses: 0 });
   });
 });

@@ -4,7 +4,7 @@
  * product data lives under `$extensions`. This module validates a document before it is stored
  * and builds the document a project starts with.
  */
-import { isObject, jsonOverLimit } from './json.js';
+import { drain, isObject, jsonOverLimitSteps } from './json.js';
 import { expandDocument } from './tokens/expand.js';
 import { checkValue, REFERENCE, type SubReference, TOKEN_TYPES } from './tokens/values.js';
 import { nextTurn } from './turns.js';
@@ -68,13 +68,14 @@ const count = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
  * The tokens of a document, counted as {@link validation} walks them (the members of groups up to
  * {@link TOKEN_LIMITS.groupDepth} deep that hold a `$value`), without looking into any token:
  * the first one past {@link TOKEN_LIMITS.tokens}, or undefined. Recursion bounded by groupDepth.
+ * Yields every {@link STEP} tokens.
  */
-function tooManyTokens(
+function* tooManyTokensSteps(
   node: Record<string, unknown>,
   prefix: string,
   depth: number,
   counted: { tokens: number },
-): TokenProblem | undefined {
+): Generator<void, TokenProblem | undefined, void> {
   if (depth > TOKEN_LIMITS.groupDepth) return undefined;
   for (const name of Object.keys(node)) {
     if ((name.charCodeAt(0) === 0x24 /* $ */ && name !== ROOT_TOKEN) || NAME_BREAKER.test(name)) {
@@ -84,14 +85,17 @@ function tooManyTokens(
     if (!isObject(child)) continue;
     const field = prefix === '' ? name : `${prefix}.${name}`;
     if (!('$value' in child)) {
-      const problem = tooManyTokens(child, field, depth + 1, counted);
+      const problem = yield* tooManyTokensSteps(child, field, depth + 1, counted);
       if (problem) return problem;
-    } else if (++counted.tokens > TOKEN_LIMITS.tokens) {
+      continue;
+    }
+    if (++counted.tokens > TOKEN_LIMITS.tokens) {
       return {
         field,
         error: `a token document holds at most ${count(TOKEN_LIMITS.tokens)} tokens`,
       };
     }
+    if (counted.tokens % STEP === 0) yield;
   }
   return undefined;
 }
@@ -105,7 +109,16 @@ function tooManyTokens(
  * limits allow, however large the document is. Only what passes is merged, validated and stored.
  */
 export function tokenLimitProblem(doc: unknown): TokenProblem | undefined {
-  const over = jsonOverLimit(doc, TOKEN_LIMITS.jsonDepth, TOKEN_LIMITS.bytes);
+  return drain(tokenLimitSteps(doc));
+}
+
+/**
+ * {@link tokenLimitProblem} as a generator that yields every few thousand members and every
+ * {@link STEP} tokens: measuring a megabyte document held a server's event loop ~10–20 ms in one
+ * piece (#35); {@link validateTokensSliced} pauses at each yield.
+ */
+export function* tokenLimitSteps(doc: unknown): Generator<void, TokenProblem | undefined, void> {
+  const over = yield* jsonOverLimitSteps(doc, TOKEN_LIMITS.jsonDepth, TOKEN_LIMITS.bytes);
   if (over?.limit === 'depth') {
     return {
       field: over.path.join('.') || '(root)',
@@ -119,7 +132,7 @@ export function tokenLimitProblem(doc: unknown): TokenProblem | undefined {
     };
   }
   // Within the byte limit, so this walk is short.
-  return isObject(doc) ? tooManyTokens(doc, '', 0, { tokens: 0 }) : undefined;
+  return isObject(doc) ? yield* tooManyTokensSteps(doc, '', 0, { tokens: 0 }) : undefined;
 }
 
 /** A token as validation sees it, with where following its references ends. */
@@ -156,14 +169,14 @@ const STEP = 128;
 function* validation(written: unknown): Generator<void, TokenProblem[], void> {
   if (!isObject(written)) return [{ field: '(root)', error: 'a token document is a JSON object' }];
   let doc: Record<string, unknown> = written;
-  const over = tokenLimitProblem(doc);
+  const over = yield* tokenLimitSteps(doc);
   if (over) return [over];
   yield;
   // $extends and $ref stand for parts of the document: validated as what they stand for.
   const expanded = expandDocument(doc);
   if (expanded.problems.length > 0) return expanded.problems;
   if (expanded.doc !== doc) {
-    const more = tooManyTokens(expanded.doc, '', 0, { tokens: 0 });
+    const more = yield* tooManyTokensSteps(expanded.doc, '', 0, { tokens: 0 });
     if (more) return [more];
     doc = expanded.doc;
     yield;

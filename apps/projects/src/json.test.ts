@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonOverLimit } from './json.js';
+import { jsonOverLimit, jsonOverLimitSteps } from './json.js';
 
 /** A small seeded generator (mulberry32), so that a failure names a value that comes back. */
 function random(seed: number) {
@@ -90,5 +90,35 @@ describe('jsonOverLimit', () => {
     const over = jsonOverLimit(deep, 64, 1_000_000);
     expect(over).toMatchObject({ limit: 'depth' });
     expect(over?.limit === 'depth' && over.path).toHaveLength(64);
+  });
+});
+
+describe('jsonOverLimitSteps', () => {
+  /** Runs it to its end: the result, and how often it paused. */
+  const run = (value: unknown, maxDepth: number, maxBytes: number) => {
+    const steps = jsonOverLimitSteps(value, maxDepth, maxBytes);
+    let pauses = 0;
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return { result: step.value, pauses };
+      pauses++;
+    }
+  };
+  const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, [i, 'x']]));
+
+  it('pauses every few thousand members of a large value, and finds what jsonOverLimit finds', () => {
+    const within = run(wide, 8, 1 << 20);
+    expect(within.result).toBeUndefined();
+    // 10,000 members of 2 items each: ~30,000 steps, a pause every 2,048.
+    expect(within.pauses).toBeGreaterThanOrEqual(14);
+    expect(run(wide, 8, 100_000).result).toStrictEqual(jsonOverLimit(wide, 8, 100_000));
+    expect(run(wide, 8, 100_000).result).toStrictEqual({ limit: 'bytes' });
+    expect(run(wide, 1, 1 << 20).result).toStrictEqual({ limit: 'depth', path: ['k0'] });
+  });
+
+  it('answers a scalar or a small value at once, without pausing', () => {
+    expect(run('x'.repeat(10), 1, 5)).toStrictEqual({ result: { limit: 'bytes' }, pauses: 0 });
+    expect(run({ a: [1] }, 2, 100)).toStrictEqual({ result: undefined, pauses: 0 });
+    expect(run({ a: [1] }, 0, 100).result).toStrictEqual({ limit: 'depth', path: [] });
   });
 });

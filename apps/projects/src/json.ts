@@ -99,65 +99,136 @@ export function jsonOverLimit(
   maxDepth: number,
   maxBytes: number,
 ): JsonOverLimit | undefined {
-  if (typeof value !== 'object' || value === null) {
-    const bytes = scalarBytes(value, maxBytes, true) ?? 0;
-    return bytes > maxBytes ? { limit: 'bytes' } : undefined;
+  const walk = new Measure(value, maxDepth, maxBytes);
+  if (walk.done) return walk.result;
+  // An unbounded budget never pauses.
+  return walk.run(Number.POSITIVE_INFINITY) as JsonOverLimit | undefined;
+}
+
+/** Members and items measured between two chances to pause in {@link jsonOverLimitSteps}. */
+const MEASURE_STEP = 2048;
+/** What {@link Measure.run} returns when its budget ran out before the walk ended. */
+const PAUSED = Symbol('paused');
+
+/**
+ * {@link jsonOverLimit} as a generator that yields every {@link MEASURE_STEP} members: a caller
+ * that must not hold the event loop (a server measuring a megabyte document, #35) pauses there.
+ * The walk itself is a plain loop (a generator's own loop runs slower), resumed after each yield.
+ */
+export function* jsonOverLimitSteps(
+  value: unknown,
+  maxDepth: number,
+  maxBytes: number,
+): Generator<void, JsonOverLimit | undefined, void> {
+  const walk = new Measure(value, maxDepth, maxBytes);
+  if (walk.done) return walk.result;
+  for (;;) {
+    const result = walk.run(MEASURE_STEP);
+    if (result !== PAUSED) return result;
+    yield;
   }
-  if (maxDepth < 1) return { limit: 'depth', path: [] };
-  const container = (value: object, depth: number, key: string | number, parent?: Cursor) => ({
-    value,
-    keys: Array.isArray(value) ? undefined : Object.keys(value),
-    next: 0,
-    wrote: false,
-    depth,
-    key,
-    parent,
-  });
-  let bytes = 2;
-  if (bytes > maxBytes) return { limit: 'bytes' };
-  const stack: Cursor[] = [container(value, 1, '')];
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1] as Cursor;
-    let key: string | number;
-    let child: unknown;
-    if (top.keys === undefined) {
-      const items = top.value as unknown[];
-      if (top.next >= items.length) {
-        stack.pop();
-        continue;
-      }
-      key = top.next++;
-      child = items[key];
-      if (top.wrote) bytes += 1;
+}
+
+const container = (value: object, depth: number, key: string | number, parent?: Cursor) => ({
+  value,
+  keys: Array.isArray(value) ? undefined : Object.keys(value),
+  next: 0,
+  wrote: false,
+  depth,
+  key,
+  parent,
+});
+
+/** The walk of {@link jsonOverLimit}: its explicit stack and the bytes so far, resumable. */
+class Measure {
+  readonly #maxDepth: number;
+  readonly #maxBytes: number;
+  readonly #stack: Cursor[] = [];
+  #bytes = 2;
+  /** Decided before any walk: a scalar, or a limit below one container. */
+  readonly done: boolean;
+  readonly result: JsonOverLimit | undefined;
+
+  constructor(value: unknown, maxDepth: number, maxBytes: number) {
+    this.#maxDepth = maxDepth;
+    this.#maxBytes = maxBytes;
+    if (typeof value !== 'object' || value === null) {
+      const bytes = scalarBytes(value, maxBytes, true) ?? 0;
+      this.done = true;
+      this.result = bytes > maxBytes ? { limit: 'bytes' } : undefined;
+    } else if (maxDepth < 1) {
+      this.done = true;
+      this.result = { limit: 'depth', path: [] };
+    } else if (this.#bytes > maxBytes) {
+      this.done = true;
+      this.result = { limit: 'bytes' };
     } else {
-      if (top.next >= top.keys.length) {
-        stack.pop();
-        continue;
-      }
-      key = top.keys[top.next++] as string;
-      child = (top.value as Record<string, unknown>)[key];
-      const t = typeof child;
-      if (t === 'undefined' || t === 'function' || t === 'symbol') continue;
-      // `"key":`, after a comma unless it is the first member.
-      bytes += (top.wrote ? 1 : 0) + stringBytes(key, maxBytes - bytes) + 1;
+      this.done = false;
+      this.result = undefined;
+      this.#stack.push(container(value, 1, ''));
     }
-    top.wrote = true;
-    if (typeof child === 'object' && child !== null) {
-      if (top.depth >= maxDepth) {
-        const path = [String(key)];
-        for (let c: Cursor | undefined = top; c?.parent !== undefined; c = c.parent) {
-          path.push(String(c.key));
+  }
+
+  /** Up to `budget` steps of the walk: its result, or PAUSED. */
+  run(budget: number): JsonOverLimit | undefined | typeof PAUSED {
+    const stack = this.#stack;
+    const maxBytes = this.#maxBytes;
+    let bytes = this.#bytes;
+    for (let steps = 0; stack.length > 0; steps++) {
+      if (steps >= budget) {
+        this.#bytes = bytes;
+        return PAUSED;
+      }
+      const top = stack[stack.length - 1] as Cursor;
+      let key: string | number;
+      let child: unknown;
+      if (top.keys === undefined) {
+        const items = top.value as unknown[];
+        if (top.next >= items.length) {
+          stack.pop();
+          continue;
         }
-        return { limit: 'depth', path: path.reverse() };
+        key = top.next++;
+        child = items[key];
+        if (top.wrote) bytes += 1;
+      } else {
+        if (top.next >= top.keys.length) {
+          stack.pop();
+          continue;
+        }
+        key = top.keys[top.next++] as string;
+        child = (top.value as Record<string, unknown>)[key];
+        const t = typeof child;
+        if (t === 'undefined' || t === 'function' || t === 'symbol') continue;
+        // `"key":`, after a comma unless it is the first member.
+        bytes += (top.wrote ? 1 : 0) + stringBytes(key, maxBytes - bytes) + 1;
       }
-      bytes += 2;
-      stack.push(container(child, top.depth + 1, key, top));
-    } else {
-      bytes += scalarBytes(child, maxBytes - bytes, top.keys === undefined) ?? 0;
+      top.wrote = true;
+      if (typeof child === 'object' && child !== null) {
+        if (top.depth >= this.#maxDepth) {
+          const path = [String(key)];
+          for (let c: Cursor | undefined = top; c?.parent !== undefined; c = c.parent) {
+            path.push(String(c.key));
+          }
+          return { limit: 'depth', path: path.reverse() };
+        }
+        bytes += 2;
+        stack.push(container(child, top.depth + 1, key, top));
+      } else {
+        bytes += scalarBytes(child, maxBytes - bytes, top.keys === undefined) ?? 0;
+      }
+      if (bytes > maxBytes) return { limit: 'bytes' };
     }
-    if (bytes > maxBytes) return { limit: 'bytes' };
+    return undefined;
   }
-  return undefined;
+}
+
+/** A generator run to its end at once: its return value. */
+export function drain<R>(steps: Generator<void, R, void>): R {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
 }
 
 /** Whether `v` is a JSON object (not null, not an array). */
