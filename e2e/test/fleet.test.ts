@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRedisStateStore } from '@mcpkit/fleet';
-import { waitFor } from '@mcpkit/testing';
+import { TimeoutError, waitFor } from '@mcpkit/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -212,6 +212,13 @@ async function startFleet(app: FleetApp): Promise<Fleet> {
 
 const auth = (key: string): Record<string, string> =>
   key ? { Authorization: `Bearer ${key}` } : {};
+
+/** An error with its cause (undici's "fetch failed" says why only there). */
+function withCause(err: unknown): string {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  const cause = e.cause?.code ?? e.cause?.message;
+  return cause ? `${e.message} (${cause})` : e.message;
+}
 
 function rawPost(origin: string, key: string, body: unknown, session?: string) {
   return fetch(`${origin}/mcp`, {
@@ -627,7 +634,9 @@ async function throughKill(
   const victim = instances[1] as HttpApp;
   let killed = false;
   const done = { v1: 0, v2: 0 };
-  const failures: { client: string; call: number; error: string }[] = [];
+  // kind: 'dropped' (the connection or the balancer gave up: a clean, fast failure), 'hung' (no
+  // answer in time) or 'tool error' (an instance answered isError) — only the first is allowed.
+  const failures: { client: string; call: number; kind: string; error: string }[] = [];
   const run = async (
     name: 'v1' | 'v2',
     call: (n: number) => Promise<{ isError?: unknown }>,
@@ -635,9 +644,18 @@ async function throughKill(
     for (let n = 0; n < CALLS; n++) {
       try {
         const result = await within(call(n), 25_000, `${name} call ${n}`);
-        if (result.isError) failures.push({ client: name, call: n, error: 'isError' });
+        if (result.isError) {
+          failures.push({ client: name, call: n, kind: 'tool error', error: 'isError' });
+        }
       } catch (err) {
-        failures.push({ client: name, call: n, error: (err as Error).message });
+        // The SDKs' own request timeout is JSON-RPC -32001; within() throws TimeoutError.
+        const hung = err instanceof TimeoutError || (err as { code?: unknown }).code === -32001;
+        failures.push({
+          client: name,
+          call: n,
+          kind: hung ? 'hung' : 'dropped',
+          error: withCause(err),
+        });
       }
       done[name]++;
       if (!killed && done.v1 >= CALLS / 2 && done.v2 >= CALLS / 2) {
@@ -664,20 +682,23 @@ async function throughKill(
   console.error(
     `fleet (${f.app}): ${failures.length} failed call(s) around the kill: ${JSON.stringify(failures)}; updates v1 ${v1Updates.length}, v2 ${v2Updates.length}`,
   );
-  // At most the call each client had in flight on the killed instance, failed cleanly — and the
-  // next one if it met the dying process: between SIGKILL and the kernel closing its listener, a
-  // connection may still be accepted and then dropped, which HAProxy answers 502 (it retries
-  // only connections that failed, never a request that reached an instance: tools are not
-  // idempotent). Seen once in a clean-clone CI run on the 2-core machine.
+  // At most the call each client had in flight on the killed instance, failed cleanly — and one
+  // more if it met the dying process: between SIGKILL and the kernel closing its sockets, a
+  // connection may still be accepted and then dropped, and HAProxy never resends a request that
+  // reached an instance (tools are not idempotent). It takes the instance out at the first refused
+  // connection (deploy/haproxy.cfg: observe layer4), so that one is a few calls after the first
+  // (round-robin over three, the other client's calls interleaved). Seen in clean-clone CI runs
+  // on the 2-core machine: calls 100 and 101, and 100 and 103.
+  expect(failures.filter((f) => f.kind !== 'dropped')).toEqual([]);
   for (const client of ['v1', 'v2']) {
     const theirs = failures.filter((f) => f.client === client);
     expect(theirs.length, JSON.stringify(failures)).toBeLessThanOrEqual(2);
-    // Failures around the kill only: consecutive calls, not a spread over the run.
+    // Failures around the kill only: close together, not a spread over the run.
     if (theirs.length === 2) {
       expect(
         Math.abs((theirs[1]?.call ?? 0) - (theirs[0]?.call ?? 0)),
         JSON.stringify(failures),
-      ).toBe(1);
+      ).toBeLessThanOrEqual(4);
     }
   }
   // The session survived the kill: same id, never re-initialized.
