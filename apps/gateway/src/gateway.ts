@@ -4,6 +4,7 @@ import {
   type CacheableMethod,
   type CacheHint,
   type CallToolResult,
+  ChurnMap,
   type EngineLogger,
   ErrorCode,
   headerParamsOf,
@@ -209,8 +210,12 @@ export class Gateway {
   /** Progress of forwarded calls by the backend's token: the context of the client's round. */
   readonly #progressTokens = new Map<string, McpContext[]>();
   readonly #progress = new Map<Park, McpContext[]>();
-  /** Calls in flight per backend: where a backend's sampling or elicitation request belongs. */
-  readonly #inflight = new Map<Backend, Set<InputSink>>();
+  /**
+   * Calls in flight per backend, by a number of their own: where a backend's sampling or
+   * elicitation request belongs. A ChurnMap, not a Set: an entry comes and goes per call.
+   */
+  readonly #inflight = new Map<Backend, ChurnMap<InputSink>>();
+  #nextCall = 0;
   /** Calls of clients that declared the tasks extension, by their park (see TaskCall). */
   readonly #taskCalls = new Map<Park, TaskCall>();
   /** The calls whose backend is waiting for an answer to an ask of theirs (see #onBackendRequest). */
@@ -929,10 +934,11 @@ export class Gateway {
     if (token || meta) params._meta = { ...meta, ...(token ? { progressToken: token } : {}) };
     let sinks = this.#inflight.get(backend);
     if (!sinks) {
-      sinks = new Set();
+      sinks = new ChurnMap();
       this.#inflight.set(backend, sinks);
     }
-    sinks.add(sink);
+    const slot = this.#nextCall++;
+    sinks.set(slot, sink);
     try {
       const target = backend.personal ? await backend.via(ctx) : backend;
       const result = await callThrough<CallToolResult>(
@@ -958,7 +964,7 @@ export class Gateway {
       this.#recordCall(backend, name, started, rule, 'failure', err);
       throw clientError(backend, err);
     } finally {
-      sinks.delete(sink);
+      sinks.delete(slot);
       if (token) this.#progressTokens.delete(token);
       if (park) this.#progress.delete(park);
     }
@@ -1070,9 +1076,10 @@ export class Gateway {
   }
 
   /** The call a backend's ask belongs to, when only one can be its (see #onBackendRequest). */
-  #askerOf(calls: Set<InputSink> | undefined): InputSink | undefined {
-    if (!calls || calls.size === 0) return undefined;
-    if (calls.size === 1) return calls.values().next().value;
+  #askerOf(inflight: ChurnMap<InputSink> | undefined): InputSink | undefined {
+    if (!inflight || inflight.size === 0) return undefined;
+    const calls = inflight.values();
+    if (calls.length === 1) return calls[0];
     let found: InputSink | undefined;
     for (const call of calls) {
       if (this.#asking.has(call)) continue;

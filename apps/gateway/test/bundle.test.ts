@@ -6,7 +6,7 @@
  * late import, the version from package.json. The rest of the suite runs the bin too.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRedisStateStore } from '@mcpkit/fleet';
 import { removeTempDirs, runProcess } from '@mcpkit/testing';
@@ -74,6 +74,16 @@ describe('the bundled gateway CLI (the bin)', () => {
     // … and the engine is not: @mcpkit/protocol's main entry point would bring zod with it.
     expect(all).not.toContain('ZodError');
     expect(all).not.toMatch(/\bMcpServer = class\b/);
+  });
+
+  it("carries zod's English messages alone, not its ~50 other locales", () => {
+    const all = readdirSync(BUNDLE, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => readFileSync(join(BUNDLE, file), 'utf8'))
+      .join('\n');
+    // esbuild heads each module it bundles with a comment naming its path.
+    const locales = [...all.matchAll(/zod\/v4\/locales\/([\w-]+)\.js/g)].map(([, name]) => name);
+    expect(new Set(locales)).toEqual(new Set(['en']));
   });
 
   it('prints the version of its package.json', async () => {

@@ -7,6 +7,7 @@ export {
   type CancellationOptions,
   CancellationRegistry,
 } from './jsonrpc/cancellation.js';
+export { ChurnMap } from './jsonrpc/churn-map.js';
 export {
   type CancelSource,
   type ClientOptions,

@@ -1,3 +1,4 @@
+import { ChurnMap } from './churn-map.js';
 import type { JsonRpcId } from './types.js';
 
 const key = (id: JsonRpcId | undefined): string =>
@@ -35,9 +36,9 @@ const MAX_CANCELLED = 1024;
 export class CancellationRegistry {
   readonly #withhold: boolean;
   // All made on first use: a stateless HTTP request gets a registry of its own, and most never
-  // hold a signal or hear a cancellation.
-  #controllers: Map<string, AbortController> | undefined;
-  #listeners: Map<string, CancelListener | CancelListener[]> | undefined;
+  // hold a signal or hear a cancellation. ChurnMaps, not Maps: a key comes and goes per call.
+  #controllers: ChurnMap<AbortController> | undefined;
+  #listeners: ChurnMap<CancelListener | CancelListener[]> | undefined;
   /**
    * Calls cancelled while in flight, with the reason given: remembered so the call's result can
    * be withheld, and a signal or listener asked for late is told at once. An entry is dropped
@@ -52,7 +53,7 @@ export class CancellationRegistry {
    * unknown or already completed"); remembered, it would withhold the answer of a later request
    * that happened to take the id.
    */
-  #inflight: Set<string> | undefined;
+  #inflight: ChurnMap<true> | undefined;
 
   constructor(options: CancellationOptions = {}) {
     this.#withhold = options.withholdReplies === true;
@@ -72,7 +73,7 @@ export class CancellationRegistry {
         controller.abort(cancelled.get(k));
         return controller.signal;
       }
-      this.#controllers ??= new Map();
+      this.#controllers ??= new ChurnMap();
       this.#controllers.set(k, controller);
     }
     return controller.signal;
@@ -94,7 +95,7 @@ export class CancellationRegistry {
       tellOne(listener, abortReason(cancelled.get(k)));
       return undefined;
     }
-    this.#listeners ??= new Map();
+    this.#listeners ??= new ChurnMap();
     const present = this.#listeners.get(k);
     if (present === undefined) this.#listeners.set(k, listener);
     else if (typeof present === 'function') this.#listeners.set(k, [present, listener]);
@@ -144,8 +145,8 @@ export class CancellationRegistry {
   started(id: JsonRpcId | undefined): void {
     if (id === undefined) return;
     const k = key(id);
-    this.#inflight ??= new Set();
-    this.#inflight.add(k);
+    this.#inflight ??= new ChurnMap();
+    this.#inflight.set(k, true);
     if (this.#cancelled !== undefined && this.#cancelled.size > 0) this.#cancelled.delete(k);
   }
 
@@ -196,9 +197,9 @@ export class CancellationRegistry {
     }
     let both = 0;
     if (controllers.size <= listeners.size) {
-      for (const k of controllers.keys()) if (listeners.has(k)) both++;
+      for (const [k] of controllers.entries()) if (listeners.has(k)) both++;
     } else {
-      for (const k of listeners.keys()) if (controllers.has(k)) both++;
+      for (const [k] of listeners.entries()) if (controllers.has(k)) both++;
     }
     return controllers.size + listeners.size - both;
   }
@@ -215,13 +216,13 @@ export class CancellationRegistry {
     // Cancellations of calls no longer running are of no use from here on.
     this.#cancelled?.clear();
     if (controllers !== undefined && controllers.size > 0) {
-      const all = [...controllers];
+      const all = controllers.entries();
       controllers.clear();
       for (const [k] of all) this.#remember(k, why);
       for (const [, controller] of all) controller.abort(why);
     }
     if (listeners !== undefined && listeners.size > 0) {
-      const all = [...listeners];
+      const all = listeners.entries();
       listeners.clear();
       for (const [k] of all) this.#remember(k, why);
       for (const [, l] of all) tell(l, abortReason(why));

@@ -1,4 +1,5 @@
 import { hasBrand } from './brand.js';
+import { ChurnMap } from './churn-map.js';
 import { encodeMessage, encodeRequestWithMeta } from './codec.js';
 import { Deadlines } from './deadlines.js';
 import { RpcError } from './errors.js';
@@ -94,6 +95,7 @@ export interface ClientOptions {
 const MAX_TIMER_MS = 2_147_483_647;
 
 interface Pending {
+  id: number;
   method: string;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
@@ -112,7 +114,8 @@ export class JsonRpcClient {
   readonly #send: (frame: string) => void;
   readonly #timeoutMs: number;
   readonly #onAbandon: ClientOptions['onAbandon'];
-  readonly #pending = new Map<number, Pending>();
+  // Not a Map: ids come and go once per request (see ChurnMap).
+  readonly #pending = new ChurnMap<Pending>();
   readonly #deadlines = new Deadlines(
     (id) => {
       const pending = this.#pending.get(id);
@@ -166,6 +169,7 @@ export class JsonRpcClient {
     }
     return new Promise<R>((resolve, reject) => {
       const pending: Pending = {
+        id,
         method,
         resolve: resolve as (value: unknown) => void,
         reject,
@@ -239,7 +243,7 @@ export class JsonRpcClient {
     if (this.#closed) return;
     this.#closed = reason;
     this.#deadlines.clear();
-    for (const id of [...this.#pending.keys()]) this.#finish(id)?.reject(reason);
+    for (const { id } of this.#pending.values()) this.#finish(id)?.reject(reason);
   }
 
   #abandon(id: number, why: 'timeout' | 'abort', reason: unknown): void {
