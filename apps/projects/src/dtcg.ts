@@ -5,7 +5,7 @@
  * and builds the document a project starts with.
  */
 import { drain, isObject, jsonOverLimitSteps } from './json.js';
-import { expandDocument } from './tokens/expand.js';
+import { expandDocument, usesExpansionSteps } from './tokens/expand.js';
 import { checkValue, REFERENCE, type SubReference, TOKEN_TYPES } from './tokens/values.js';
 import { nextTurn } from './turns.js';
 
@@ -173,7 +173,7 @@ function* validation(written: unknown): Generator<void, TokenProblem[], void> {
   if (over) return [over];
   yield;
   // $extends and $ref stand for parts of the document: validated as what they stand for.
-  const expanded = expandDocument(doc);
+  const expanded = expandDocument(doc, yield* usesExpansionSteps(doc));
   if (expanded.problems.length > 0) return expanded.problems;
   if (expanded.doc !== doc) {
     const more = yield* tooManyTokensSteps(expanded.doc, '', 0, { tokens: 0 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateTokens } from '../dtcg.js';
-import { EXPANSION_LIMIT, expandDocument } from './expand.js';
+import { EXPANSION_LIMIT, expandDocument, usesExpansionSteps } from './expand.js';
 import { flattenTokens } from './flatten.js';
 
 const blue = { colorSpace: 'srgb', components: [0, 0.4, 0.8] };
@@ -86,5 +86,41 @@ describe('$extends and $ref, expanded', () => {
     const problems = validateTokens(doc);
     expect(problems).toHaveLength(1);
     expect(problems[0]?.error).toMatch(/expand this document past|holds at most/);
+  });
+});
+
+describe('the look for $extends and $ref', () => {
+  const steps = (doc: unknown) => {
+    const walk = usesExpansionSteps(doc);
+    let pauses = 0;
+    for (;;) {
+      const step = walk.next();
+      if (step.done) return { uses: step.value, pauses };
+      pauses++;
+    }
+  };
+
+  it('pauses every 2,048 nodes of a document that uses neither (#35: no single long step)', () => {
+    const doc: Record<string, unknown> = {};
+    // 10,000 tokens: the group, 10,000 tokens and their 10,000 values are 20,001 nodes.
+    for (let n = 0; n < 10_000; n++) doc[`t${n}`] = { $value: n };
+    const { uses, pauses } = steps(doc);
+    expect(uses).toBe(false);
+    expect(pauses).toBe(Math.floor(20_001 / 2048));
+  });
+
+  it('finds one however deep, and stops there', () => {
+    let doc: Record<string, unknown> = { leaf: { $ref: '#/x' } };
+    for (let n = 0; n < 5_000; n++) doc = { [`g${n}`]: doc };
+    expect(steps(doc).uses).toBe(true);
+    expect(steps({ a: [{ b: { $extends: '{c}' } }] }).uses).toBe(true);
+  });
+
+  it('walks an array of half a million members without overflowing the stack', () => {
+    const doc = { big: { $value: new Array(500_000).fill(0) } };
+    expect(steps(doc)).toEqual({ uses: false, pauses: Math.floor(500_003 / 2048) });
+    expect(expandDocument(doc).doc).toBe(doc);
+    // The whole validation too: a value it cannot take, said as a problem, not a RangeError.
+    expect(validateTokens(doc).length).toBeGreaterThan(0);
   });
 });
