@@ -5,9 +5,9 @@
 //
 // Over stdio it runs the bundled CLI, dist/bundle/cli.js (scripts/bundle-cli.mjs): what an
 // editor starts at every launch, where start-up time is what its user waits for. Over HTTP — a
-// service, started once — it runs the unbundled dist/cli.js: the same code, whose steady state
-// measured ~2.5 µs less garbage collection per call (#35; the bundle's extra old-generation GC
-// is not understood yet).
+// service, started once — it runs the unbundled dist/cli.js: the same code, as fast at steady
+// state (#35: the bundle's extra GC was V8 Map tables promoting each other, now ChurnMap in
+// @mcpkit/protocol; the HTTP bench measured both alike), and its stack traces name source files.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
