@@ -1,3 +1,4 @@
+import { runSteps } from '@mcpkit/testing';
 import { describe, expect, it } from 'vitest';
 import {
   defaultTokens,
@@ -279,13 +280,8 @@ describe('tokenDocument', () => {
 describe('tokenLimitSteps', () => {
   /** Runs it to its end: the problem found, and how often it paused. */
   const run = (doc: unknown) => {
-    const steps = tokenLimitSteps(doc);
-    let pauses = 0;
-    for (;;) {
-      const step = steps.next();
-      if (step.done) return { problem: step.value, pauses };
-      pauses++;
-    }
+    const { value: problem, pauses } = runSteps(tokenLimitSteps(doc));
+    return { problem, pauses };
   };
   const tokens = (n: number) => ({
     n: {

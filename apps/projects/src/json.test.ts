@@ -1,3 +1,4 @@
+import { runSteps } from '@mcpkit/testing';
 import { describe, expect, it } from 'vitest';
 import { jsonOverLimit, jsonOverLimitSteps } from './json.js';
 
@@ -96,13 +97,8 @@ describe('jsonOverLimit', () => {
 describe('jsonOverLimitSteps', () => {
   /** Runs it to its end: the result, and how often it paused. */
   const run = (value: unknown, maxDepth: number, maxBytes: number) => {
-    const steps = jsonOverLimitSteps(value, maxDepth, maxBytes);
-    let pauses = 0;
-    for (;;) {
-      const step = steps.next();
-      if (step.done) return { result: step.value, pauses };
-      pauses++;
-    }
+    const { value: result, pauses } = runSteps(jsonOverLimitSteps(value, maxDepth, maxBytes));
+    return { result, pauses };
   };
   const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, [i, 'x']]));
 

@@ -67,6 +67,7 @@ export {
 export type { ProcessOptions } from './spawn.js';
 // Child processes: a server with an McpClient on its stdio, raw stdio, HTTP, run-to-completion.
 export { type SpawnedServer, type SpawnServerOptions, spawnServer } from './stdio-server.js';
+export { runSteps } from './steps.js';
 export { removeTempDirs, tempDir } from './temp.js';
 // Waiting, scratch space and repeatable data.
 export { sleep, TimeoutError, waitFor, within } from './wait.js';

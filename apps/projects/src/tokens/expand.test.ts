@@ -1,3 +1,4 @@
+import { runSteps } from '@mcpkit/testing';
 import { describe, expect, it } from 'vitest';
 import { validateTokens } from '../dtcg.js';
 import { EXPANSION_LIMIT, expandDocument, usesExpansionSteps } from './expand.js';
@@ -91,13 +92,8 @@ describe('$extends and $ref, expanded', () => {
 
 describe('the look for $extends and $ref', () => {
   const steps = (doc: unknown) => {
-    const walk = usesExpansionSteps(doc);
-    let pauses = 0;
-    for (;;) {
-      const step = walk.next();
-      if (step.done) return { uses: step.value, pauses };
-      pauses++;
-    }
+    const { value: uses, pauses } = runSteps(usesExpansionSteps(doc));
+    return { uses, pauses };
   };
 
   it('pauses every 2,048 nodes of a document that uses neither (#35: no single long step)', () => {

@@ -197,9 +197,9 @@ export class CancellationRegistry {
     }
     let both = 0;
     if (controllers.size <= listeners.size) {
-      for (const [k] of controllers.entries()) if (listeners.has(k)) both++;
+      for (const k of controllers.keys()) if (listeners.has(k)) both++;
     } else {
-      for (const [k] of listeners.entries()) if (controllers.has(k)) both++;
+      for (const k of listeners.keys()) if (controllers.has(k)) both++;
     }
     return controllers.size + listeners.size - both;
   }

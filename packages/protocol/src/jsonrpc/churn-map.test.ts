@@ -39,6 +39,7 @@ describe('ChurnMap', () => {
     const map = new ChurnMap<string>();
     map.set('a', 'A').set(7, 'seven');
     const entries = map.entries();
+    const keys = map.keys();
     const values = map.values();
     for (const [key] of entries) map.delete(key);
     expect(map.size).toBe(0);
@@ -46,6 +47,7 @@ describe('ChurnMap', () => {
       ['7', 'seven'],
       ['a', 'A'],
     ]);
+    expect(keys.sort()).toEqual(['7', 'a']);
     expect(values.sort()).toEqual(['A', 'seven']);
   });
 

@@ -59,6 +59,11 @@ export class ChurnMap<V> {
     return all;
   }
 
+  /** Every key, as a snapshot (an integer key as its decimal string). */
+  keys(): string[] {
+    return Object.keys(this.#slots);
+  }
+
   /** Every value, as a snapshot. */
   values(): V[] {
     const slots = this.#slots;
