@@ -254,9 +254,17 @@ export function toAsset(row: Selectable<AssetsTable>): Asset {
 }
 
 export function toDesignSystem(row: Selectable<DesignSystemsTable>): DesignSystem {
+  return designSystemOf(row, JSON.parse(row.tokens) as Record<string, unknown>);
+}
+
+/** A design system from its row (without its tokens' text) and its tokens, parsed already. */
+export function designSystemOf(
+  row: Omit<Selectable<DesignSystemsTable>, 'tokens'>,
+  tokens: Record<string, unknown>,
+): DesignSystem {
   return {
     projectId: row.project_id,
-    tokens: JSON.parse(row.tokens) as Record<string, unknown>,
+    tokens,
     updatedAt: row.updated_at,
     version: row.version,
     resolver: row.resolver === null ? null : (JSON.parse(row.resolver) as Record<string, unknown>),

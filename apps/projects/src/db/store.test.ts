@@ -1068,6 +1068,34 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
         }
       });
 
+      it('reads a document it wrote or read without parsing it again, until another store writes', async () => {
+        const other = await clockStore();
+        try {
+          const user = await store.createUser(uniqueEmail());
+          const projectId = (await store.createProject(user.id, { name: 'Cached' })).id;
+          const written = await store.setDesignSystem(projectId, { a: { $value: 1 } });
+          // The very object written: no JSON was parsed for this read.
+          expect((await store.getDesignSystem(projectId))?.tokens).toBe(written.tokens);
+
+          // Another instance of the fleet writes: the version moved, the document is read anew.
+          await other.setDesignSystem(projectId, { b: { $value: 2 } });
+          const fresh = await store.getDesignSystem(projectId);
+          expect([fresh?.version, fresh?.tokens]).toEqual([2, { b: { $value: 2 } }]);
+          // Read once, cached from then on.
+          expect((await store.getDesignSystem(projectId))?.tokens).toBe(fresh?.tokens);
+
+          // A resolver written by the other store is read with the cached tokens' version only.
+          await other.setDesignSystem(projectId, { b: { $value: 3 } }, { resolver: null });
+          expect((await store.getDesignSystem(projectId))?.tokens).toEqual({ b: { $value: 3 } });
+
+          // The project is deleted elsewhere: nothing is served from the cache.
+          await other.deleteProject(projectId);
+          expect(await store.getDesignSystem(projectId)).toBeUndefined();
+        } finally {
+          await other.close();
+        }
+      });
+
       describe('version history', () => {
         async function newProject(on: Store = store): Promise<string> {
           const user = await on.createUser(uniqueEmail());

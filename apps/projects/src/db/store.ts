@@ -12,6 +12,7 @@ import {
   sql,
 } from 'kysely';
 import pg from 'pg';
+import { DocumentCache } from './document-cache.js';
 import { newId } from './ids.js';
 import { migrate } from './migrations.js';
 import {
@@ -21,6 +22,7 @@ import {
   decodeCursor,
   decodePositionCursor,
   decodeVersionCursor,
+  designSystemOf,
   encodePositionCursor,
   encodeVersionCursor,
   isUniqueViolation,
@@ -326,6 +328,9 @@ class KyselyStore implements Store {
     /** Versions each project's design-token history keeps. */
     private readonly versionsKept: number,
   ) {}
+
+  /** The token documents read or written last (./document-cache.ts). */
+  readonly #documents = new DocumentCache();
 
   async close(): Promise<void> {
     await this.db.destroy();
@@ -856,12 +861,27 @@ class KyselyStore implements Store {
   // and a version cursor keeps its place while versions are written.
 
   async getDesignSystem(projectId: string): Promise<DesignSystem | undefined> {
+    // The version first: the document is parsed only when it is not the one cached.
+    const head = await this.db
+      .selectFrom('design_systems')
+      .select(['project_id', 'version', 'updated_at', 'resolver'])
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    if (head === undefined) {
+      this.#documents.delete(projectId);
+      return undefined;
+    }
+    const tokens = this.#documents.get(projectId, head.version);
+    if (tokens !== undefined) return designSystemOf(head, tokens);
     const row = await this.db
       .selectFrom('design_systems')
       .selectAll()
       .where('project_id', '=', projectId)
       .executeTakeFirst();
-    return row && toDesignSystem(row);
+    if (row === undefined) return undefined;
+    const system = toDesignSystem(row);
+    this.#documents.set(projectId, row.version, system.tokens, row.tokens.length);
+    return system;
   }
 
   async setDesignSystem(
@@ -874,7 +894,7 @@ class KyselyStore implements Store {
     }
     const text = JSON.stringify(tokens);
     const author = options.author ?? null;
-    return this.db.transaction().execute(async (trx) => {
+    const saved = await this.db.transaction().execute(async (trx) => {
       if (!(await this.lockProject(trx, projectId))) {
         throw new Error(`project '${projectId}' not found`);
       }
@@ -929,6 +949,9 @@ class KyselyStore implements Store {
         resolver: resolver === null ? null : (JSON.parse(resolver) as Record<string, unknown>),
       };
     });
+    // Once committed: the next read of this version needs no parse.
+    this.#documents.set(projectId, saved.version, tokens, text.length);
+    return saved;
   }
 
   async listDesignTokenVersions(
