@@ -7,7 +7,7 @@
 import { drain, isObject, jsonOverLimitSteps } from './json.js';
 import { expandDocument, usesExpansionSteps } from './tokens/expand.js';
 import { checkValue, REFERENCE, type SubReference, TOKEN_TYPES } from './tokens/values.js';
-import { nextTurn } from './turns.js';
+import { runSliced } from './turns.js';
 
 export const EXTENSION_KEY = 'io.codefluss';
 export const MEDIA_TYPE = 'application/design-tokens+json';
@@ -397,17 +397,8 @@ export function validateTokens(doc: unknown): TokenProblem[] {
  * {@link validateTokens}, in slices of about `sliceMs` of the event loop: between slices other
  * callers' requests are served. What the server validates with.
  */
-export async function validateTokensSliced(doc: unknown, sliceMs = 2): Promise<TokenProblem[]> {
-  const run = validation(doc);
-  let sliceStart = performance.now();
-  for (;;) {
-    const step = run.next();
-    if (step.done) return step.value;
-    if (performance.now() - sliceStart >= sliceMs) {
-      await nextTurn();
-      sliceStart = performance.now();
-    }
-  }
+export function validateTokensSliced(doc: unknown, sliceMs = 2): Promise<TokenProblem[]> {
+  return runSliced(validation(doc), sliceMs);
 }
 
 const srgb = (hex: string) => {

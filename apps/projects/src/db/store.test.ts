@@ -1096,6 +1096,25 @@ for (const dialect of [sqliteDialect(), postgresDialect()])
         }
       });
 
+      it('stores the JSON text a caller made of the tokens as it is', async () => {
+        const other = await clockStore();
+        try {
+          const user = await store.createUser(uniqueEmail());
+          const projectId = (await store.createProject(user.id, { name: 'Text' })).id;
+          const tokens = { a: { $value: 1, $description: 'ü 🎨' } };
+          const json = JSON.stringify(tokens, null, 2);
+          await store.setDesignSystem(projectId, tokens, { json });
+          // Read by a store that never saw the object: parsed from the text given.
+          expect((await other.getDesignSystem(projectId))?.tokens).toEqual(tokens);
+          expect((await other.getDesignTokenVersion(projectId, 1))?.tokens).toEqual(tokens);
+          // The text is taken, not made again: it is what the caller vouched for.
+          await store.setDesignSystem(projectId, tokens, { json: '{"b":{"$value":2}}' });
+          expect((await other.getDesignSystem(projectId))?.tokens).toEqual({ b: { $value: 2 } });
+        } finally {
+          await other.close();
+        }
+      });
+
       describe('version history', () => {
         async function newProject(on: Store = store): Promise<string> {
           const user = await on.createUser(uniqueEmail());

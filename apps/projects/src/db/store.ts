@@ -892,7 +892,7 @@ class KyselyStore implements Store {
     if (typeof tokens !== 'object' || tokens === null || Array.isArray(tokens)) {
       throw new Error('design tokens must be a JSON object');
     }
-    const text = JSON.stringify(tokens);
+    const text = options.json ?? JSON.stringify(tokens);
     const author = options.author ?? null;
     const saved = await this.db.transaction().execute(async (trx) => {
       if (!(await this.lockProject(trx, projectId))) {

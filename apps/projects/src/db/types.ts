@@ -119,6 +119,12 @@ export interface DesignTokenWriteOptions {
    * Default: the modes stay as they are.
    */
   resolver?: Record<string, unknown> | null | undefined;
+  /**
+   * The tokens as JSON text (`JSON.stringify(tokens)`), when the caller has made it already: a
+   * server writes a large document's text in a turn of its event loop of its own, not in the one
+   * that runs the transaction. Default: made from `tokens`.
+   */
+  json?: string | undefined;
 }
 
 /** One entry of a project's design-token history, without the tokens (see `listDesignTokenVersions`). */

@@ -6,11 +6,11 @@ import {
   EXTENSION_KEY,
   TOKEN_LIMITS,
   tokenDocument,
-  tokenLimitProblem,
+  tokenLimitSteps,
 } from '../dtcg.js';
 import { isObject } from '../json.js';
 import { mergeTokens } from '../tokens/merge.js';
-import { nextTurn } from '../turns.js';
+import { nextTurn, runSliced } from '../turns.js';
 import { projectId, SETS, type ToolDeps, WRITE } from './common.js';
 import { checkTokens, invalidTokens, modesOf, tokenUris } from './tokens-common.js';
 import { modeAxisShape } from './update-design-token-modes.js';
@@ -49,10 +49,10 @@ export const updateDesignTokens = (deps: ToolDeps) =>
       // The cheap refusals first: nesting, size and token count, measured without recursion
       // (the merge recurses) and at a cost bounded by the limits, not by the input. An input past
       // a limit is refused here, before the stored document is read, merged into or validated: a
-      // merge keeps every member of the input, so the result would be refused too. In a turn of
-      // its own: this one parsed the request.
+      // merge keeps every member of the input, so the result would be refused too. From the next
+      // turn of the event loop on (this one parsed the request), in slices.
       await nextTurn();
-      const over = tokenLimitProblem(input);
+      const over = await runSliced(tokenLimitSteps(input));
       if (over) throw invalidTokens([over]);
       // A large document is work for the event loop: each step below gets a turn of its own, and
       // validation pauses every few milliseconds, so that other callers are served meanwhile.
@@ -66,8 +66,11 @@ export const updateDesignTokens = (deps: ToolDeps) =>
         }
         // The document, or with modes each mode's document, must be valid.
         await checkTokens(next, current?.resolver ?? null);
+        // Its text, and the transaction that stores it, in a turn each.
         await nextTurn();
-        return deps.store.setDesignSystem(id, next, { author: who.userId });
+        const json = JSON.stringify(next);
+        await nextTurn();
+        return deps.store.setDesignSystem(id, next, { author: who.userId, json });
       });
       for (const uri of tokenUris(id)) deps.changed(uri, who.userId);
       await nextTurn();
