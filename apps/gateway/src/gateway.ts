@@ -4,11 +4,11 @@ import {
   type CacheableMethod,
   type CacheHint,
   type CallToolResult,
-  ChurnMap,
   type EngineLogger,
   ErrorCode,
   headerParamsOf,
   holdsScopes,
+  IdMap,
   type JsonRpcParams,
   type LoggingLevel,
   type McpContext,
@@ -212,9 +212,9 @@ export class Gateway {
   readonly #progress = new Map<Park, McpContext[]>();
   /**
    * Calls in flight per backend, by a number of their own: where a backend's sampling or
-   * elicitation request belongs. A ChurnMap, not a Set: an entry comes and goes per call.
+   * elicitation request belongs. An IdMap, not a Set: an entry comes and goes per call.
    */
-  readonly #inflight = new Map<Backend, ChurnMap<InputSink>>();
+  readonly #inflight = new Map<Backend, IdMap<InputSink>>();
   #nextCall = 0;
   /** Calls of clients that declared the tasks extension, by their park (see TaskCall). */
   readonly #taskCalls = new Map<Park, TaskCall>();
@@ -934,7 +934,7 @@ export class Gateway {
     if (token || meta) params._meta = { ...meta, ...(token ? { progressToken: token } : {}) };
     let sinks = this.#inflight.get(backend);
     if (!sinks) {
-      sinks = new ChurnMap();
+      sinks = new IdMap();
       this.#inflight.set(backend, sinks);
     }
     const slot = this.#nextCall++;
@@ -1076,7 +1076,7 @@ export class Gateway {
   }
 
   /** The call a backend's ask belongs to, when only one can be its (see #onBackendRequest). */
-  #askerOf(inflight: ChurnMap<InputSink> | undefined): InputSink | undefined {
+  #askerOf(inflight: IdMap<InputSink> | undefined): InputSink | undefined {
     if (!inflight || inflight.size === 0) return undefined;
     const calls = inflight.values();
     if (calls.length === 1) return calls[0];

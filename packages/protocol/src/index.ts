@@ -46,6 +46,7 @@ export {
   RpcError,
   toErrorObject,
 } from './jsonrpc/errors.js';
+export { IdMap } from './jsonrpc/id-map.js';
 export {
   isPromiseLike,
   type MaybePromise,

@@ -40,6 +40,52 @@ describe('CancellationRegistry listeners', () => {
     expect(registry.onCancel(undefined, vi.fn())).toBeUndefined();
   });
 
+  it('tells ids apart as JSON-RPC does: "5" is not 5, whatever kind of id each call has', () => {
+    const registry = new CancellationRegistry();
+    const ids = [5, '5', 's5', 'n5', -5, 1.5, null, 2n ** 60n, 0] as const;
+    const heard = ids.map(() => vi.fn());
+    ids.forEach((id, i) => {
+      registry.started(id);
+      registry.onCancel(id, heard[i] as () => void);
+    });
+    expect(registry.active).toBe(ids.length);
+    // A bigint id is the number it equals (ids beyond 2^53 are decoded as bigints).
+    expect(registry.cancel(5n, 'five')).toBe(true);
+    expect(registry.cancel('5', 'string five')).toBe(true);
+    expect(registry.cancel(2n ** 60n, 'big')).toBe(true);
+    expect(heard.map((f) => f.mock.calls[0]?.[0])).toEqual([
+      'five',
+      'string five',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      'big',
+      undefined,
+    ]);
+    // Each settles on its own; a cancelled one is withheld only by a withholding registry.
+    for (const id of ids) registry.settled(id);
+    expect(registry.active).toBe(0);
+    expect(registry.cancel(0, 'late')).toBe(false);
+  });
+
+  it('keeps thousands of calls in flight, in any order, and forgets each as it settles', () => {
+    const registry = new CancellationRegistry();
+    const told: number[] = [];
+    for (let id = 1; id <= 5000; id++) {
+      registry.started(id);
+      registry.onCancel(id, () => told.push(id));
+    }
+    // Every third settles, newest first; then every call left is cancelled.
+    for (let id = 4998; id >= 1; id -= 3) registry.settled(id);
+    expect(registry.active).toBe(5000 - 1666);
+    for (let id = 1; id <= 5000; id++) registry.cancel(id, 'stop');
+    expect(told.length).toBe(5000 - 1666);
+    expect(told.includes(4998) || told.includes(3)).toBe(false);
+    expect(told.includes(1) && told.includes(2) && told.includes(5000)).toBe(true);
+  });
+
   it('active counts calls: one holding a signal and a listener counts once', () => {
     const registry = new CancellationRegistry();
     registry.signalFor(1);

@@ -1,8 +1,63 @@
 import { ChurnMap } from './churn-map.js';
+import { IdMap } from './id-map.js';
 import type { JsonRpcId } from './types.js';
 
-const key = (id: JsonRpcId | undefined): string =>
-  typeof id === 'string' ? `s${id}` : `n${String(id)}`;
+/**
+ * A call's key: the id itself when it is a non-negative safe integer (what nearly every client
+ * sends, counting up), else a string that tells a string id from a number (`"5"` is not `5`).
+ */
+type Key = number | string;
+const key = (id: JsonRpcId | undefined): Key =>
+  typeof id === 'number' && id >= 0 && Number.isSafeInteger(id)
+    ? id
+    : typeof id === 'bigint' && id >= 0n && id <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(id)
+      : typeof id === 'string'
+        ? `s${id}`
+        : `n${String(id)}`;
+
+/**
+ * The calls' entries by key: integer keys in an IdMap (a lookup is an array access), the others
+ * in a ChurnMap. A key comes and goes per call, which neither makes garbage of (see both).
+ */
+class Calls<V> {
+  readonly #ints = new IdMap<V>();
+  readonly #others = new ChurnMap<V>();
+
+  get size(): number {
+    return this.#ints.size + this.#others.size;
+  }
+
+  get(k: Key): V | undefined {
+    return typeof k === 'number' ? this.#ints.get(k) : this.#others.get(k);
+  }
+
+  has(k: Key): boolean {
+    return typeof k === 'number' ? this.#ints.has(k) : this.#others.has(k);
+  }
+
+  set(k: Key, value: V): void {
+    if (typeof k === 'number') this.#ints.set(k, value);
+    else this.#others.set(k, value);
+  }
+
+  delete(k: Key): boolean {
+    return typeof k === 'number' ? this.#ints.delete(k) : this.#others.delete(k);
+  }
+
+  keys(): Key[] {
+    return [...this.#ints.keys(), ...this.#others.keys()];
+  }
+
+  entries(): [Key, V][] {
+    return [...this.#ints.entries(), ...this.#others.entries()];
+  }
+
+  clear(): void {
+    this.#ints.clear();
+    this.#others.clear();
+  }
+}
 
 /** Told once when a call is cancelled, with the reason (see {@link CancellationRegistry.onCancel}). */
 export type CancelListener = (reason: unknown) => void;
@@ -36,9 +91,9 @@ const MAX_CANCELLED = 1024;
 export class CancellationRegistry {
   readonly #withhold: boolean;
   // All made on first use: a stateless HTTP request gets a registry of its own, and most never
-  // hold a signal or hear a cancellation. ChurnMaps, not Maps: a key comes and goes per call.
-  #controllers: ChurnMap<AbortController> | undefined;
-  #listeners: ChurnMap<CancelListener | CancelListener[]> | undefined;
+  // hold a signal or hear a cancellation. Not Maps: a key comes and goes per call (see Calls).
+  #controllers: Calls<AbortController> | undefined;
+  #listeners: Calls<CancelListener | CancelListener[]> | undefined;
   /**
    * Calls cancelled while in flight, with the reason given: remembered so the call's result can
    * be withheld, and a signal or listener asked for late is told at once. An entry is dropped
@@ -46,14 +101,14 @@ export class CancellationRegistry {
    * Bounded against calls that never settle: when full, the oldest goes (a Map iterates in
    * insertion order).
    */
-  #cancelled: Map<string, unknown> | undefined;
+  #cancelled: Map<Key, unknown> | undefined;
   /**
    * The calls in flight (between `started` and `settled`): a cancellation of any other id — a
    * request already answered, or one never sent — is ignored, as MCP allows ("the request is
    * unknown or already completed"); remembered, it would withhold the answer of a later request
    * that happened to take the id.
    */
-  #inflight: ChurnMap<true> | undefined;
+  #inflight: Calls<true> | undefined;
 
   constructor(options: CancellationOptions = {}) {
     this.#withhold = options.withholdReplies === true;
@@ -73,7 +128,7 @@ export class CancellationRegistry {
         controller.abort(cancelled.get(k));
         return controller.signal;
       }
-      this.#controllers ??= new ChurnMap();
+      this.#controllers ??= new Calls();
       this.#controllers.set(k, controller);
     }
     return controller.signal;
@@ -95,7 +150,7 @@ export class CancellationRegistry {
       tellOne(listener, abortReason(cancelled.get(k)));
       return undefined;
     }
-    this.#listeners ??= new ChurnMap();
+    this.#listeners ??= new Calls();
     const present = this.#listeners.get(k);
     if (present === undefined) this.#listeners.set(k, listener);
     else if (typeof present === 'function') this.#listeners.set(k, [present, listener]);
@@ -108,7 +163,7 @@ export class CancellationRegistry {
    * and a new call took the id — cannot take the new call's listener (unless given the very same
    * function, which then is told once anyway).
    */
-  #forget(k: string, listener: CancelListener): void {
+  #forget(k: Key, listener: CancelListener): void {
     const listeners = this.#listeners;
     const present = listeners?.get(k);
     if (present === undefined) return;
@@ -145,7 +200,7 @@ export class CancellationRegistry {
   started(id: JsonRpcId | undefined): void {
     if (id === undefined) return;
     const k = key(id);
-    this.#inflight ??= new ChurnMap();
+    this.#inflight ??= new Calls();
     this.#inflight.set(k, true);
     if (this.#cancelled !== undefined && this.#cancelled.size > 0) this.#cancelled.delete(k);
   }
@@ -230,7 +285,7 @@ export class CancellationRegistry {
   }
 
   /** Remember a cancellation; when MAX_CANCELLED are remembered, the oldest is forgotten. */
-  #remember(k: string, reason: unknown): void {
+  #remember(k: Key, reason: unknown): void {
     this.#cancelled ??= new Map();
     const cancelled = this.#cancelled;
     // Cancelled again: the first reason stays, the one its handler heard.

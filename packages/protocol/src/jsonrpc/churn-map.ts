@@ -1,6 +1,7 @@
 /**
- * A map for keys that come and go once per request — request ids, cancellation keys — backed by
- * a prototype-less dictionary object instead of a `Map`.
+ * A map for keys that come and go once per request — a peer's request ids, of any kind — backed
+ * by a prototype-less dictionary object instead of a `Map`. For ids the holder hands out itself,
+ * counting up, an {@link IdMap} is ~3× as fast.
  *
  * Why: V8 (as in Node 20) rehashes a `Map` or `Set` into a new table every few dozen inserts when
  * keys keep arriving and leaving, and links the old table to the new one (for live iterators).

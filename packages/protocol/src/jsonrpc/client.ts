@@ -1,8 +1,8 @@
 import { hasBrand } from './brand.js';
-import { ChurnMap } from './churn-map.js';
 import { encodeMessage, encodeRequestWithMeta } from './codec.js';
 import { Deadlines } from './deadlines.js';
 import { RpcError } from './errors.js';
+import { IdMap } from './id-map.js';
 import type { JsonRpcParams, JsonRpcResponse } from './types.js';
 
 const TIMEOUT_BRAND = Symbol.for('mcpkit.RequestTimeoutError');
@@ -114,8 +114,8 @@ export class JsonRpcClient {
   readonly #send: (frame: string) => void;
   readonly #timeoutMs: number;
   readonly #onAbandon: ClientOptions['onAbandon'];
-  // Not a Map: ids come and go once per request (see ChurnMap).
-  readonly #pending = new ChurnMap<Pending>();
+  // Not a Map: ids come and go once per request; our own ids, counting up (see IdMap).
+  readonly #pending = new IdMap<Pending>();
   readonly #deadlines = new Deadlines(
     (id) => {
       const pending = this.#pending.get(id);
