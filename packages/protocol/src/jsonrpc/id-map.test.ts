@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { IdMap } from './id-map.js';
 
-/** A small deterministic PRNG (mulberry32), so that a failure can be replayed. */
+/** Numbers in [0, 1) from a linear congruential generator: the same on every run. */
 function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  let x = seed;
+  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
 }
 
 describe('IdMap', () => {
