@@ -4,7 +4,10 @@ import { IdMap } from './id-map.js';
 /** Numbers in [0, 1) from a linear congruential generator: the same on every run. */
 function random(seed: number) {
   let x = seed;
-  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return () => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x / 2147483648;
+  };
 }
 
 describe('IdMap', () => {
