@@ -175,6 +175,7 @@ export {
 } from './mcp/versions.js';
 // Processes: ending a child and everything it started
 export { killGroup } from './process/kill-group.js';
+export { pollTurn } from './process/poll-turn.js';
 export { parentDeathSignalMissing, resolveCommand } from './process/tree.js';
 // Transports: channels a JsonRpcConnection or `McpServer.connect` runs over
 export { guardStdout } from './transports/guard-stdout.js';

@@ -1,4 +1,4 @@
-import { defineTool } from '@mcpkit/protocol';
+import { defineTool, pollTurn } from '@mcpkit/protocol';
 import Color from 'colorjs.io';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
@@ -10,7 +10,6 @@ import {
   defaultPairs,
   WCAG,
 } from '../tokens/contrast.js';
-import { nextTurn } from '../turns.js';
 import { projectId, READ, READ_ONLY, type ToolDeps } from './common.js';
 import { currentTokens, modeTokens } from './tokens-common.js';
 
@@ -94,7 +93,7 @@ export const checkColorContrast = (deps: ToolDeps) =>
       for (const one of modeTokens(tokens, resolver, mode)) {
         if (results.length >= MAX_PAIRS) break;
         // A mode of a large document is milliseconds of work: one per turn of the event loop.
-        await nextTurn();
+        await pollTurn();
         const colors = colorTokens(one.tokens);
         const checked =
           pairs?.map(({ foreground, background }, i) => ({

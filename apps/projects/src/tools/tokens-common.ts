@@ -3,7 +3,7 @@
  * first write), the URIs a token change is news for, and the -32004 answer to a document with
  * problems.
  */
-import { RpcError } from '@mcpkit/protocol';
+import { pollTurn, RpcError } from '@mcpkit/protocol';
 import type Color from 'colorjs.io';
 import type { Store } from '../db/types.js';
 import { defaultTokens, type TokenProblem, validateTokensSliced } from '../dtcg.js';
@@ -21,7 +21,6 @@ import {
   readResolver,
   resolveMode,
 } from '../tokens/resolver.js';
-import { nextTurn } from '../turns.js';
 import { designSystemUri } from './common.js';
 
 /** A project's tokens as they are now: version 0 is the starter document, never written. */
@@ -233,7 +232,7 @@ export async function contrastReport(
   for (const one of modeTokens(tokens, resolver, undefined)) {
     if (out.length >= REPORTED_PAIRS) break;
     // A mode of a large document is milliseconds of work: one per turn of the event loop.
-    await nextTurn();
+    await pollTurn();
     const colors = colorTokens(one.tokens);
     for (const [fg, bg] of defaultPairs(colors, REPORTED_PAIRS - out.length)) {
       const a = colors.get(fg) as Color;

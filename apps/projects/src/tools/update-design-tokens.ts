@@ -1,4 +1,4 @@
-import { defineTool } from '@mcpkit/protocol';
+import { defineTool, pollTurn } from '@mcpkit/protocol';
 import { z } from 'zod';
 import { caller, ownProject } from '../access.js';
 import {
@@ -10,7 +10,7 @@ import {
 } from '../dtcg.js';
 import { isObject } from '../json.js';
 import { mergeTokens } from '../tokens/merge.js';
-import { nextTurn, runSliced } from '../turns.js';
+import { runSliced } from '../turns.js';
 import { projectId, SETS, type ToolDeps, WRITE } from './common.js';
 import { checkTokens, invalidTokens, modesOf, tokenUris } from './tokens-common.js';
 import { modeAxisShape } from './update-design-token-modes.js';
@@ -51,29 +51,29 @@ export const updateDesignTokens = (deps: ToolDeps) =>
       // a limit is refused here, before the stored document is read, merged into or validated: a
       // merge keeps every member of the input, so the result would be refused too. From the next
       // turn of the event loop on (this one parsed the request), in slices.
-      await nextTurn();
+      await pollTurn();
       const over = await runSliced(tokenLimitSteps(input));
       if (over) throw invalidTokens([over]);
       // A large document is work for the event loop: each step below gets a turn of its own, and
       // validation pauses every few milliseconds, so that other callers are served meanwhile.
       const saved = await deps.tokenWrites(id, async () => {
-        await nextTurn();
+        await pollTurn();
         let next = input;
         const current = await deps.store.getDesignSystem(id);
         if (mode !== 'replace') {
-          await nextTurn();
+          await pollTurn();
           next = mergeTokens(current?.tokens ?? defaultTokens(), input);
         }
         // The document, or with modes each mode's document, must be valid.
         await checkTokens(next, current?.resolver ?? null);
         // Its text, and the transaction that stores it, in a turn each.
-        await nextTurn();
+        await pollTurn();
         const json = JSON.stringify(next);
-        await nextTurn();
+        await pollTurn();
         return deps.store.setDesignSystem(id, next, { author: who.userId, json });
       });
       for (const uri of tokenUris(id)) deps.changed(uri, who.userId);
-      await nextTurn();
+      await pollTurn();
       const result = {
         projectId: id,
         tokens: tokenDocument(saved.tokens, id, saved.updatedAt),
@@ -85,7 +85,7 @@ export const updateDesignTokens = (deps: ToolDeps) =>
       // The JSON text of the result, as the engine would make it, in a turn of its own: the
       // reply is encoded in the next.
       const text = JSON.stringify(result);
-      await nextTurn();
+      await pollTurn();
       return { content: [{ type: 'text' as const, text }], structuredContent: result };
     },
   });

@@ -9,7 +9,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { StoreUnavailableError } from '@mcpkit/fleet';
 import { bindActiveContext, tracingActive, withHttpContext } from '@mcpkit/observability';
-import { type AuthInfo, ErrorCode, type JsonRpcId, type McpServer } from '@mcpkit/protocol';
+import {
+  type AuthInfo,
+  ErrorCode,
+  type JsonRpcId,
+  type McpServer,
+  pollTurn,
+} from '@mcpkit/protocol';
 import { BodyTooLargeError, isJsonContentType, readBodyThen } from './body.js';
 import { Cors } from './cors.js';
 import { type Admitted, Gate, PROTECTED_RESOURCE_PATH } from './gate.js';
@@ -604,12 +610,4 @@ function batchSize(body: string): number {
   } catch {
     return 1;
   }
-}
-
-/**
- * Resolves after the event loop has polled for I/O at least once: an immediate queued from a
- * poll callback (a signal handler) runs before the next poll, so it takes two.
- */
-function pollTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }

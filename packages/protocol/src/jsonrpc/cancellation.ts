@@ -7,10 +7,11 @@ import type { JsonRpcId } from './types.js';
  * sends, counting up), else a string that tells a string id from a number (`"5"` is not `5`).
  */
 type Key = number | string;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const key = (id: JsonRpcId | undefined): Key =>
   typeof id === 'number' && id >= 0 && Number.isSafeInteger(id)
     ? id
-    : typeof id === 'bigint' && id >= 0n && id <= BigInt(Number.MAX_SAFE_INTEGER)
+    : typeof id === 'bigint' && id >= 0n && id <= MAX_SAFE
       ? Number(id)
       : typeof id === 'string'
         ? `s${id}`
@@ -18,44 +19,50 @@ const key = (id: JsonRpcId | undefined): Key =>
 
 /**
  * The calls' entries by key: integer keys in an IdMap (a lookup is an array access), the others
- * in a ChurnMap. A key comes and goes per call, which neither makes garbage of (see both).
+ * in a ChurnMap, each made on first use (a stateless HTTP request's registry holds one call).
+ * A key comes and goes per call, which neither makes garbage of (see both).
  */
 class Calls<V> {
-  readonly #ints = new IdMap<V>();
-  readonly #others = new ChurnMap<V>();
+  #ints: IdMap<V> | undefined;
+  #others: ChurnMap<V> | undefined;
 
   get size(): number {
-    return this.#ints.size + this.#others.size;
+    return (this.#ints?.size ?? 0) + (this.#others?.size ?? 0);
   }
 
   get(k: Key): V | undefined {
-    return typeof k === 'number' ? this.#ints.get(k) : this.#others.get(k);
+    return typeof k === 'number' ? this.#ints?.get(k) : this.#others?.get(k);
   }
 
   has(k: Key): boolean {
-    return typeof k === 'number' ? this.#ints.has(k) : this.#others.has(k);
+    return (typeof k === 'number' ? this.#ints?.has(k) : this.#others?.has(k)) === true;
   }
 
   set(k: Key, value: V): void {
-    if (typeof k === 'number') this.#ints.set(k, value);
-    else this.#others.set(k, value);
+    if (typeof k === 'number') {
+      this.#ints ??= new IdMap();
+      this.#ints.set(k, value);
+    } else {
+      this.#others ??= new ChurnMap();
+      this.#others.set(k, value);
+    }
   }
 
   delete(k: Key): boolean {
-    return typeof k === 'number' ? this.#ints.delete(k) : this.#others.delete(k);
+    return (typeof k === 'number' ? this.#ints?.delete(k) : this.#others?.delete(k)) === true;
   }
 
   keys(): Key[] {
-    return [...this.#ints.keys(), ...this.#others.keys()];
+    return [...(this.#ints?.keys() ?? []), ...(this.#others?.keys() ?? [])];
   }
 
   entries(): [Key, V][] {
-    return [...this.#ints.entries(), ...this.#others.entries()];
+    return [...(this.#ints?.entries() ?? []), ...(this.#others?.entries() ?? [])];
   }
 
   clear(): void {
-    this.#ints.clear();
-    this.#others.clear();
+    this.#ints?.clear();
+    this.#others?.clear();
   }
 }
 

@@ -53,7 +53,8 @@ describe('IdMap', () => {
 
   it('keeps ids that share a slot apart, across the end of the table, and after deletes', () => {
     const m = new IdMap<number>();
-    // 63, 127, 191 share the last slot of 64: the later ones wrap around to slots 0 and 1.
+    // 63, 127, 191 share the table's last slot at every size up to 64 (their low bits are all
+    // ones): the later ones wrap around to its first slots, where 0, 64 and 1 belong.
     const ids = [63, 127, 191, 0, 64, 1];
     for (const id of ids) m.set(id, id * 10);
     expect(ids.map((id) => m.get(id))).toEqual(ids.map((id) => id * 10));

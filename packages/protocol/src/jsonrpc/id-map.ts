@@ -1,7 +1,10 @@
 /** A slot no id holds (ids are non-negative). */
 const EMPTY = -1;
-/** Slots a new map starts with. */
-const INITIAL = 64;
+/**
+ * Slots a new map starts with: few, since a map may live for one request (a stateless HTTP
+ * request's cancellation registry); it doubles as it fills.
+ */
+const INITIAL = 8;
 
 /**
  * A map for the ids one side hands out itself — its request ids, its call numbers — counting up,
